@@ -1,0 +1,51 @@
+/* map.h: reader for GNU ld link maps (-Wl,-Map=fw.map), the truth about which input section of
+ * which object or archive member holds each function after linking, and about the memory
+ * regions ("Memory Configuration"). Every line is hostile input: errors name file and line. */
+#ifndef RAMPLACE_MAP_H
+#define RAMPLACE_MAP_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "ramplace/error.h"
+
+typedef struct rp_map_region {
+	char *name;          /* "FLASH", "RAM", "*default*" */
+	uint64_t origin;
+	uint64_t length;
+	char attrs[16];      /* "xr", "xrw", ... */
+} rp_map_region;
+
+typedef struct rp_map_insec {
+	char *name;          /* input section: ".text.foo", ".text", ".text.startup.main" */
+	char *file;          /* as the map prints it: "build/foo.o", "/usr/lib/.../libc_nano.a(libc_a-memset.o)" */
+	char *archive;       /* "/usr/lib/.../libc_nano.a" for archive members, else NULL */
+	char *member;        /* "libc_a-memset.o" for archive members, else NULL */
+	char *outsec;        /* output section it was placed in: ".text", ".ramtext" */
+	uint64_t addr;
+	uint64_t size;
+} rp_map_insec;
+
+typedef struct rp_map {
+	char *path;
+	rp_map_region *regions;
+	size_t nregions;
+	rp_map_insec *insecs;  /* only those with size > 0 that were kept (not discarded), by address */
+	size_t ninsecs;
+} rp_map;
+
+int rp_map_load(rp_map **out, const char *path, rp_err *err);
+/* Parses a map held in memory; name is used in messages. */
+int rp_map_parse(rp_map **out, const char *text, size_t len, const char *name, rp_err *err);
+void rp_map_free(rp_map *map);
+
+/* The kept input section whose [addr, addr+size) holds addr, or NULL. */
+const rp_map_insec *rp_map_insec_at(const rp_map *map, uint64_t addr);
+
+/* The region with this name, or the one containing addr when name is NULL; NULL if none. */
+const rp_map_region *rp_map_region_find(const rp_map *map, const char *name, uint64_t addr);
+
+/* The GNU ld input-section pattern that matches exactly this input section, e.g.
+ * "*foo.o(.text.foo)" or "*libc_nano.a:libc_a-memset.o(.text)"; the caller frees it. */
+int rp_map_insec_pattern(char **out, const rp_map_insec *sec, rp_err *err);
+
+#endif

@@ -1,0 +1,75 @@
+/* main.c: the ramplace command: dispatches to one cmd_<name>.c per subcommand, and is the only
+ * place that prints an error and chooses the exit status. `ramplace [options] profile.db elf`
+ * without a subcommand name means `ramplace place`. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct cmd {
+	const char *name;
+	rp_cmd_fn fn;
+	const char *summary;
+};
+
+static const struct cmd commands[] = {
+	{ "place", cmd_place, "choose functions for RAM from a profile; write ramtext.ld and the plan" },
+	{ "record", cmd_record, "sample a running target's PC over the GDB remote protocol" },
+	{ "import", cmd_import, "import a profile file (gdb p $pc log, PC list) into profile.db" },
+	{ "report", cmd_report, "print the flat profile held in profile.db" },
+	{ "check", cmd_check, "verify on the relinked ELF that the plan landed and the budget holds" },
+};
+
+static void print_help(FILE *out)
+{
+	fprintf(out, "usage: ramplace [place] --budget SIZE [options] profile.db firmware.elf\n"
+		     "       ramplace <command> [options] ...\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'ramplace <command> --help' describes a command; 'man ramplace' has the rest.\n");
+}
+
+int cli_usage_error(rp_err *err, const char *cmd, const char *what)
+{
+	return rp_err_set(err, RP_EUSAGE, "%s: %s (see 'ramplace %s --help')", cmd, what, cmd);
+}
+
+static const struct cmd *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	rp_err err = RP_ERR_INIT;
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		print_help(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("ramplace %s\n", RAMPLACE_VERSION);
+		return 0;
+	}
+	const struct cmd *cmd = find_command(argv[1]);
+	int rc;
+	optind = 0; /* glibc: full reinitialisation of getopt for the subcommand's parse */
+	if (cmd) {
+		rc = cmd->fn(argc - 1, argv + 1, &err);
+	} else if (argv[1][0] == '-' || strchr(argv[1], '.') || strchr(argv[1], '/')) {
+		/* `ramplace --budget 96K profile.db fw.elf`: the headline form is place */
+		argv[0] = (char *)"place";
+		rc = cmd_place(argc, argv, &err);
+	} else {
+		fprintf(stderr, "ramplace: '%s' is not a ramplace command; see 'ramplace --help'\n", argv[1]);
+		return 2;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "ramplace: %s\n", err.msg);
+		return rp_err_exit_status(rc);
+	}
+	return 0;
+}

@@ -1,0 +1,89 @@
+/* image.h: the firmware image model, read from an ELF with libelf.
+ *
+ * Holds functions (name, address, size, containing section, and for local symbols the defining
+ * source file from STT_FILE), allocated sections with VMA and LMA, loadable segments, the entry
+ * point and the GNU build-id (or a SHA-1-like content hash when the ELF has none). ARM and
+ * RISC-V, 32/64-bit, either byte order. Thumb addresses are stored with bit 0 cleared. */
+#ifndef RAMPLACE_IMAGE_H
+#define RAMPLACE_IMAGE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "ramplace/error.h"
+
+typedef struct rp_func {
+	char *name;
+	char *file;        /* defining file for local (static) symbols, NULL for globals */
+	uint64_t addr;     /* bit 0 cleared for Thumb */
+	uint64_t size;
+	size_t section;    /* index into rp_image.sections, or SIZE_MAX */
+	int is_local;
+	int is_thumb;
+} rp_func;
+
+typedef struct rp_section {
+	char *name;
+	uint64_t vma;
+	uint64_t lma;      /* from the PT_LOAD segment holding it; equals vma when not relocated */
+	uint64_t size;
+	uint64_t align;
+	uint64_t file_offset;
+	int is_exec;
+	int is_alloc;
+	int is_nobits;
+} rp_section;
+
+typedef struct rp_segment {
+	uint64_t vaddr, paddr, offset, filesz, memsz;
+	uint32_t flags;    /* PF_X | PF_W | PF_R */
+} rp_segment;
+
+typedef struct rp_image {
+	char *path;
+	int machine;       /* EM_ARM, EM_RISCV, ... */
+	int elfclass;      /* 32 or 64 */
+	int big_endian;
+	int code_big_endian; /* instructions; ARM BE8 images keep code little-endian */
+	uint64_t entry;
+	char build_id[129];     /* lowercase hex */
+	int build_id_is_hash;   /* 1 when no NT_GNU_BUILD_ID note: hash of the loadable contents */
+	rp_func *funcs;         /* sorted by address, then name */
+	size_t nfuncs;
+	rp_section *sections;
+	size_t nsections;
+	rp_segment *segments;
+	size_t nsegments;
+	unsigned char *bytes;   /* the whole file, for reading code */
+	size_t nbytes;
+} rp_image;
+
+/* Loads path. Fails with "<path>: <why>" for a missing file, a non-ELF, a corrupt ELF or one
+ * without function symbols. */
+int rp_image_load(rp_image **out, const char *path, rp_err *err);
+
+/* Same from memory (fuzzing, tests); `name` is used in messages. The buffer is copied. */
+int rp_image_load_mem(rp_image **out, const void *buf, size_t len, const char *name, rp_err *err);
+
+void rp_image_free(rp_image *img);
+
+/* Human name of the architecture ("arm", "riscv32", ...). */
+const char *rp_image_arch(const rp_image *img);
+
+/* The function whose [addr, addr+size) holds pc (Thumb bit ignored), or NULL. */
+const rp_func *rp_image_func_at(const rp_image *img, uint64_t pc);
+
+/* A function by name; file disambiguates statics (NULL: prefer the global, then any local). */
+const rp_func *rp_image_func_by_name(const rp_image *img, const char *name, const char *file);
+
+/* The section with this name, or NULL. */
+const rp_section *rp_image_section(const rp_image *img, const char *name);
+
+/* Copies len bytes at virtual address vma (from the file contents of a PROGBITS section).
+ * Returns 0, or RP_EINPUT when the range is not backed by file contents. */
+int rp_image_read(const rp_image *img, uint64_t vma, void *buf, size_t len, rp_err *err);
+
+/* Maps a byte offset in the ELF file to the virtual address it is loaded at (through the
+ * program headers). Returns 0 and sets *vaddr, or RP_EINPUT when no segment covers it. */
+int rp_image_offset_to_addr(const rp_image *img, uint64_t offset, uint64_t *vaddr, rp_err *err);
+
+#endif

@@ -1,0 +1,51 @@
+/* plan.h: a placement plan, what `ramplace place` decided and `ramplace check` verifies.
+ *
+ * Written beside the fragment as "<fragment>.plan" (line-based text, see docs/plan-format.md),
+ * always atomically. Every field read back is hostile input: errors name file and line. */
+#ifndef RAMPLACE_PLAN_H
+#define RAMPLACE_PLAN_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "ramplace/error.h"
+
+typedef struct rp_plan_func {
+	char *name;
+	char *file;              /* defining file for statics, NULL for globals */
+} rp_plan_func;
+
+typedef struct rp_plan_unit {
+	char *name;              /* the unit: a function with its compiler clones */
+	char *file;              /* NULL for globals */
+	uint64_t size;           /* bytes of its input sections */
+	uint64_t weight;         /* size rounded up to the unit's alignment */
+	uint64_t samples;
+	char **patterns;         /* GNU ld input-section patterns that move it */
+	size_t npatterns;
+	rp_plan_func *funcs;     /* every function symbol that must end up in RAM */
+	size_t nfuncs;
+} rp_plan_unit;
+
+typedef struct rp_plan {
+	char *build_id;          /* of the ELF the plan was made from */
+	char *outsec;            /* ".ramtext" */
+	char *region;            /* "RAM", or NULL when unknown */
+	uint64_t region_origin;
+	uint64_t region_length;  /* 0 when unknown */
+	uint64_t budget;
+	uint64_t veneer_reserve; /* bytes kept free for RAM->flash call veneers */
+	uint64_t used;           /* sum of unit weights */
+	uint64_t total_samples;
+	uint64_t moved_samples;
+	rp_plan_unit *units;
+	size_t nunits;
+} rp_plan;
+
+/* Frees everything the plan owns, including the plan itself. */
+void rp_plan_free(rp_plan *plan);
+
+int rp_plan_write(const rp_plan *plan, const char *path, rp_err *err);
+int rp_plan_read(rp_plan **out, const char *path, rp_err *err);
+int rp_plan_parse(rp_plan **out, const char *text, size_t len, const char *name, rp_err *err);
+
+#endif

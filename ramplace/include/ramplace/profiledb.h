@@ -1,0 +1,73 @@
+/* profiledb.h: profile.db, the SQLite store of runs.
+ *
+ * Samples are stored symbolized, as (function, defining file for statics, offset, count), and
+ * each run is tied to the image (build-id) it was taken on, so a profile survives a relink that
+ * moves every address. Several runs add up. The schema version lives in PRAGMA user_version;
+ * a database with another or a newer version is refused. Each import or recording is written
+ * in one transaction by rp_db_store_run. */
+#ifndef RAMPLACE_PROFILEDB_H
+#define RAMPLACE_PROFILEDB_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "ramplace/error.h"
+#include "ramplace/image.h"
+#include "ramplace/samples.h"
+
+#define RP_DB_SCHEMA_VERSION 1
+
+typedef struct rp_db rp_db;
+
+typedef struct rp_run_info {
+	const char *source;     /* "gdbserver localhost:1234", "file pc.log" */
+	const char *tool;       /* "record", "import:pclog", ... */
+	const char *method;     /* "halt", "dwt", "exact", "" */
+	double rate_hz;         /* achieved sampling rate, 0 when unknown */
+	double duration_s;
+	const char *stop_reason;/* "duration", "target exited (status 0)", ... */
+} rp_run_info;
+
+#define RP_RUN_INFO_INIT { "", "", "", 0.0, 0.0, "" }
+
+/* Opens or creates path. Refuses a file that is not a ramplace database or has a schema
+ * version other than RP_DB_SCHEMA_VERSION; waits up to 2 s for a lock, then fails. */
+int rp_db_open(rp_db **out, const char *path, rp_err *err);
+/* Like rp_db_open, but a missing file is an error instead of being created. */
+int rp_db_open_existing(rp_db **out, const char *path, rp_err *err);
+void rp_db_close(rp_db *db);
+
+/* Symbolizes the samples against img and stores image, run, samples and arcs in one
+ * transaction. Samples outside every function are stored under the name "<unknown>" with the
+ * raw address as offset. On failure nothing is written. */
+int rp_db_store_run(rp_db *db, const rp_image *img, const rp_run_info *info,
+		    const rp_samples *samples, int64_t *run_id, rp_err *err);
+
+typedef struct rp_func_total {
+	char *func;
+	char *file;       /* NULL for globals */
+	uint64_t count;
+} rp_func_total;
+
+typedef struct rp_db_totals {
+	rp_func_total *funcs;    /* sorted by count descending, then name */
+	size_t nfuncs;
+	uint64_t total;          /* all samples, including "<unknown>" */
+	size_t nruns;
+	size_t nimages;          /* distinct builds the runs were taken on */
+} rp_db_totals;
+
+/* Sums samples per (function, file) over every run in the database. */
+int rp_db_totals_load(rp_db *db, rp_db_totals *out, rp_err *err);
+void rp_db_totals_release(rp_db_totals *t);
+
+typedef struct rp_arc_total {
+	char *caller, *caller_file, *callee, *callee_file;
+	uint64_t count;
+} rp_arc_total;
+
+/* Sums arcs per (caller, callee) over every run. *out is the caller's (free with
+ * rp_arc_totals_free). */
+int rp_db_arcs_load(rp_db *db, rp_arc_total **out, size_t *n, rp_err *err);
+void rp_arc_totals_free(rp_arc_total *arcs, size_t n);
+
+#endif

@@ -1,0 +1,170 @@
+/* rsp.h: a client for the GDB remote serial protocol (RSP), enough to halt a target, read its
+ * program counter and return address, and let it run again.
+ *
+ * An rp_rsp owns one TCP connection (or a socket handed over by a test) and everything learnt
+ * from the handshake: no-ack mode, the register numbers of pc and lr/ra from the target
+ * description, and how to read them (`p` or `g`). Every wait is bounded by a timeout. Every
+ * message names the remote as "<host>:<port>: ...". The parsers below are pure functions over
+ * untrusted bytes (bounds-checked, size-capped) so that tests and the fuzzer can drive them. */
+#ifndef RAMPLACE_RSP_H
+#define RAMPLACE_RSP_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ramplace/error.h"
+
+/* Largest packet accepted, encoded or decoded; anything longer is refused as garbage. */
+#define RP_RSP_MAX_PACKET 65536
+
+typedef struct rp_rsp rp_rsp;
+
+typedef struct rp_rsp_opts {
+	int connect_timeout_ms;  /* bound on the TCP connect */
+	int timeout_ms;          /* bound on every wait for a reply */
+	int elf_machine;         /* EM_ARM, EM_RISCV or 0: picks defaults when there is no target.xml */
+	int elfclass;            /* 32 or 64, with elf_machine */
+	int big_endian;          /* byte order of register values in `p`/`g` replies */
+	int want_ra;             /* also find lr (ARM) or ra (RISC-V) */
+	const volatile sig_atomic_t *cancel; /* when set (by a signal), waits for a stop return early */
+} rp_rsp_opts;
+
+#define RP_RSP_OPTS_INIT { 3000, 2000, 0, 32, 0, 1, NULL }
+
+/* Connects to host:port and performs the handshake (qSupported, QStartNoAckMode, `?`, target
+ * description). On failure *out is NULL and err says "host:port: <what>". */
+int rp_rsp_connect(rp_rsp **out, const char *host, int port, const rp_rsp_opts *opts, rp_err *err);
+
+/* Same over an already connected stream socket, which it owns from then on (closed on failure
+ * too); `name` is used in messages. For tests and for transports set up by the caller. */
+int rp_rsp_open_fd(rp_rsp **out, int fd, const char *name, const rp_rsp_opts *opts, rp_err *err);
+
+/* Closes the connection and frees everything. NULL is allowed. */
+void rp_rsp_close(rp_rsp *rsp);
+
+/* "host:port" as given, for messages. */
+const char *rp_rsp_name(const rp_rsp *rsp);
+
+/* 1 when the return-address register (lr/ra) was found and will be read. */
+int rp_rsp_has_ra(const rp_rsp *rsp);
+
+/* Sends one packet and waits for its reply; *reply (decoded, NUL-terminated, length *len) is
+ * owned by rsp and valid until the next call. */
+int rp_rsp_transact(rp_rsp *rsp, const char *cmd, const char **reply, size_t *len, rp_err *err);
+
+/* What a stop reply said. */
+typedef enum rp_rsp_stop_kind {
+	RP_RSP_STOPPED,   /* S or T: halted with a signal */
+	RP_RSP_EXITED,    /* W: the program exited; code is its status */
+	RP_RSP_KILLED,    /* X: the program was terminated; code is the signal */
+	RP_RSP_OUTPUT     /* O: console output, not a stop */
+} rp_rsp_stop_kind;
+
+#define RP_RSP_MAX_EXPEDITED 8
+
+typedef struct rp_rsp_expedited {
+	unsigned regnum;
+	char hex[33];        /* the register's bytes in target order, as sent (up to 128 bits) */
+} rp_rsp_expedited;
+
+typedef struct rp_rsp_stop {
+	rp_rsp_stop_kind kind;
+	int code;            /* signal or exit status */
+	size_t nregs;        /* expedited registers of a T reply */
+	rp_rsp_expedited regs[RP_RSP_MAX_EXPEDITED];
+} rp_rsp_stop;
+
+/* Resumes the target (`c`); sends without waiting, since the reply comes when it stops. */
+int rp_rsp_continue(rp_rsp *rsp, rp_err *err);
+
+/* Sends the interrupt byte 0x03; the stop reply follows and must be waited for. */
+int rp_rsp_interrupt(rp_rsp *rsp, rp_err *err);
+
+/* Waits up to timeout_ns for a stop reply, skipping console output. Returns 1 with *stop
+ * filled, 0 when the time ran out or a signal came with opts.cancel set (nothing is lost: a
+ * partial packet stays buffered), or a negative code (EOF, garbage). timeout_ns -1 waits for a
+ * stop that is due (after an interrupt): the reply timeout, ignoring cancel, and no stop by
+ * then fails with "gdbserver stopped answering after N ms ...". */
+int rp_rsp_wait_stop(rp_rsp *rsp, int64_t timeout_ns, rp_rsp_stop *stop, rp_err *err);
+
+/* Reads pc and, when rp_rsp_has_ra, the return address (*ra is 0 otherwise) of the halted
+ * target: from the stop's expedited registers when present, else with `p` or `g`. */
+int rp_rsp_read_pc(rp_rsp *rsp, const rp_rsp_stop *stop, uint64_t *pc, uint64_t *ra, rp_err *err);
+
+/* Detaches (`D`) so the target runs on without the debugger; waits for the reply. */
+int rp_rsp_detach(rp_rsp *rsp, rp_err *err);
+
+/* ---- pure parsers (no I/O) ---- */
+
+/* One unit of the byte stream from the server. */
+typedef enum rp_rsp_frame_kind {
+	RP_RSP_FRAME_PACKET,  /* $payload#cs */
+	RP_RSP_FRAME_NOTIFY,  /* %payload#cs (asynchronous notification) */
+	RP_RSP_FRAME_ACK,     /* + */
+	RP_RSP_FRAME_NAK      /* - */
+} rp_rsp_frame_kind;
+
+typedef struct rp_rsp_frame {
+	rp_rsp_frame_kind kind;
+	size_t payload_off;   /* offset of the payload in the buffer (packets only) */
+	size_t payload_len;
+	size_t consumed;      /* bytes of the buffer this frame used */
+} rp_rsp_frame;
+
+/* Sum of the bytes modulo 256, as RSP checksums are. */
+unsigned rp_rsp_checksum(const char *data, size_t len);
+
+/* Finds the first frame in buf[0, len); stream_pos is the offset of buf[0] in the stream, for
+ * messages. Returns 1 with *fr filled, 0 when buf holds only the beginning of a frame, or
+ * RP_EINPUT for a byte outside a frame, a bad checksum or a packet over RP_RSP_MAX_PACKET. */
+int rp_rsp_frame_parse(rp_rsp_frame *fr, const char *buf, size_t len, uint64_t stream_pos,
+		       const char *name, rp_err *err);
+
+/* Decodes a packet payload: `}` escapes and `*` run-length encoding. Writes at most outcap-1
+ * bytes plus a NUL; fails with RP_EINPUT on a dangling escape, a bad repeat or overflow. */
+int rp_rsp_decode(char *out, size_t outcap, size_t *outlen, const char *in, size_t inlen,
+		  const char *name, rp_err *err);
+
+/* Parses a stop reply (S, T, W, X; O console output). Fails with RP_EINPUT on anything else,
+ * including error replies, quoting the reply. */
+int rp_rsp_parse_stop(rp_rsp_stop *stop, const char *pkt, size_t len, const char *name, rp_err *err);
+
+/* Decodes a register value sent as hex bytes in target order (up to 8 bytes). */
+int rp_rsp_parse_reg(uint64_t *out, const char *hex, size_t len, int big_endian,
+		     const char *name, rp_err *err);
+
+/* A register from the target description. */
+typedef struct rp_rsp_reg {
+	char name[32];
+	unsigned regnum;
+	unsigned bitsize;
+} rp_rsp_reg;
+
+typedef struct rp_rsp_tdesc {
+	char arch[64];       /* <architecture>, "" when absent */
+	rp_rsp_reg *regs;    /* in document order */
+	size_t nregs, cap;
+	unsigned next_regnum;
+	int depth;           /* include nesting while parsing */
+} rp_rsp_tdesc;
+
+/* Fetches an included document for the parser: *doc (malloc'ed, the parser frees it). */
+typedef int (*rp_rsp_fetch_fn)(void *ctx, const char *href, char **doc, size_t *len, rp_err *err);
+
+void rp_rsp_tdesc_init(rp_rsp_tdesc *td);
+void rp_rsp_tdesc_release(rp_rsp_tdesc *td);
+
+/* Parses a target description document into td, following <xi:include href> through fetch
+ * (nested at most 4 deep; fetch may be NULL to refuse includes). Registers are numbered
+ * sequentially from 0, or from an explicit regnum on. Fails on malformed markup. */
+int rp_rsp_tdesc_parse(rp_rsp_tdesc *td, const char *xml, size_t len, rp_rsp_fetch_fn fetch,
+		       void *ctx, const char *name, rp_err *err);
+
+/* The register called `name`, or NULL. */
+const rp_rsp_reg *rp_rsp_tdesc_find(const rp_rsp_tdesc *td, const char *name);
+
+/* Byte offset of register regnum in a `g` reply (sum of the sizes of lower-numbered
+ * registers), or -1 when a size is not a whole number of bytes. */
+int64_t rp_rsp_tdesc_g_offset(const rp_rsp_tdesc *td, unsigned regnum);
+
+#endif

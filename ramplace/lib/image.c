@@ -1,0 +1,429 @@
+/* image.c: loads the image model (image.h) from an ELF with libelf: functions from the symbol
+ * table (STT_FILE gives statics their file), sections with VMA/LMA from the program headers,
+ * and the GNU build-id. The input is hostile: every offset is checked against the file size.
+ * Owns a copy of the file bytes for code reads; libelf's handle does not outlive loading. */
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ramplace/image.h"
+#include "ramplace/util.h"
+
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+typedef struct loader {
+	rp_image *img;
+	Elf *elf;
+	const char *name;
+	size_t funcs_cap;
+} loader;
+
+static int fail(rp_err *err, const char *name, const char *what)
+{
+	return rp_err_set(err, RP_EINPUT, "%s: %s", name, what);
+}
+
+static int fail_elf(rp_err *err, const char *name, const char *what)
+{
+	return rp_err_set(err, RP_EINPUT, "%s: %s: %s", name, what, elf_errmsg(-1));
+}
+
+static int load_header(loader *ld, rp_err *err)
+{
+	GElf_Ehdr eh;
+	if (elf_kind(ld->elf) != ELF_K_ELF)
+		return fail(err, ld->name, "not an ELF file");
+	if (!gelf_getehdr(ld->elf, &eh))
+		return fail_elf(err, ld->name, "corrupt ELF header");
+	ld->img->machine = eh.e_machine;
+	ld->img->elfclass = eh.e_ident[EI_CLASS] == ELFCLASS64 ? 64 : 32;
+	ld->img->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	ld->img->code_big_endian = ld->img->big_endian && !(eh.e_machine == EM_ARM && (eh.e_flags & EF_ARM_BE8));
+	ld->img->entry = eh.e_entry;
+	return 0;
+}
+
+static int load_segments(loader *ld, rp_err *err)
+{
+	size_t n;
+	if (elf_getphdrnum(ld->elf, &n) != 0)
+		return fail_elf(err, ld->name, "corrupt program headers");
+	if (n == 0)
+		return 0;
+	ld->img->segments = calloc(n, sizeof(rp_segment));
+	if (!ld->img->segments)
+		return rp_err_nomem(err, "reading program headers");
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(ld->elf, (int)i, &ph))
+			return fail_elf(err, ld->name, "corrupt program header");
+		if (ph.p_type != PT_LOAD)
+			continue;
+		ld->img->segments[ld->img->nsegments++] = (rp_segment){
+			ph.p_vaddr, ph.p_paddr, ph.p_offset, ph.p_filesz, ph.p_memsz, ph.p_flags
+		};
+	}
+	return 0;
+}
+
+/* The LMA is where the loader puts the bytes: the segment's paddr plus the section's offset in
+ * it. Sections outside every segment (or NOBITS) are not relocated: LMA = VMA. */
+static uint64_t section_lma(const rp_image *img, const rp_section *sec)
+{
+	for (size_t i = 0; i < img->nsegments; i++) {
+		const rp_segment *seg = &img->segments[i];
+		if (sec->is_nobits || !sec->is_alloc)
+			break;
+		if (sec->file_offset >= seg->offset && sec->file_offset < seg->offset + seg->filesz &&
+		    sec->vma >= seg->vaddr && sec->vma < seg->vaddr + seg->memsz)
+			return seg->paddr + (sec->file_offset - seg->offset);
+	}
+	return sec->vma;
+}
+
+static int load_sections(loader *ld, rp_err *err)
+{
+	size_t nscn, shstrndx;
+	if (elf_getshdrnum(ld->elf, &nscn) != 0 || elf_getshdrstrndx(ld->elf, &shstrndx) != 0)
+		return fail_elf(err, ld->name, "corrupt section headers");
+	ld->img->sections = calloc(nscn ? nscn : 1, sizeof(rp_section));
+	if (!ld->img->sections)
+		return rp_err_nomem(err, "reading sections");
+	/* indexed like the ELF's own section table, so st_shndx maps directly */
+	ld->img->nsections = nscn;
+	for (Elf_Scn *scn = elf_nextscn(ld->elf, NULL); scn; scn = elf_nextscn(ld->elf, scn)) {
+		GElf_Shdr sh;
+		size_t idx = elf_ndxscn(scn);
+		if (!gelf_getshdr(scn, &sh) || idx >= nscn)
+			return fail_elf(err, ld->name, "corrupt section header");
+		const char *name = elf_strptr(ld->elf, shstrndx, sh.sh_name);
+		rp_section *sec = &ld->img->sections[idx];
+		if (rp_strdup(&sec->name, name ? name : "", err))
+			return err->code;
+		sec->vma = sh.sh_addr;
+		sec->size = sh.sh_size;
+		sec->align = sh.sh_addralign;
+		sec->file_offset = sh.sh_offset;
+		sec->is_exec = (sh.sh_flags & SHF_EXECINSTR) != 0;
+		sec->is_alloc = (sh.sh_flags & SHF_ALLOC) != 0;
+		sec->is_nobits = sh.sh_type == SHT_NOBITS;
+		if (!sec->is_nobits && sh.sh_type != SHT_NULL &&
+		    (sh.sh_offset > ld->img->nbytes || sh.sh_size > ld->img->nbytes - sh.sh_offset))
+			return rp_err_set(err, RP_EINPUT, "%s: section '%s' at offset 0x%llx runs past the end of the file",
+					  ld->name, sec->name, (unsigned long long)sh.sh_offset);
+		sec->lma = section_lma(ld->img, sec);
+	}
+	return 0;
+}
+
+static int add_func(loader *ld, const GElf_Sym *sym, const char *name, const char *file, rp_err *err)
+{
+	rp_image *img = ld->img;
+	if (rp_grow((void **)&img->funcs, &ld->funcs_cap, img->nfuncs + 1, sizeof(rp_func), err))
+		return err->code;
+	rp_func *f = &img->funcs[img->nfuncs];
+	memset(f, 0, sizeof(*f));
+	f->is_local = GELF_ST_BIND(sym->st_info) == STB_LOCAL;
+	f->is_thumb = img->machine == EM_ARM && (sym->st_value & 1);
+	f->addr = img->machine == EM_ARM ? (sym->st_value & ~(GElf_Addr)1) : sym->st_value;
+	f->size = sym->st_size;
+	f->section = sym->st_shndx < img->nsections ? sym->st_shndx : SIZE_MAX;
+	if (rp_strdup(&f->name, name, err) || rp_strdup(&f->file, f->is_local ? file : NULL, err))
+		return err->code;
+	img->nfuncs++;
+	return 0;
+}
+
+static int load_symtab(loader *ld, Elf_Scn *scn, const GElf_Shdr *sh, rp_err *err)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data || sh->sh_entsize == 0)
+		return fail_elf(err, ld->name, "corrupt symbol table");
+	size_t nsyms = sh->sh_size / sh->sh_entsize;
+	const char *file = NULL;
+	for (size_t i = 1; i < nsyms; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym))
+			return fail_elf(err, ld->name, "corrupt symbol");
+		const char *name = elf_strptr(ld->elf, sh->sh_link, sym.st_name);
+		if (!name)
+			return rp_err_set(err, RP_EINPUT, "%s: symbol %zu has a bad name offset", ld->name, i);
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (type == STT_FILE) {
+			file = name;
+			continue;
+		}
+		if (type != STT_FUNC || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || !*name)
+			continue;
+		if (add_func(ld, &sym, name, file, err))
+			return err->code;
+	}
+	return 0;
+}
+
+static int load_symbols(loader *ld, rp_err *err)
+{
+	Elf_Scn *dynsym = NULL;
+	GElf_Shdr dynsh;
+	for (Elf_Scn *scn = elf_nextscn(ld->elf, NULL); scn; scn = elf_nextscn(ld->elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			return fail_elf(err, ld->name, "corrupt section header");
+		if (sh.sh_type == SHT_SYMTAB)
+			return load_symtab(ld, scn, &sh, err);
+		if (sh.sh_type == SHT_DYNSYM) {
+			dynsym = scn;
+			dynsh = sh;
+		}
+	}
+	if (dynsym)
+		return load_symtab(ld, dynsym, &dynsh, err);
+	return 0;
+}
+
+static int hexify(char *out, size_t outsize, const unsigned char *bytes, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	if (n * 2 + 1 > outsize)
+		n = (outsize - 1) / 2;
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[bytes[i] >> 4];
+		out[2 * i + 1] = digits[bytes[i] & 15];
+	}
+	out[2 * n] = '\0';
+	return 0;
+}
+
+static int find_build_id(loader *ld)
+{
+	for (Elf_Scn *scn = elf_nextscn(ld->elf, NULL); scn; scn = elf_nextscn(ld->elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+		while (data && off < data->d_size &&
+		       (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz > 0 &&
+			    memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0) {
+				hexify(ld->img->build_id, sizeof(ld->img->build_id),
+				       (unsigned char *)data->d_buf + desc_off, nh.n_descsz);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Without a build-id, two FNV-1a streams over the loadable contents and the section layout
+ * stand in: any change to code, data or addresses changes it. */
+static void content_hash(rp_image *img)
+{
+	uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull;
+	for (size_t i = 0; i < img->nsections; i++) {
+		const rp_section *s = &img->sections[i];
+		if (!s->is_alloc)
+			continue;
+		uint64_t head[2] = { s->vma, s->size };
+		const unsigned char *p = (const unsigned char *)head;
+		for (size_t k = 0; k < sizeof(head); k++) {
+			h1 = (h1 ^ p[k]) * 0x100000001b3ull;
+			h2 = (h2 ^ p[k]) * 0x100000001b3ull + 1;
+		}
+		if (s->is_nobits)
+			continue;
+		for (uint64_t k = 0; k < s->size; k++) {
+			unsigned char b = img->bytes[s->file_offset + k];
+			h1 = (h1 ^ b) * 0x100000001b3ull;
+			h2 = (h2 ^ b) * 0x100000001b3ull + 1;
+		}
+	}
+	unsigned char raw[16];
+	for (int k = 0; k < 8; k++) {
+		raw[k] = (unsigned char)(h1 >> (56 - 8 * k));
+		raw[8 + k] = (unsigned char)(h2 >> (56 - 8 * k));
+	}
+	hexify(img->build_id, sizeof(img->build_id), raw, sizeof(raw));
+	img->build_id_is_hash = 1;
+}
+
+static int func_cmp_addr(const void *a, const void *b)
+{
+	const rp_func *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->is_local != y->is_local)
+		return x->is_local - y->is_local;  /* globals first at a shared address */
+	return strcmp(x->name, y->name);
+}
+
+static int load_all(loader *ld, rp_err *err)
+{
+	int rc;
+	if ((rc = load_header(ld, err)) || (rc = load_segments(ld, err)) ||
+	    (rc = load_sections(ld, err)) || (rc = load_symbols(ld, err)))
+		return rc;
+	if (ld->img->nfuncs == 0)
+		return fail(err, ld->name, "no function symbols (stripped? build with symbols, e.g. -g or without -s)");
+	if (!find_build_id(ld))
+		content_hash(ld->img);
+	qsort(ld->img->funcs, ld->img->nfuncs, sizeof(rp_func), func_cmp_addr);
+	return 0;
+}
+
+int rp_image_load_mem(rp_image **out, const void *buf, size_t len, const char *name, rp_err *err)
+{
+	*out = NULL;
+	if (len == 0)
+		return fail(err, name, "empty file, not an ELF file");
+	rp_image *img = calloc(1, sizeof(*img));
+	if (!img || !(img->bytes = malloc(len)) || rp_strdup(&img->path, name, err)) {
+		rp_image_free(img);
+		return rp_err_nomem(err, "loading an ELF");
+	}
+	memcpy(img->bytes, buf, len);
+	img->nbytes = len;
+	elf_version(EV_CURRENT);
+	loader ld = { img, elf_memory((char *)img->bytes, len), name, 0 };
+	int rc = ld.elf ? load_all(&ld, err) : fail_elf(err, name, "cannot read ELF");
+	if (ld.elf)
+		elf_end(ld.elf);
+	if (rc) {
+		rp_image_free(img);
+		return rc;
+	}
+	*out = img;
+	return 0;
+}
+
+int rp_image_load(rp_image **out, const char *path, rp_err *err)
+{
+	char *buf;
+	size_t len;
+	*out = NULL;
+	int rc = rp_read_file(&buf, &len, path, err);
+	if (rc)
+		return rc;
+	rc = rp_image_load_mem(out, buf, len, path, err);
+	free(buf);
+	return rc;
+}
+
+void rp_image_free(rp_image *img)
+{
+	if (!img)
+		return;
+	for (size_t i = 0; i < img->nfuncs; i++) {
+		free(img->funcs[i].name);
+		free(img->funcs[i].file);
+	}
+	for (size_t i = 0; i < img->nsections; i++)
+		free(img->sections[i].name);
+	free(img->funcs);
+	free(img->sections);
+	free(img->segments);
+	free(img->bytes);
+	free(img->path);
+	free(img);
+}
+
+const char *rp_image_arch(const rp_image *img)
+{
+	switch (img->machine) {
+	case EM_ARM:
+		return "arm";
+	case EM_AARCH64:
+		return "aarch64";
+	case EM_RISCV:
+		return img->elfclass == 64 ? "riscv64" : "riscv32";
+	case EM_X86_64:
+		return "x86_64";
+	case EM_386:
+		return "i386";
+	default:
+		return "unknown";
+	}
+}
+
+const rp_func *rp_image_func_at(const rp_image *img, uint64_t pc)
+{
+	if (img->machine == EM_ARM)
+		pc &= ~(uint64_t)1;
+	/* last function starting at or below pc */
+	size_t lo = 0, hi = img->nfuncs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (img->funcs[mid].addr <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* nested or overlapping symbols: walk back over earlier starts that still cover pc */
+	for (size_t i = lo; i-- > 0;) {
+		const rp_func *f = &img->funcs[i];
+		if (pc >= f->addr && pc - f->addr < f->size)
+			return f;
+		if (lo - i > 8)
+			break;
+	}
+	return NULL;
+}
+
+const rp_func *rp_image_func_by_name(const rp_image *img, const char *name, const char *file)
+{
+	const rp_func *any_local = NULL;
+	for (size_t i = 0; i < img->nfuncs; i++) {
+		const rp_func *f = &img->funcs[i];
+		if (strcmp(f->name, name) != 0)
+			continue;
+		if (file) {
+			if (f->file && strcmp(f->file, file) == 0)
+				return f;
+			continue;
+		}
+		if (!f->is_local)
+			return f;
+		if (!any_local)
+			any_local = f;
+	}
+	return any_local;
+}
+
+const rp_section *rp_image_section(const rp_image *img, const char *name)
+{
+	for (size_t i = 0; i < img->nsections; i++)
+		if (img->sections[i].name && strcmp(img->sections[i].name, name) == 0)
+			return &img->sections[i];
+	return NULL;
+}
+
+int rp_image_read(const rp_image *img, uint64_t vma, void *buf, size_t len, rp_err *err)
+{
+	for (size_t i = 0; i < img->nsections; i++) {
+		const rp_section *s = &img->sections[i];
+		if (!s->is_alloc || s->is_nobits || vma < s->vma || vma - s->vma > s->size ||
+		    len > s->size - (vma - s->vma))
+			continue;
+		memcpy(buf, img->bytes + s->file_offset + (vma - s->vma), len);
+		return 0;
+	}
+	return rp_err_set(err, RP_EINPUT, "%s: no file contents at address 0x%llx (%zu bytes)",
+			  img->path, (unsigned long long)vma, len);
+}
+
+int rp_image_offset_to_addr(const rp_image *img, uint64_t offset, uint64_t *vaddr, rp_err *err)
+{
+	for (size_t i = 0; i < img->nsegments; i++) {
+		const rp_segment *seg = &img->segments[i];
+		if (offset >= seg->offset && offset - seg->offset < seg->filesz) {
+			*vaddr = seg->vaddr + (offset - seg->offset);
+			return 0;
+		}
+	}
+	return rp_err_set(err, RP_EINPUT, "%s: file offset 0x%llx is in no loadable segment",
+			  img->path, (unsigned long long)offset);
+}

@@ -1,0 +1,388 @@
+/* profiledb.c: profile.db in SQLite (see profiledb.h). Owns the connection and the schema.
+ * Workload: a recording or import writes one run of up to a few hundred thousand distinct
+ * (function, offset) rows in one transaction; readers sum over all runs. */
+#include <elf.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "ramplace/profiledb.h"
+#include "ramplace/util.h"
+
+#define RP_DB_APPLICATION_ID 0x52504c43 /* "RPLC" */
+
+struct rp_db {
+	sqlite3 *sql;
+	char *path;
+};
+
+static const char schema_sql[] =
+	"CREATE TABLE images(id INTEGER PRIMARY KEY, build_id TEXT NOT NULL UNIQUE,"
+	" build_id_is_hash INTEGER NOT NULL, path TEXT NOT NULL, arch TEXT NOT NULL);"
+	"CREATE TABLE runs(id INTEGER PRIMARY KEY, image_id INTEGER NOT NULL REFERENCES images(id),"
+	" source TEXT NOT NULL, tool TEXT NOT NULL, method TEXT NOT NULL, started TEXT NOT NULL,"
+	" rate_hz REAL NOT NULL, duration_s REAL NOT NULL, samples INTEGER NOT NULL,"
+	" stop_reason TEXT NOT NULL);"
+	"CREATE TABLE samples(run_id INTEGER NOT NULL REFERENCES runs(id), function TEXT NOT NULL,"
+	" file TEXT NOT NULL, offset INTEGER NOT NULL, count INTEGER NOT NULL,"
+	" PRIMARY KEY(run_id, function, file, offset)) WITHOUT ROWID;"
+	"CREATE TABLE arcs(run_id INTEGER NOT NULL REFERENCES runs(id), caller TEXT NOT NULL,"
+	" caller_file TEXT NOT NULL, callee TEXT NOT NULL, callee_file TEXT NOT NULL,"
+	" count INTEGER NOT NULL,"
+	" PRIMARY KEY(run_id, caller, caller_file, callee, callee_file)) WITHOUT ROWID;";
+
+static int sql_fail(rp_db *db, rp_err *err, const char *what)
+{
+	int code = sqlite3_errcode(db->sql);
+	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+		return rp_err_set(err, RP_EINPUT, "%s: database is locked by another process (while %s)",
+				  db->path, what);
+	return rp_err_set(err, RP_EINPUT, "%s: %s (while %s)", db->path, sqlite3_errmsg(db->sql), what);
+}
+
+static int exec(rp_db *db, const char *sql, const char *what, rp_err *err)
+{
+	if (sqlite3_exec(db->sql, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return sql_fail(db, err, what);
+	return 0;
+}
+
+static int pragma_int(rp_db *db, const char *sql, int64_t *out, rp_err *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, err, "reading the schema");
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return sql_fail(db, err, "reading the schema");
+	}
+	*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int create_schema(rp_db *db, rp_err *err)
+{
+	char pragmas[128];
+	snprintf(pragmas, sizeof(pragmas), "PRAGMA application_id=%d; PRAGMA user_version=%d;",
+		 RP_DB_APPLICATION_ID, RP_DB_SCHEMA_VERSION);
+	if (exec(db, "BEGIN IMMEDIATE", "creating the schema", err))
+		return err->code;
+	if (exec(db, schema_sql, "creating the schema", err) || exec(db, pragmas, "creating the schema", err)) {
+		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+		return err->code;
+	}
+	return exec(db, "COMMIT", "creating the schema", err);
+}
+
+static int check_schema(rp_db *db, rp_err *err)
+{
+	int64_t app_id, version, ntables;
+	if (pragma_int(db, "PRAGMA application_id", &app_id, err) ||
+	    pragma_int(db, "PRAGMA user_version", &version, err) ||
+	    pragma_int(db, "SELECT count(*) FROM sqlite_master", &ntables, err))
+		return err->code;
+	if (app_id == 0 && version == 0 && ntables == 0)
+		return create_schema(db, err);
+	if (app_id != RP_DB_APPLICATION_ID)
+		return rp_err_set(err, RP_EINPUT, "%s: an SQLite database, but not a ramplace profile", db->path);
+	if (version != RP_DB_SCHEMA_VERSION)
+		return rp_err_set(err, RP_EINPUT, "%s: schema version %lld; this ramplace reads version %d%s",
+				  db->path, (long long)version, RP_DB_SCHEMA_VERSION,
+				  version > RP_DB_SCHEMA_VERSION ? " (made by a newer ramplace)" : "");
+	return 0;
+}
+
+static int open_db(rp_db **out, const char *path, int flags, rp_err *err)
+{
+	struct stat st;
+	*out = NULL;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return rp_err_set(err, RP_EINPUT, "%s: not a regular file", path);
+	rp_db *db = calloc(1, sizeof(*db));
+	if (!db || rp_strdup(&db->path, path, err)) {
+		free(db);
+		return rp_err_nomem(err, "opening the profile database");
+	}
+	if (sqlite3_open_v2(path, &db->sql, flags, NULL) != SQLITE_OK) {
+		int rc = rp_err_set(err, RP_EINPUT, "%s: cannot open: %s", path,
+				    db->sql ? sqlite3_errmsg(db->sql) : "out of memory");
+		rp_db_close(db);
+		return rc;
+	}
+	sqlite3_busy_timeout(db->sql, 2000);
+	int rc = check_schema(db, err);
+	if (rc) {
+		rp_db_close(db);
+		return rc;
+	}
+	*out = db;
+	return 0;
+}
+
+int rp_db_open(rp_db **out, const char *path, rp_err *err)
+{
+	return open_db(out, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err);
+}
+
+int rp_db_open_existing(rp_db **out, const char *path, rp_err *err)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return rp_err_set(err, RP_EINPUT, "%s: no such profile database", path);
+	return open_db(out, path, SQLITE_OPEN_READWRITE, err);
+}
+
+void rp_db_close(rp_db *db)
+{
+	if (!db)
+		return;
+	sqlite3_close(db->sql);
+	free(db->path);
+	free(db);
+}
+
+static int store_image(rp_db *db, const rp_image *img, int64_t *image_id, rp_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db->sql,
+		"INSERT INTO images(build_id, build_id_is_hash, path, arch) VALUES(?1, ?2, ?3, ?4)"
+		" ON CONFLICT(build_id) DO UPDATE SET path = excluded.path RETURNING id", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, img->build_id, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 2, img->build_id_is_hash);
+		sqlite3_bind_text(st, 3, img->path, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, rp_image_arch(img), -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+	}
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return sql_fail(db, err, "storing the image");
+	}
+	*image_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int store_run_row(rp_db *db, int64_t image_id, const rp_run_info *info, uint64_t nsamples,
+			 int64_t *run_id, rp_err *err)
+{
+	char started[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db->sql,
+		"INSERT INTO runs(image_id, source, tool, method, started, rate_hz, duration_s, samples,"
+		" stop_reason) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, image_id);
+		sqlite3_bind_text(st, 2, info->source ? info->source : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, info->tool ? info->tool : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, info->method ? info->method : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, started, -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 6, info->rate_hz);
+		sqlite3_bind_double(st, 7, info->duration_s);
+		sqlite3_bind_int64(st, 8, (sqlite3_int64)nsamples);
+		sqlite3_bind_text(st, 9, info->stop_reason ? info->stop_reason : "", -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_fail(db, err, "storing the run");
+	*run_id = sqlite3_last_insert_rowid(db->sql);
+	return 0;
+}
+
+/* Symbolized key of an address: the function and the offset in it, or "<unknown>" and the
+ * address itself. */
+static const rp_func *symbolize(const rp_image *img, uint64_t pc, uint64_t *offset)
+{
+	const rp_func *f = rp_image_func_at(img, pc);
+	uint64_t addr = img->machine == EM_ARM ? pc & ~(uint64_t)1 : pc;
+	*offset = f ? addr - f->addr : addr;
+	return f;
+}
+
+static int store_samples(rp_db *db, const rp_image *img, int64_t run_id, const rp_samples *s, rp_err *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->sql,
+		"INSERT INTO samples(run_id, function, file, offset, count) VALUES(?1, ?2, ?3, ?4, ?5)"
+		" ON CONFLICT DO UPDATE SET count = count + excluded.count", -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, err, "storing samples");
+	for (size_t i = 0; i < s->pcs_cap; i++) {
+		if (!s->pcs[i].count)
+			continue;
+		uint64_t offset;
+		const rp_func *f = symbolize(img, s->pcs[i].pc, &offset);
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_text(st, 2, f ? f->name : "<unknown>", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, f && f->file ? f->file : "", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)offset);
+		sqlite3_bind_int64(st, 5, (sqlite3_int64)s->pcs[i].count);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return sql_fail(db, err, "storing samples");
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int store_arcs(rp_db *db, const rp_image *img, int64_t run_id, const rp_samples *s, rp_err *err)
+{
+	sqlite3_stmt *st;
+	if (s->narcs == 0)
+		return 0;
+	if (sqlite3_prepare_v2(db->sql,
+		"INSERT INTO arcs(run_id, caller, caller_file, callee, callee_file, count)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO UPDATE SET count = count + excluded.count",
+		-1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, err, "storing arcs");
+	for (size_t i = 0; i < s->narcs; i++) {
+		uint64_t off;
+		/* a return address points past the call, possibly past the end of a noreturn caller */
+		const rp_func *from = symbolize(img, s->arcs[i].from_pc ? s->arcs[i].from_pc - 1 : 0, &off);
+		const rp_func *to = symbolize(img, s->arcs[i].self_pc, &off);
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_text(st, 2, from ? from->name : "<unknown>", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, from && from->file ? from->file : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, to ? to->name : "<unknown>", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, to && to->file ? to->file : "", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 6, (sqlite3_int64)s->arcs[i].count);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return sql_fail(db, err, "storing arcs");
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int rp_db_store_run(rp_db *db, const rp_image *img, const rp_run_info *info,
+		    const rp_samples *samples, int64_t *run_id, rp_err *err)
+{
+	int64_t image_id = 0, id = 0;
+	if (exec(db, "BEGIN IMMEDIATE", "starting the transaction", err))
+		return err->code;
+	if (store_image(db, img, &image_id, err) ||
+	    store_run_row(db, image_id, info, samples->total, &id, err) ||
+	    store_samples(db, img, id, samples, err) || store_arcs(db, img, id, samples, err)) {
+		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+		return err->code;
+	}
+	if (exec(db, "COMMIT", "committing the run", err)) {
+		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+		return err->code;
+	}
+	if (run_id)
+		*run_id = id;
+	return 0;
+}
+
+static int dup_column(char **out, sqlite3_stmt *st, int col, int empty_is_null, rp_err *err)
+{
+	const char *text = (const char *)sqlite3_column_text(st, col);
+	if (empty_is_null && (!text || !*text)) {
+		*out = NULL;
+		return 0;
+	}
+	return rp_strdup(out, text ? text : "", err);
+}
+
+int rp_db_totals_load(rp_db *db, rp_db_totals *out, rp_err *err)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	memset(out, 0, sizeof(*out));
+	if (sqlite3_prepare_v2(db->sql,
+		"SELECT function, file, SUM(count) FROM samples GROUP BY function, file"
+		" ORDER BY 3 DESC, 1, 2", -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, err, "reading samples");
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (rp_grow((void **)&out->funcs, &cap, out->nfuncs + 1, sizeof(*out->funcs), err))
+			break;
+		rp_func_total *t = &out->funcs[out->nfuncs];
+		memset(t, 0, sizeof(*t));
+		out->nfuncs++;
+		if (dup_column(&t->func, st, 0, 0, err) || dup_column(&t->file, st, 1, 1, err))
+			break;
+		t->count = (uint64_t)sqlite3_column_int64(st, 2);
+		out->total += t->count;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		rp_db_totals_release(out);
+		return rc == SQLITE_ROW ? err->code : sql_fail(db, err, "reading samples");
+	}
+	int64_t nruns, nimages;
+	if (pragma_int(db, "SELECT count(*) FROM runs", &nruns, err) ||
+	    pragma_int(db, "SELECT count(DISTINCT image_id) FROM runs", &nimages, err)) {
+		rp_db_totals_release(out);
+		return err->code;
+	}
+	out->nruns = (size_t)nruns;
+	out->nimages = (size_t)nimages;
+	return 0;
+}
+
+void rp_db_totals_release(rp_db_totals *t)
+{
+	for (size_t i = 0; i < t->nfuncs; i++) {
+		free(t->funcs[i].func);
+		free(t->funcs[i].file);
+	}
+	free(t->funcs);
+	memset(t, 0, sizeof(*t));
+}
+
+int rp_db_arcs_load(rp_db *db, rp_arc_total **out, size_t *n, rp_err *err)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(db->sql,
+		"SELECT caller, caller_file, callee, callee_file, SUM(count) FROM arcs"
+		" GROUP BY 1, 2, 3, 4 ORDER BY 5 DESC, 1, 3", -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, err, "reading arcs");
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (rp_grow((void **)out, &cap, *n + 1, sizeof(**out), err))
+			break;
+		rp_arc_total *a = &(*out)[*n];
+		memset(a, 0, sizeof(*a));
+		(*n)++;
+		if (dup_column(&a->caller, st, 0, 0, err) || dup_column(&a->caller_file, st, 1, 1, err) ||
+		    dup_column(&a->callee, st, 2, 0, err) || dup_column(&a->callee_file, st, 3, 1, err))
+			break;
+		a->count = (uint64_t)sqlite3_column_int64(st, 4);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		rp_arc_totals_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return rc == SQLITE_ROW ? err->code : sql_fail(db, err, "reading arcs");
+	}
+	return 0;
+}
+
+void rp_arc_totals_free(rp_arc_total *arcs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(arcs[i].caller);
+		free(arcs[i].caller_file);
+		free(arcs[i].callee);
+		free(arcs[i].callee_file);
+	}
+	free(arcs);
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# install-deps.sh: installs every Debian package that building ramplace, its tests, its fuzz
+# targets and the example firmware need, when missing. Safe to run again; needs root (or sudo).
+#   scripts/install-deps.sh          everything
+#   scripts/install-deps.sh --check  list what is missing, install nothing (exit 1 if any)
+set -euo pipefail
+
+packages=(
+	# build of the tool
+	build-essential cmake pkg-config
+	libelf-dev libdw-dev binutils-dev libglpk-dev libyaml-dev libsqlite3-dev
+	# tests, fuzzing, benchmarks
+	libcmocka-dev clang libclang-rt-14-dev python3 glpk-utils
+	# example firmware: cross toolchains, C libraries, emulators, debugger
+	gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi
+	gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+	qemu-system-arm qemu-system-misc gdb-multiarch
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing+=("$p")
+	fi
+done
+
+if [ "${1:-}" = "--check" ]; then
+	if [ ${#missing[@]} -eq 0 ]; then
+		echo "install-deps: everything is installed"
+		exit 0
+	fi
+	echo "install-deps: missing: ${missing[*]}"
+	exit 1
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: everything is installed"
+	exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+	sudo="sudo"
+fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# build.sh: rebuilds the ELF fixtures of the image model tests from a.c and b.c (committed, so
+# the unit tests need no cross toolchain). Run from this directory.
+set -euo pipefail
+flags="-O3 -ffunction-sections -nostdlib -nostartfiles -Wl,-e,_start -Wl,--build-id=sha1 -g0"
+arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb $flags -Wl,-Ttext=0x1000 a.c b.c -o arm-m3.elf
+arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -mbig-endian $flags -Wl,-Ttext=0x1000 a.c b.c -o arm-m3-be.elf
+riscv64-unknown-elf-gcc -march=rv32imac -mabi=ilp32 $flags -Wl,-Ttext=0x20400000 a.c b.c -o riscv32.elf
+riscv64-unknown-elf-gcc -march=rv64imac -mabi=lp64 $flags -Wl,-Ttext=0x80000000 a.c b.c -o riscv64.elf
+arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb $flags -Wl,--build-id=none -Wl,-Ttext=0x1000 a.c b.c -o arm-m3-noid.elf
+arm-none-eabi-strip -o arm-m3-stripped.elf arm-m3.elf

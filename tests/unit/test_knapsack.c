@@ -1,0 +1,136 @@
+/* test_knapsack.c: the exact knapsack against brute force on many random small instances, the
+ * deterministic tie-break, and edge cases (nothing fits, everything fits, zero values). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ramplace/knapsack.h"
+
+static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* best (value, -weight) over all subsets */
+static void brute_force(const rp_ks_item *items, size_t n, uint64_t cap, uint64_t *best_v, uint64_t *best_w)
+{
+	*best_v = 0;
+	*best_w = 0;
+	for (uint32_t mask = 0; mask < (1u << n); mask++) {
+		uint64_t v = 0, w = 0;
+		for (size_t i = 0; i < n; i++)
+			if (mask & (1u << i)) {
+				v += items[i].value;
+				w += items[i].weight;
+			}
+		if (w <= cap && (v > *best_v || (v == *best_v && w < *best_w))) {
+			*best_v = v;
+			*best_w = w;
+		}
+	}
+}
+
+static void test_matches_brute_force(void **state)
+{
+	(void)state;
+	for (int round = 0; round < 3000; round++) {
+		size_t n = 1 + rng() % 14;
+		rp_ks_item items[14];
+		/* round-to-4 weights like real function sizes, some zero values, some big items */
+		for (size_t i = 0; i < n; i++) {
+			items[i].weight = 4 * (1 + rng() % 40);
+			items[i].value = rng() % 5 == 0 ? 0 : rng() % 1000;
+		}
+		uint64_t cap = rng() % 400;
+		unsigned char chosen[14];
+		rp_ks_result res;
+		rp_err err = RP_ERR_INIT;
+		assert_int_equal(rp_knapsack_solve(items, n, cap, chosen, &res, &err), 0);
+		uint64_t bv, bw, v = 0, w = 0;
+		brute_force(items, n, cap, &bv, &bw);
+		for (size_t i = 0; i < n; i++)
+			if (chosen[i]) {
+				v += items[i].value;
+				w += items[i].weight;
+			}
+		assert_true(w <= cap);
+		assert_int_equal(v, bv);
+		assert_int_equal(w, bw);
+		assert_int_equal(res.value, v);
+		assert_int_equal(res.weight, w);
+	}
+}
+
+static void test_odd_weights(void **state)
+{
+	(void)state;
+	for (int round = 0; round < 1000; round++) {
+		size_t n = 1 + rng() % 12;
+		rp_ks_item items[12];
+		for (size_t i = 0; i < n; i++) {
+			items[i].weight = rng() % 50;   /* includes zero and odd sizes */
+			items[i].value = rng() % 100;
+		}
+		uint64_t cap = rng() % 200, bv, bw;
+		unsigned char chosen[12];
+		rp_ks_result res;
+		rp_err err = RP_ERR_INIT;
+		assert_int_equal(rp_knapsack_solve(items, n, cap, chosen, &res, &err), 0);
+		brute_force(items, n, cap, &bv, &bw);
+		assert_int_equal(res.value, bv);
+		assert_int_equal(res.weight, bw);
+	}
+}
+
+static void test_deterministic_ties(void **state)
+{
+	(void)state;
+	/* four equal items, room for two: same answer every time, and fewest bytes for equal value */
+	rp_ks_item items[] = { { 8, 10 }, { 8, 10 }, { 8, 10 }, { 8, 10 }, { 12, 20 } };
+	unsigned char first[5], again[5];
+	rp_ks_result res;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_knapsack_solve(items, 5, 16, first, &res, &err), 0);
+	assert_int_equal(res.value, 20);
+	assert_int_equal(res.weight, 12);   /* the single 12-byte item beats two 8-byte ones */
+	assert_int_equal(first[4], 1);
+	for (int k = 0; k < 10; k++) {
+		assert_int_equal(rp_knapsack_solve(items, 5, 16, again, &res, &err), 0);
+		assert_memory_equal(first, again, sizeof(first));
+	}
+}
+
+static void test_edges(void **state)
+{
+	(void)state;
+	rp_ks_item items[] = { { 100, 5 }, { 4, 0 }, { 8, 3 } };
+	unsigned char chosen[3];
+	rp_ks_result res;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_knapsack_solve(items, 3, 0, chosen, &res, &err), 0);
+	assert_int_equal(res.nchosen, 0);
+	assert_int_equal(rp_knapsack_solve(items, 3, 1000, chosen, &res, &err), 0);
+	assert_int_equal(res.value, 8);
+	assert_int_equal(chosen[1], 0);   /* no value: never moved */
+	assert_int_equal(rp_knapsack_solve(NULL, 0, 1000, chosen, &res, &err), 0);
+	assert_int_equal(res.nchosen, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_matches_brute_force),
+		cmocka_unit_test(test_odd_weights),
+		cmocka_unit_test(test_deterministic_ties),
+		cmocka_unit_test(test_edges),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,194 @@
+/* test_profiledb.c: profile.db: samples stored symbolized and summed over runs, arcs, the
+ * schema version check, hostile files (text, directory, newer schema) and a locked database
+ * leaving nothing half-written. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "ramplace/profiledb.h"
+
+static char dir[] = "/tmp/rp-test-db-XXXXXX";
+static char path[256];
+static rp_image *img;
+
+static int setup(void **state)
+{
+	(void)state;
+	rp_err err = RP_ERR_INIT;
+	if (!mkdtemp(dir) || rp_image_load(&img, TEST_DATA_DIR "/elf/arm-m3.elf", &err))
+		return -1;
+	snprintf(path, sizeof(path), "%s/profile.db", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rp_image_free(img);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+static int fresh(void **state)
+{
+	(void)state;
+	unlink(path);
+	return 0;
+}
+
+static void store(rp_db *db, uint64_t base_count)
+{
+	rp_samples s;
+	rp_err err = RP_ERR_INIT;
+	rp_samples_init(&s);
+	/* helper (a.c) at 0x1000..0x1008, helper (b.c) at 0x10ac, a_entry at 0x1078, one stray pc */
+	assert_int_equal(rp_samples_add(&s, 0x1001, base_count, &err), 0);
+	assert_int_equal(rp_samples_add(&s, 0x1004, 1, &err), 0);
+	assert_int_equal(rp_samples_add(&s, 0x10ae, 2 * base_count, &err), 0);
+	assert_int_equal(rp_samples_add(&s, 0x1080, 3, &err), 0);
+	assert_int_equal(rp_samples_add(&s, 0x9000, 5, &err), 0);
+	assert_int_equal(rp_samples_add_arc(&s, 0x1080 | 1, 0x1001, 4, &err), 0);
+	rp_run_info info = RP_RUN_INFO_INIT;
+	info.tool = "test";
+	int64_t id = 0;
+	assert_int_equal(rp_db_store_run(db, img, &info, &s, &id, &err), 0);
+	assert_true(id > 0);
+	rp_samples_release(&s);
+}
+
+static uint64_t count_of(const rp_db_totals *t, const char *func, const char *file)
+{
+	for (size_t i = 0; i < t->nfuncs; i++)
+		if (strcmp(t->funcs[i].func, func) == 0 &&
+		    ((!file && !t->funcs[i].file) || (file && t->funcs[i].file && strcmp(file, t->funcs[i].file) == 0)))
+			return t->funcs[i].count;
+	return 0;
+}
+
+static void test_runs_add_up(void **state)
+{
+	(void)state;
+	rp_db *db;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_db_open(&db, path, &err), 0);
+	store(db, 10);
+	store(db, 100);
+	rp_db_totals t;
+	assert_int_equal(rp_db_totals_load(db, &t, &err), 0);
+	assert_int_equal(t.nruns, 2);
+	assert_int_equal(t.nimages, 1);
+	assert_int_equal(count_of(&t, "helper", "a.c"), 10 + 1 + 100 + 1);
+	assert_int_equal(count_of(&t, "helper", "b.c"), 20 + 200);
+	assert_int_equal(count_of(&t, "a_entry", NULL), 6);
+	assert_int_equal(count_of(&t, "<unknown>", NULL), 10);
+	assert_int_equal(t.total, 112 + 220 + 6 + 10);
+	assert_string_equal(t.funcs[0].func, "helper");   /* sorted by count */
+	assert_string_equal(t.funcs[0].file, "b.c");
+	rp_db_totals_release(&t);
+	rp_arc_total *arcs;
+	size_t n;
+	assert_int_equal(rp_db_arcs_load(db, &arcs, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(arcs[0].caller, "a_entry");
+	assert_string_equal(arcs[0].callee, "helper");
+	assert_string_equal(arcs[0].callee_file, "a.c");
+	assert_int_equal(arcs[0].count, 8);
+	rp_arc_totals_free(arcs, n);
+	rp_db_close(db);
+}
+
+static void set_user_version(int v)
+{
+	sqlite3 *sql;
+	char q[64];
+	assert_int_equal(sqlite3_open(path, &sql), SQLITE_OK);
+	snprintf(q, sizeof(q), "PRAGMA user_version=%d", v);
+	assert_int_equal(sqlite3_exec(sql, q, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(sql);
+}
+
+static void test_schema_version_refused(void **state)
+{
+	(void)state;
+	rp_db *db;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_db_open(&db, path, &err), 0);
+	rp_db_close(db);
+	set_user_version(RP_DB_SCHEMA_VERSION + 1);
+	assert_int_equal(rp_db_open(&db, path, &err), RP_EINPUT);
+	assert_non_null(strstr(err.msg, "newer ramplace"));
+	assert_non_null(strstr(err.msg, path));
+}
+
+static void test_hostile_files(void **state)
+{
+	(void)state;
+	rp_db *db;
+	rp_err err = RP_ERR_INIT;
+	FILE *fp = fopen(path, "w");
+	fputs("this is not a database, just some text that is long enough to look like a header.....\n", fp);
+	fclose(fp);
+	assert_int_equal(rp_db_open(&db, path, &err), RP_EINPUT);
+	assert_non_null(strstr(err.msg, "not a database"));
+	unlink(path);
+	/* another SQLite database is not ours */
+	sqlite3 *sql;
+	assert_int_equal(sqlite3_open(path, &sql), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(sql, "CREATE TABLE t(x)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(sql);
+	assert_int_equal(rp_db_open(&db, path, &err), RP_EINPUT);
+	assert_non_null(strstr(err.msg, "not a ramplace profile"));
+	assert_int_equal(rp_db_open(&db, dir, &err), RP_EINPUT);
+	assert_non_null(strstr(err.msg, "not a regular file"));
+	char missing[300];
+	snprintf(missing, sizeof(missing), "%s/missing.db", dir);
+	assert_int_equal(rp_db_open_existing(&db, missing, &err), RP_EINPUT);
+	assert_int_equal(access(missing, F_OK), -1);   /* not created */
+}
+
+static void test_locked_db_writes_nothing(void **state)
+{
+	(void)state;
+	rp_db *db;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_db_open(&db, path, &err), 0);
+	store(db, 1);
+	sqlite3 *holder;
+	assert_int_equal(sqlite3_open(path, &holder), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(holder, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	rp_samples s;
+	rp_samples_init(&s);
+	assert_int_equal(rp_samples_add(&s, 0x1001, 7, &err), 0);
+	rp_run_info info = RP_RUN_INFO_INIT;
+	assert_int_equal(rp_db_store_run(db, img, &info, &s, NULL, &err), RP_EINPUT);
+	assert_non_null(strstr(err.msg, "locked"));
+	sqlite3_exec(holder, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(holder);
+	rp_db_totals t;
+	assert_int_equal(rp_db_totals_load(db, &t, &err), 0);
+	assert_int_equal(t.nruns, 1);
+	assert_int_equal(count_of(&t, "helper", "a.c"), 2);
+	rp_db_totals_release(&t);
+	rp_samples_release(&s);
+	rp_db_close(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_runs_add_up, fresh),
+		cmocka_unit_test_setup(test_schema_version_refused, fresh),
+		cmocka_unit_test_setup(test_hostile_files, fresh),
+		cmocka_unit_test_setup(test_locked_db_writes_nothing, fresh),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
