@@ -3,7 +3,9 @@
  * Weights are divided by their greatest common divisor with the capacity first (function sizes
  * rounded to 4-byte units shrink the table 4x). The table keeps one decision bit per item and
  * capacity, so a 96 KiB budget with 12,000 candidates needs about 37 MB and a few hundred
- * million steps. Items with no value or that cannot fit are never taken. */
+ * million steps. Before it runs, the Dembo-Hammer reduction fixes every item whose LP bound
+ * proves it in (or out of) all optimal sets, so the table usually covers a small core only.
+ * Items with no value or that cannot fit are never taken. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +90,71 @@ static int dp_solve(const rp_ks_item *items, const size_t *cand, size_t ncand, u
 	return 0;
 }
 
+typedef struct reduction {
+	uint64_t fixed_weight, fixed_value;   /* items proven to be in every optimum */
+} reduction;
+
+static int by_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int by_density(const void *a, const void *b, void *ctx)
+{
+	const rp_ks_item *items = ctx;
+	const rp_ks_item *x = &items[*(const size_t *)a], *y = &items[*(const size_t *)b];
+	unsigned __int128 lx = (unsigned __int128)x->value * y->weight;
+	unsigned __int128 ly = (unsigned __int128)y->value * x->weight;
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* Dembo-Hammer: with break item b (density vb/wb) and LP bound U, excluding a greedy item j
+ * bounds the value by U - vj + wj*vb/wb; including a later item by U + vj - wj*vb/wb. When that
+ * bound is below a known solution's value L, every optimum decides j the greedy way. All in
+ * integers scaled by wb. Returns the number of core items written to core[]. */
+static size_t reduce(const rp_ks_item *items, size_t *cand, size_t ncand, uint64_t cap,
+		     reduction *red, size_t *core, unsigned char *chosen)
+{
+	qsort_r(cand, ncand, sizeof(size_t), by_density, (void *)items);
+	uint64_t w = 0, v = 0;
+	size_t b = 0;
+	while (b < ncand && w + items[cand[b]].weight <= cap) {
+		w += items[cand[b]].weight;
+		v += items[cand[b]].value;
+		b++;
+	}
+	uint64_t lower = v, room = cap - w;
+	for (size_t k = b; k < ncand; k++)   /* greedy fill: the known solution L */
+		if (items[cand[k]].weight <= room) {
+			room -= items[cand[k]].weight;
+			lower += items[cand[k]].value;
+		}
+	const rp_ks_item *brk = &items[cand[b]];
+	__int128 wb = (__int128)brk->weight, vb = (__int128)brk->value;
+	__int128 upper_scaled = wb * (__int128)v + (__int128)(cap - w) * vb;   /* wb * U */
+	__int128 lower_scaled = wb * (__int128)lower;
+	size_t ncore = 0;
+	for (size_t k = 0; k < ncand; k++) {
+		const rp_ks_item *it = &items[cand[k]];
+		__int128 gap = (__int128)it->value * wb - (__int128)it->weight * vb;
+		if (k < b && upper_scaled - gap < lower_scaled) {
+			chosen[cand[k]] = 1;
+			red->fixed_weight += it->weight;
+			red->fixed_value += it->value;
+		} else if (k > b && upper_scaled + gap < lower_scaled) {
+			continue;
+		} else {
+			core[ncore++] = cand[k];
+		}
+	}
+	/* the DP breaks ties by item order: restore the caller's order in the core */
+	qsort(core, ncore, sizeof(size_t), by_index);
+	return ncore;
+}
+
 int rp_knapsack_solve(const rp_ks_item *items, size_t n, uint64_t capacity,
 		      unsigned char *chosen, rp_ks_result *res, rp_err *err)
 {
@@ -97,20 +164,36 @@ int rp_knapsack_solve(const rp_ks_item *items, size_t n, uint64_t capacity,
 	if (!cand)
 		return rp_err_nomem(err, "solving the knapsack");
 	size_t ncand = 0;
-	uint64_t total_weight = 0, unit = 0;
+	uint64_t total_weight = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (items[i].value == 0 || items[i].weight > capacity)
 			continue;
 		cand[ncand++] = i;
 		total_weight += items[i].weight;
-		unit = gcd64(unit, items[i].weight);
 	}
 	int rc = 0;
 	if (total_weight <= capacity) {
 		take_all(items, n, cand, ncand, chosen, res);
 	} else {
+		reduction red = { 0, 0 };
+		size_t *core = malloc(ncand * sizeof(size_t));
+		if (!core) {
+			free(cand);
+			return rp_err_nomem(err, "solving the knapsack");
+		}
+		size_t ncore = reduce(items, cand, ncand, capacity, &red, core, chosen);
 		/* zero-weight items always fit; the gcd then comes from the others */
-		rc = dp_solve(items, cand, ncand, capacity, unit ? unit : 1, chosen, res, err);
+		uint64_t core_unit = 0;
+		for (size_t k = 0; k < ncore; k++)
+			core_unit = gcd64(core_unit, items[core[k]].weight);
+		rc = dp_solve(items, core, ncore, capacity - red.fixed_weight, core_unit ? core_unit : 1,
+			      chosen, res, err);
+		res->value += red.fixed_value;
+		res->weight += red.fixed_weight;
+		res->nchosen = 0;
+		for (size_t i = 0; i < n; i++)
+			res->nchosen += chosen[i];
+		free(core);
 	}
 	free(cand);
 	return rc;

@@ -1,0 +1,160 @@
+/* test_placement.c: from a profile to a plan on the ARM fixture (tests/data/elf): clones go
+ * with their parent, the reset path stays in flash, veneers are paid for, the budget holds,
+ * missing functions are reported, and bad budgets are refused. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ramplace/placement.h"
+
+static rp_func_total profile[] = {
+	{ "a_entry", NULL, 500 }, { "helper", "a.c", 100 }, { "scale.constprop.0", "a.c", 50 },
+	{ "cold_split", NULL, 40 }, { "b_entry", NULL, 30 }, { "scale", NULL, 10 },
+	{ "gone_func", NULL, 7 }, { "helper", "b.c", 5 },
+};
+
+static rp_db_totals totals(void)
+{
+	rp_db_totals t = { profile, sizeof(profile) / sizeof(profile[0]), 0, 1, 1 };
+	for (size_t i = 0; i < t.nfuncs; i++)
+		t.total += profile[i].count;
+	return t;
+}
+
+static rp_image *load(const char *name)
+{
+	rp_image *img = NULL;
+	rp_err err = RP_ERR_INIT;
+	if (rp_image_load(&img, name, &err))
+		fail_msg("%s", err.msg);
+	return img;
+}
+
+static const rp_plan_unit *unit_named(const rp_plan *plan, const char *name, const char *file)
+{
+	for (size_t i = 0; i < plan->nunits; i++)
+		if (strcmp(plan->units[i].name, name) == 0 &&
+		    ((!file && !plan->units[i].file) || (file && plan->units[i].file && strcmp(plan->units[i].file, file) == 0)))
+			return &plan->units[i];
+	return NULL;
+}
+
+static void test_plan_on_arm(void **state)
+{
+	(void)state;
+	rp_image *img = load(TEST_DATA_DIR "/elf/arm-m3.elf");
+	rp_db_totals t = totals();
+	rp_place_opts opts = RP_PLACE_OPTS_INIT;
+	rp_placement p;
+	rp_err err = RP_ERR_INIT;
+	opts.budget = 64;
+	assert_int_equal(rp_place(img, NULL, &t, &opts, &p, &err), 0);
+	const rp_plan *plan = p.plan;
+	/* a_entry is the hottest but _start (the entry) calls it before any copy could happen */
+	assert_null(unit_named(plan, "a_entry", NULL));
+	int kept = 0;
+	for (size_t i = 0; i < p.nkept; i++)
+		kept |= strstr(p.kept[i], "a_entry: called by the reset handler") != NULL;
+	assert_true(kept);
+	/* the best set needs b_entry's callee in RAM too, so no veneer is paid: 8 + 40 + 12 + 4 */
+	assert_non_null(unit_named(plan, "helper", "a.c"));
+	assert_non_null(unit_named(plan, "helper", "b.c"));
+	assert_non_null(unit_named(plan, "cold_split", NULL));
+	assert_non_null(unit_named(plan, "b_entry", NULL));
+	assert_int_equal(plan->nunits, 4);
+	assert_int_equal(plan->used, 64);
+	assert_int_equal(plan->veneer_reserve, 0);
+	assert_true(plan->used + plan->veneer_reserve <= plan->budget);
+	assert_int_equal(plan->moved_samples, 175);
+	assert_int_equal(plan->total_samples, 742);
+	assert_string_equal(plan->units[0].name, "helper");   /* hottest first */
+	assert_string_equal(plan->build_id, img->build_id);
+	assert_int_equal(p.nmissing, 1);
+	assert_string_equal(p.missing[0], "gone_func");
+	assert_int_equal(p.missing_samples, 7);
+	assert_true(p.guessed_patterns);
+	assert_string_equal(unit_named(plan, "cold_split", NULL)->patterns[0],
+			    "*(.text.cold_split .text.*.cold_split)");
+	rp_placement_release(&p);
+	rp_image_free(img);
+}
+
+static void test_clones_move_together_and_veneers_count(void **state)
+{
+	(void)state;
+	rp_image *img = load(TEST_DATA_DIR "/elf/arm-m3.elf");
+	rp_db_totals t = totals();
+	rp_place_opts opts = RP_PLACE_OPTS_INIT;
+	rp_placement p;
+	rp_err err = RP_ERR_INIT;
+	opts.budget = 4096;
+	opts.keep_boot_path = 0;
+	const char *exclude[] = { "cold_*", "_start" };
+	opts.exclude = exclude;
+	opts.nexclude = 2;
+	assert_int_equal(rp_place(img, NULL, &t, &opts, &p, &err), 0);
+	const rp_plan_unit *scale = unit_named(p.plan, "scale", NULL);
+	assert_non_null(scale);
+	assert_int_equal(scale->nfuncs, 2);          /* scale and scale.constprop.0 */
+	assert_int_equal(scale->samples, 60);
+	assert_int_equal(scale->size, 40 + 32);
+	assert_null(unit_named(p.plan, "cold_split", NULL));
+	assert_non_null(unit_named(p.plan, "a_entry", NULL));
+	/* a_entry calls cold_split, which stays in flash: one veneer of 8 bytes */
+	assert_int_equal(p.nveneers, 1);
+	assert_int_equal(p.plan->veneer_reserve, 8);
+	rp_placement_release(&p);
+	rp_image_free(img);
+}
+
+static void test_same_plan_twice(void **state)
+{
+	(void)state;
+	rp_image *img = load(TEST_DATA_DIR "/elf/riscv32.elf");
+	rp_db_totals t = totals();
+	rp_place_opts opts = RP_PLACE_OPTS_INIT;
+	rp_placement p1, p2;
+	rp_err err = RP_ERR_INIT;
+	opts.budget = 100;
+	/* a profile taken on the ARM build maps by name onto the RISC-V one */
+	assert_int_equal(rp_place(img, NULL, &t, &opts, &p1, &err), 0);
+	assert_int_equal(rp_place(img, NULL, &t, &opts, &p2, &err), 0);
+	assert_true(p1.plan->nunits > 0);
+	assert_int_equal(p1.plan->nunits, p2.plan->nunits);
+	for (size_t i = 0; i < p1.plan->nunits; i++)
+		assert_string_equal(p1.plan->units[i].name, p2.plan->units[i].name);
+	assert_int_equal(p1.plan->veneer_reserve, 0);   /* no veneers on RISC-V */
+	rp_placement_release(&p1);
+	rp_placement_release(&p2);
+	rp_image_free(img);
+}
+
+static void test_bad_budget_and_empty_profile(void **state)
+{
+	(void)state;
+	rp_image *img = load(TEST_DATA_DIR "/elf/arm-m3.elf");
+	rp_place_opts opts = RP_PLACE_OPTS_INIT;
+	rp_placement p;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_place(img, NULL, NULL, &opts, &p, &err), RP_EUSAGE);
+	assert_non_null(strstr(err.msg, "--budget: 0 bytes"));
+	opts.budget = 1024;
+	assert_int_equal(rp_place(img, NULL, NULL, &opts, &p, &err), 0);
+	assert_int_equal(p.plan->nunits, 0);
+	rp_placement_release(&p);
+	rp_image_free(img);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plan_on_arm),
+		cmocka_unit_test(test_clones_move_together_and_veneers_count),
+		cmocka_unit_test(test_same_plan_twice),
+		cmocka_unit_test(test_bad_budget_and_empty_profile),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
