@@ -1,17 +1,47 @@
 /* cmd_report.c: `ramplace report profile.db`: the flat profile summed over every run, in
- * gprof's columns (% time, cumulative, self samples, name). */
+ * gprof's columns (% time, cumulative, self samples, name), and with --elf the placement view:
+ * the share of samples in code that runs from RAM (sections loaded elsewhere than they run). */
 #include <getopt.h>
 #include <stdlib.h>
 #include <stdio.h>
 
 #include "cli.h"
+#include "ramplace/image.h"
 #include "ramplace/profiledb.h"
 
 static const char usage[] =
-	"usage: ramplace report [--limit N] profile.db\n"
+	"usage: ramplace report [--limit N] [--elf firmware.elf] profile.db\n"
 	"\n"
 	"Prints the flat profile: every function's share of the samples of all runs.\n"
-	"  -n, --limit N   print at most N functions (default: all)\n";
+	"  -n, --limit N   print at most N functions (default: all)\n"
+	"  -e, --elf FILE  also show where the sampled functions sit in FILE: code that runs\n"
+	"                  from RAM (loaded from flash, copied at boot) versus flash\n";
+
+/* Code that runs where it is not loaded was copied at boot: that is RAM code. */
+static int print_placement(const rp_db_totals *t, const char *elf_path, rp_err *err)
+{
+	rp_image *img;
+	int rc = rp_image_load(&img, elf_path, err);
+	if (rc)
+		return rc;
+	uint64_t in_ram = 0, in_flash = 0, elsewhere = 0;
+	for (size_t i = 0; i < t->nfuncs; i++) {
+		const rp_func *f = rp_image_func_by_name(img, t->funcs[i].func, t->funcs[i].file);
+		const rp_section *s = f && f->section < img->nsections ? &img->sections[f->section] : NULL;
+		if (!s)
+			elsewhere += t->funcs[i].count;
+		else if (s->lma != s->vma)
+			in_ram += t->funcs[i].count;
+		else
+			in_flash += t->funcs[i].count;
+	}
+	double total = t->total ? (double)t->total : 1.0;
+	printf("\nplacement in %s: %.1f%% of samples in code running from RAM, %.1f%% in flash, %.1f%% not in this ELF\n",
+	       elf_path, 100.0 * (double)in_ram / total, 100.0 * (double)in_flash / total,
+	       100.0 * (double)elsewhere / total);
+	rp_image_free(img);
+	return 0;
+}
 
 static void print_flat(const rp_db_totals *t, long limit)
 {
@@ -31,17 +61,21 @@ static void print_flat(const rp_db_totals *t, long limit)
 int cmd_report(int argc, char **argv, rp_err *err)
 {
 	static const struct option longopts[] = {
-		{ "limit", required_argument, NULL, 'n' }, { "help", no_argument, NULL, 'h' },
+		{ "limit", required_argument, NULL, 'n' }, { "elf", required_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	long limit = -1;
+	const char *elf_path = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "+n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+n:e:h", longopts, NULL)) != -1) {
 		if (c == 'n') {
 			char *end;
 			limit = strtol(optarg, &end, 10);
 			if (*end || limit < 0)
 				return cli_usage_error(err, "report", "--limit takes a number");
+		} else if (c == 'e') {
+			elf_path = optarg;
 		} else if (c == 'h') {
 			fputs(usage, stdout);
 			return 0;
@@ -61,6 +95,8 @@ int cmd_report(int argc, char **argv, rp_err *err)
 	if (rc)
 		return rc;
 	print_flat(&t, limit);
+	if (elf_path)
+		rc = print_placement(&t, elf_path, err);
 	rp_db_totals_release(&t);
-	return 0;
+	return rc;
 }

@@ -38,6 +38,12 @@ static int load_header(loader *ld, rp_err *err)
 		return fail(err, ld->name, "not an ELF file");
 	if (!gelf_getehdr(ld->elf, &eh))
 		return fail_elf(err, ld->name, "corrupt ELF header");
+	if (eh.e_shoff > ld->img->nbytes || (uint64_t)eh.e_shnum * eh.e_shentsize > ld->img->nbytes - eh.e_shoff)
+		return rp_err_set(err, RP_EINPUT, "%s: truncated or corrupt: section headers at offset 0x%llx run past the end of the file (%zu bytes)",
+				  ld->name, (unsigned long long)eh.e_shoff, ld->img->nbytes);
+	if (eh.e_phoff > ld->img->nbytes || (uint64_t)eh.e_phnum * eh.e_phentsize > ld->img->nbytes - eh.e_phoff)
+		return rp_err_set(err, RP_EINPUT, "%s: truncated or corrupt: program headers at offset 0x%llx run past the end of the file (%zu bytes)",
+				  ld->name, (unsigned long long)eh.e_phoff, ld->img->nbytes);
 	ld->img->machine = eh.e_machine;
 	ld->img->elfclass = eh.e_ident[EI_CLASS] == ELFCLASS64 ? 64 : 32;
 	ld->img->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;

@@ -19,6 +19,7 @@ typedef struct unit {
 	size_t *callees;          /* distinct functions outside the unit it branches to */
 	size_t ncallees, callees_cap;
 	const char *kept_why;     /* non-NULL: stays in flash */
+	size_t kept_func;         /* the function the reason is about */
 	int movable;
 	int chosen;
 } unit;
@@ -273,11 +274,15 @@ static int keep_boot_path(ctx *c, rp_err *err)
 	int rc = scan_callees(c, eu, err);
 	if (rc)
 		return rc;
-	c->units[eu].kept_why = "reset handler: runs before .ramtext is copied";
+	c->units[eu].kept_why = "the reset handler (or shares its input section): runs before .ramtext is copied";
+	c->units[eu].kept_func = (size_t)(entry - c->img->funcs);
 	for (size_t k = 0; k < c->units[eu].ncallees; k++) {
-		unit *u = &c->units[c->unit_of[c->units[eu].callees[k]]];
-		if (!u->kept_why)
+		size_t callee = c->units[eu].callees[k];
+		unit *u = &c->units[c->unit_of[callee]];
+		if (!u->kept_why) {
 			u->kept_why = "called by the reset handler, which may run it before .ramtext is copied";
+			u->kept_func = callee;
+		}
 	}
 	return 0;
 }
@@ -302,10 +307,12 @@ static int apply_exclusions(ctx *c, rp_err *err)
 			return rc;
 	}
 	for (size_t u = 0; u < c->nunits; u++) {
-		if (c->opts->nexclude && matches_exclude(c, u))
+		if (!c->units[u].kept_why && c->opts->nexclude && matches_exclude(c, u)) {
 			c->units[u].kept_why = "excluded by --exclude";
+			c->units[u].kept_func = c->units[u].root;
+		}
 		if (c->units[u].kept_why && c->units[u].samples) {
-			const rp_func *f = &c->img->funcs[c->units[u].root];
+			const rp_func *f = &c->img->funcs[c->units[u].kept_func];
 			if (push_str(&c->out->kept, &c->out->nkept, err, "%s: %s", f->name, c->units[u].kept_why))
 				return err->code;
 		}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# t_bad_input.sh: every kind of bad input the spine refuses gets one line on stderr,
+# "ramplace: <file or host>: <what is wrong>", exit status 2, and leaves nothing half-written:
+# a missing, corrupt or non-ELF file, an ELF without symbols, an empty profile, budgets of 0 and
+# larger than the RAM region, an unreadable and a locked profile.db, a bad import file.
+# (Unreachable gdbservers and garbage RSP replies: t_record_faults.sh.)
+# Needs: $RAMPLACE, $RAMPLACE_SRC; python3.
+set -euo pipefail
+: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
+tmp=$(mktemp -d)
+holder_pid=""
+trap '[ -n "$holder_pid" ] && kill "$holder_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+cd "$tmp"
+passed=0
+failed=0
+elf=$RAMPLACE_SRC/tests/data/maptest/maptest.elf
+map=$RAMPLACE_SRC/tests/data/maptest/maptest.map
+stripped=$RAMPLACE_SRC/tests/data/elf/arm-m3-stripped.elf
+
+# expect_refusal NAME SUBJECT WHAT COMMAND...: exit 2, one stderr line naming SUBJECT and WHAT,
+# and no ramtext.ld / plan written.
+expect_refusal() {
+	local name=$1 subject=$2 what=$3
+	shift 3
+	rm -f ramtext.ld ramtext.ld.plan
+	local status=0
+	"$@" >out.txt 2>err.txt || status=$?
+	local lines
+	lines=$(wc -l <err.txt)
+	if [ "$status" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q "^ramplace: .*$subject.*$what" err.txt &&
+		[ ! -e ramtext.ld ] && [ ! -e ramtext.ld.plan ] && ! ls ./*.tmp.* >/dev/null 2>&1; then
+		passed=$((passed + 1))
+		echo "ok: $name: $(cat err.txt)"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $name: status $status, $lines line(s):"
+		sed 's/^/    /' err.txt
+	fi
+}
+
+# a good profile to start from
+printf '0x%x 50\n' 0x100 0x104 >pcs.txt
+"$RAMPLACE" import --quiet profile.db "$elf" pcs.txt
+
+expect_refusal "missing ELF" "nosuch.elf" "No such file" "$RAMPLACE" --budget 1K profile.db nosuch.elf
+echo "just text" >notelf.elf
+expect_refusal "not an ELF" "notelf.elf" "not an ELF file" "$RAMPLACE" --budget 1K profile.db notelf.elf
+head -c 3000 "$elf" >truncated.elf
+expect_refusal "truncated ELF" "truncated.elf" "truncated" "$RAMPLACE" --budget 1K profile.db truncated.elf
+expect_refusal "ELF without symbols" "arm-m3-stripped.elf" "no function symbols" "$RAMPLACE" --budget 1K profile.db "$stripped"
+expect_refusal "budget 0" "--budget" "0 bytes" "$RAMPLACE" --budget 0 --map "$map" profile.db "$elf"
+expect_refusal "budget over the RAM region" "--budget" "larger than the RAM region" "$RAMPLACE" --budget 65K --map "$map" profile.db "$elf"
+expect_refusal "budget junk" "--budget" "unknown suffix" "$RAMPLACE" --budget 12Q profile.db "$elf"
+mkdir dir.db
+expect_refusal "unreadable profile.db" "dir.db" "not a regular file" "$RAMPLACE" --budget 1K dir.db "$elf"
+echo "garbage that is not SQLite at all, but long enough to have a header ..........." >junk.db
+expect_refusal "corrupt profile.db" "junk.db" "not a database" "$RAMPLACE" --budget 1K junk.db "$elf"
+
+# an empty profile: the database exists but holds no samples
+cp profile.db empty.db
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("DELETE FROM samples"); c.commit()' empty.db
+expect_refusal "empty profile" "empty.db" "holds no samples" "$RAMPLACE" --budget 1K empty.db "$elf"
+: >empty.txt
+expect_refusal "empty import file" "empty.txt" "no samples" "$RAMPLACE" import new.db "$elf" empty.txt
+if [ ! -e new.db ]; then passed=$((passed + 1)); echo "ok: failed import created no database"; else failed=$((failed + 1)); echo "FAIL: new.db created"; fi
+printf '0x100\nnot-a-pc\n' >bad.txt
+expect_refusal "bad import line" "bad.txt" "line 2 (byte 6)" "$RAMPLACE" import profile.db "$elf" bad.txt
+
+# a locked profile.db: another process holds an exclusive transaction; nothing is added
+python3 - profile.db <<'PY' &
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN EXCLUSIVE")
+open(sys.argv[1] + ".locked", "w").close()
+time.sleep(20)
+PY
+holder_pid=$!
+for _ in $(seq 100); do [ -e profile.db.locked ] && break; sleep 0.1; done
+expect_refusal "locked profile.db" "profile.db" "locked" "$RAMPLACE" import profile.db "$elf" pcs.txt
+kill "$holder_pid" 2>/dev/null || true
+wait "$holder_pid" 2>/dev/null || true
+holder_pid=""
+runs=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM runs").fetchone()[0])' profile.db)
+if [ "$runs" -eq 1 ]; then passed=$((passed + 1)); echo "ok: locked import added no run"; else failed=$((failed + 1)); echo "FAIL: $runs runs after the locked import"; fi
+
+# and the good path still works: no profile at all gives an empty, valid fragment
+status=0
+"$RAMPLACE" --budget 1K --map "$map" nothing.db "$elf" >out.txt 2>err.txt || status=$?
+only_comments=$(python3 -c 'import re,sys; print(re.sub(r"/\*.*?\*/", "", open(sys.argv[1]).read(), flags=re.S).strip() == "")' ramtext.ld)
+if [ "$status" -eq 0 ] && grep -q "no profile yet" out.txt && [ "$only_comments" = True ]; then
+	passed=$((passed + 1)); echo "ok: no profile.db: empty fragment"
+else
+	failed=$((failed + 1)); echo "FAIL: no profile.db: status $status"; cat err.txt
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# t_loop_cortex_m3.sh: the whole loop on the bundled Cortex-M3 firmware, as the Quick start runs
+# it (examples/qemu-cortex-m3/loop.sh, which itself fails when `ramplace check` fails or the
+# relinked firmware's output differs), plus independent assertions on what it produced:
+# the budget was smaller than the hot set, every planned function sits in RAM per
+# arm-none-eabi-nm, the fragment uses the archive:member and file-qualified patterns of the
+# map, and the relinked firmware spends most sampled time in RAM.
+# Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc, qemu-system-arm, python3.
+set -euo pipefail
+: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok: $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
+
+if RAMPLACE="$RAMPLACE" BUDGET=1K ITERATIONS=800 "$RAMPLACE_SRC/examples/qemu-cortex-m3/loop.sh" "$work/loop" >"$work/loop.log" 2>&1; then
+	pass "loop.sh: record, place, relink, check, identical output"
+else
+	cat "$work/loop.log"
+	fail "loop.sh failed"
+	echo "$passed passed, $failed failed"
+	exit 1
+fi
+loop=$work/loop
+plan=$loop/ram/ramtext.ld.plan
+
+# the hot set (functions holding 90 % of the samples) is larger than the 1 KiB budget
+hot_bytes=$("$RAMPLACE" report "$loop/profile.db" | python3 -c '
+import subprocess, sys
+rows = [l.split() for l in sys.stdin if l[:1] == " " and "%" in l]
+names = []
+for r in rows:
+    names.append(r[3])
+    if float(r[1].rstrip("%")) >= 90: break
+nm = subprocess.run(["arm-none-eabi-nm", "-S", sys.argv[1]], capture_output=True, text=True).stdout
+size = {}
+for line in nm.splitlines():
+    f = line.split()
+    if len(f) == 4: size[f[3]] = int(f[1], 16)
+print(sum(size.get(n, 0) for n in set(names)))' "$loop/flash/fw.elf")
+if [ "$hot_bytes" -gt 1024 ]; then pass "hot set is $hot_bytes bytes, more than the 1024-byte budget"; else fail "hot set only $hot_bytes bytes"; fi
+
+# every function named in the plan is at a RAM address in the relinked ELF
+nplanned=0
+bad=0
+while read -r kind name file; do
+	[ "$kind" = func ] || continue
+	nplanned=$((nplanned + 1))
+	addr=$(arm-none-eabi-nm "$loop/ram/fw.elf" | awk -v n="$name" '$3 == n { print $1; exit }')
+	case "$addr" in 2000*) ;; *) bad=$((bad + 1)); echo "  $name ($file) at '$addr'" ;; esac
+done <"$plan"
+if [ "$nplanned" -ge 5 ] && [ "$bad" -eq 0 ]; then pass "$nplanned planned functions all at 0x2000xxxx"; else fail "$bad of $nplanned planned functions not in RAM"; fi
+
+# and they were in flash before
+first=$(awk '$1 == "func" { print $2; exit }' "$plan")
+case "$(arm-none-eabi-nm "$loop/flash/fw.elf" | awk -v n="$first" '$3 == n { print $1; exit }')" in
+	2000*) fail "$first was already in RAM in the flash build" ;;
+	*) pass "$first moved from flash to RAM" ;;
+esac
+
+# patterns name the object file, so a same-named static elsewhere does not move
+if grep -Eq '^\s+\*/?[a-z0-9_]+\.o\(\.text\.[A-Za-z0-9_.]+\)$' "$loop/ram/ramtext.ld"; then pass "file-qualified patterns"; else fail "no file-qualified pattern in ramtext.ld"; fi
+
+# measured after relinking: most samples now fall in code running from RAM
+share=$(grep -Eo 'placement in .*: [0-9.]+% of samples in code running from RAM' "$work/loop.log" | head -1 | grep -Eo '[0-9.]+%' | tr -d %)
+if python3 -c "import sys; sys.exit(0 if float('$share') >= 50 else 1)"; then pass "relinked firmware: $share % of samples in RAM"; else fail "only $share % of samples in RAM after relinking"; fi
+
+grep -E 'moved|samples in RAM|check:|placement in' "$work/loop.log" | sed 's/^/  /'
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
