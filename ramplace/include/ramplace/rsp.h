@@ -146,6 +146,7 @@ typedef struct rp_rsp_tdesc {
 	size_t nregs, cap;
 	unsigned next_regnum;
 	int depth;           /* include nesting while parsing */
+	int nincludes;       /* documents included so far (capped) */
 } rp_rsp_tdesc;
 
 /* Fetches an included document for the parser: *doc (malloc'ed, the parser frees it). */
@@ -155,8 +156,9 @@ void rp_rsp_tdesc_init(rp_rsp_tdesc *td);
 void rp_rsp_tdesc_release(rp_rsp_tdesc *td);
 
 /* Parses a target description document into td, following <xi:include href> through fetch
- * (nested at most 4 deep; fetch may be NULL to refuse includes). Registers are numbered
- * sequentially from 0, or from an explicit regnum on. Fails on malformed markup. */
+ * (nested at most 4 deep, 64 documents in all; fetch may be NULL to refuse includes).
+ * Registers are numbered sequentially from 0, or from an explicit regnum on. Fails on
+ * malformed markup. */
 int rp_rsp_tdesc_parse(rp_rsp_tdesc *td, const char *xml, size_t len, rp_rsp_fetch_fn fetch,
 		       void *ctx, const char *name, rp_err *err);
 

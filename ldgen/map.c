@@ -1,0 +1,499 @@
+/* map.c: reader for GNU ld link maps (see map.h) and the exact input-section patterns built
+ * from them.
+ *
+ * Owns the rp_map it returns: regions from "Memory Configuration", and the kept input sections
+ * of allocated output sections from "Linker script and memory map", sorted by address.
+ * The text is hostile: every line is bounds-checked by (pointer, length) slices, never assumed
+ * NUL-terminated; CRLF is tolerated. Quirks of real GNU ld 2.40 maps this handles:
+ *   - a name too long for its column (input sections >= 15 characters, output sections >= 16)
+ *     is printed alone, its address/size/file on the next line;
+ *   - an empty output section prints only its name, then its rule lines;
+ *   - rule lines (" *(.text .text.*)", " KEEP (*(.vectors))") and symbol/assignment lines
+ *     ("   0x20000000   main") sit between input sections;
+ *   - the linker's own sections come from the pseudo-file "linker stubs" (veneers, build-id);
+ *   - non-allocated sections (.debug_*, .comment, .ARM.attributes) carry offsets, not
+ *     addresses, so their input sections are not kept;
+ *   - "Discarded input sections" (gc-sections) lists sections that are not in the output. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "map.h"
+#include "ramplace/util.h"
+
+/* A slice of the map text: never NUL-terminated. */
+typedef struct span {
+	const char *p;
+	size_t n;
+} span;
+
+#define MAX_TOKENS 8
+
+typedef struct line {
+	span text;             /* without the line ending */
+	span tok[MAX_TOKENS];  /* whitespace-separated tokens */
+	size_t ntok;
+	int indented;          /* starts with a space or a tab */
+} line;
+
+enum part { PART_PREAMBLE, PART_DISCARDED, PART_MEMORY, PART_SCRIPT, PART_TRAILER };
+
+typedef struct parser {
+	const char *name;       /* for messages */
+	const char *text;
+	size_t len, pos, lineno;
+	enum part part;
+	int saw_script;
+	rp_map *map;
+	size_t cap_regions, cap_insecs;
+	char *outsec;           /* current output section */
+	int outsec_kept;        /* 0 for non-allocated and /DISCARD/ output sections */
+	span pending;           /* a wrapped input section name waiting for its address line */
+	size_t pending_line;
+	rp_err *err;
+} parser;
+
+static int span_eq(span s, const char *lit)
+{
+	size_t n = strlen(lit);
+	return s.n == n && memcmp(s.p, lit, n) == 0;
+}
+
+static int span_starts(span s, const char *lit)
+{
+	size_t n = strlen(lit);
+	return s.n >= n && memcmp(s.p, lit, n) == 0;
+}
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Copies a span into a new string; refuses NUL bytes, which no map contains. */
+static int span_dup(char **out, span s, parser *ps)
+{
+	if (memchr(s.p, '\0', s.n))
+		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: NUL byte in the map", ps->name, ps->lineno);
+	*out = malloc(s.n + 1);
+	if (!*out)
+		return rp_err_nomem(ps->err, "reading a link map");
+	memcpy(*out, s.p, s.n);
+	(*out)[s.n] = '\0';
+	return 0;
+}
+
+/* Reads the next line into ln; returns 0 at the end of the text. */
+static int next_line(parser *ps, line *ln)
+{
+	if (ps->pos >= ps->len)
+		return 0;
+	const char *start = ps->text + ps->pos;
+	const char *nl = memchr(start, '\n', ps->len - ps->pos);
+	size_t n = nl ? (size_t)(nl - start) : ps->len - ps->pos;
+	ps->pos += n + (nl ? 1 : 0);
+	ps->lineno++;
+	if (n > 0 && start[n - 1] == '\r')
+		n--;
+	ln->text = (span){ start, n };
+	ln->indented = n > 0 && is_blank(start[0]);
+	ln->ntok = 0;
+	size_t i = 0;
+	while (i < n && ln->ntok < MAX_TOKENS) {
+		while (i < n && is_blank(start[i]))
+			i++;
+		if (i == n)
+			break;
+		size_t b = i;
+		while (i < n && !is_blank(start[i]))
+			i++;
+		ln->tok[ln->ntok++] = (span){ start + b, i - b };
+	}
+	return 1;
+}
+
+/* The rest of the line from token k on, trailing blanks trimmed: file names may hold spaces. */
+static span rest_from(const line *ln, size_t k)
+{
+	const char *b = ln->tok[k].p;
+	size_t n = (size_t)(ln->text.p + ln->text.n - b);
+	while (n > 0 && is_blank(b[n - 1]))
+		n--;
+	return (span){ b, n };
+}
+
+static int is_hex_token(span s)
+{
+	return span_starts(s, "0x") || span_starts(s, "0X");
+}
+
+/* Parses "0x..." (at most 64 bits); `what` is "address", "size", "origin" or "length". */
+static int parse_hex(uint64_t *out, span s, const char *what, parser *ps)
+{
+	uint64_t v = 0;
+	size_t digits = 0;
+	for (size_t i = 2; is_hex_token(s) && i < s.n; i++, digits++) {
+		char c = s.p[i];
+		int d = c >= '0' && c <= '9' ? c - '0'
+		      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		      : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0 || v > (UINT64_MAX >> 4))
+			goto bad;
+		v = (v << 4) | (uint64_t)d;
+	}
+	if (!is_hex_token(s) || digits == 0)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: bad %s '%.*s'", ps->name, ps->lineno, what,
+			  (int)(s.n > 64 ? 64 : s.n), s.p);
+}
+
+/* The headings that start each part of a map. */
+static int switch_part(parser *ps, const line *ln)
+{
+	static const struct { const char *heading; enum part part; } headings[] = {
+		{ "Archive member included to satisfy reference by file (symbol)", PART_PREAMBLE },
+		{ "As-needed library included to satisfy reference by file (symbol)", PART_PREAMBLE },
+		{ "Allocating common symbols", PART_PREAMBLE },
+		{ "Discarded input sections", PART_DISCARDED },
+		{ "Memory Configuration", PART_MEMORY },
+		{ "Linker script and memory map", PART_SCRIPT },
+		{ "Cross Reference Table", PART_TRAILER },
+	};
+	for (size_t i = 0; i < sizeof(headings) / sizeof(headings[0]); i++) {
+		if (span_eq(ln->text, headings[i].heading)) {
+			ps->part = headings[i].part;
+			ps->saw_script |= ps->part == PART_SCRIPT;
+			ps->pending.n = 0;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* "NAME ORIGIN LENGTH [ATTRIBUTES]"; the column heading line is skipped. */
+static int parse_region(parser *ps, const line *ln)
+{
+	if (ln->ntok == 0 || (span_eq(ln->tok[0], "Name") && ln->ntok >= 2 && span_eq(ln->tok[1], "Origin")))
+		return 0;
+	if (ln->ntok < 3 || ln->ntok > 4)
+		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: memory region line needs NAME ORIGIN LENGTH [ATTRIBUTES]",
+				  ps->name, ps->lineno);
+	rp_map *map = ps->map;
+	if (rp_grow((void **)&map->regions, &ps->cap_regions, map->nregions + 1, sizeof(*map->regions), ps->err))
+		return ps->err->code;
+	rp_map_region *r = &map->regions[map->nregions];
+	memset(r, 0, sizeof(*r));
+	if (parse_hex(&r->origin, ln->tok[1], "origin", ps) || parse_hex(&r->length, ln->tok[2], "length", ps))
+		return ps->err->code;
+	if (ln->ntok == 4) {
+		if (ln->tok[3].n >= sizeof(r->attrs))
+			return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: memory region attributes '%.*s' are too long",
+					  ps->name, ps->lineno, (int)(ln->tok[3].n > 64 ? 64 : ln->tok[3].n), ln->tok[3].p);
+		memcpy(r->attrs, ln->tok[3].p, ln->tok[3].n);
+	}
+	if (span_dup(&r->name, ln->tok[0], ps))
+		return ps->err->code;
+	map->nregions++;
+	return 0;
+}
+
+/* Output sections that hold no code or data at run time: their addresses are file offsets. */
+static int is_unallocated(const char *name)
+{
+	static const char *const prefixes[] = {
+		".debug", ".zdebug", ".stab", ".comment", ".ARM.attributes", ".riscv.attributes",
+		".gnu.attributes", ".gnu.build.attributes", ".note.GNU-stack", ".gnu_debuglink",
+		".gnu.lto_", ".GCC.command.line", ".symtab", ".strtab", ".shstrtab",
+		"/DISCARD/",
+	};
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/* Column-0 lines of the script part: an output section ("NAME [0xADDR 0xSIZE [load address
+ * 0xLMA]]"), or a statement (LOAD, START GROUP, OUTPUT(...), "Address of section ..."). */
+static int parse_outsec_line(parser *ps, const line *ln)
+{
+	const span first = ln->tok[0];
+	if (span_eq(first, "LOAD") || span_eq(first, "START") || span_eq(first, "END") ||
+	    span_eq(first, "Address") || memchr(first.p, '(', first.n))
+		return 0;
+	if (ln->ntok >= 2 && !is_hex_token(ln->tok[1])) {
+		if (first.n > 0 && first.p[0] == '.')
+			return parse_hex(&(uint64_t){ 0 }, ln->tok[1], "address", ps);
+		return 0; /* prose we do not know; it names no section */
+	}
+	uint64_t addr, size;
+	if (ln->ntok >= 2 && parse_hex(&addr, ln->tok[1], "address", ps))
+		return ps->err->code;
+	if (ln->ntok >= 3 && parse_hex(&size, ln->tok[2], "size", ps))
+		return ps->err->code;
+	free(ps->outsec);
+	ps->outsec = NULL;
+	if (span_dup(&ps->outsec, first, ps))
+		return ps->err->code;
+	ps->outsec_kept = !is_unallocated(ps->outsec);
+	return 0;
+}
+
+/* Splits "path/libc.a(member.o)" into archive and member; other files have neither. */
+static int split_archive(rp_map_insec *sec, parser *ps)
+{
+	size_t n = strlen(sec->file);
+	if (n < 4 || sec->file[n - 1] != ')')
+		return 0;
+	char *open = strrchr(sec->file, '(');
+	if (!open || open == sec->file || open + 2 >= sec->file + n)
+		return 0;
+	sec->archive = strndup(sec->file, (size_t)(open - sec->file));
+	sec->member = strndup(open + 1, (size_t)(sec->file + n - 1 - (open + 1)));
+	if (!sec->archive || !sec->member)
+		return rp_err_nomem(ps->err, "reading a link map");
+	return 0;
+}
+
+static int add_insec(parser *ps, span name, span addr_tok, span size_tok, span file)
+{
+	uint64_t addr, size;
+	if (parse_hex(&addr, addr_tok, "address", ps) || parse_hex(&size, size_tok, "size", ps))
+		return ps->err->code;
+	if (size == 0 || !ps->outsec || !ps->outsec_kept)
+		return 0;
+	if (addr > UINT64_MAX - size)
+		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: section '%.*s' at 0x%llx of size 0x%llx wraps around",
+				  ps->name, ps->lineno, (int)(name.n > 64 ? 64 : name.n), name.p,
+				  (unsigned long long)addr, (unsigned long long)size);
+	rp_map *map = ps->map;
+	if (rp_grow((void **)&map->insecs, &ps->cap_insecs, map->ninsecs + 1, sizeof(*map->insecs), ps->err))
+		return ps->err->code;
+	rp_map_insec *sec = &map->insecs[map->ninsecs];
+	memset(sec, 0, sizeof(*sec));
+	map->ninsecs++; /* counted now so that rp_map_free releases a half-filled entry */
+	sec->addr = addr;
+	sec->size = size;
+	if (span_dup(&sec->name, name, ps) || span_dup(&sec->file, file, ps) ||
+	    rp_strdup(&sec->outsec, ps->outsec, ps->err) || split_archive(sec, ps))
+		return ps->err->code;
+	return 0;
+}
+
+/* Indented lines of the script part. */
+static int parse_indented_line(parser *ps, const line *ln)
+{
+	const span first = ln->tok[0];
+	span pending = ps->pending;
+	ps->pending.n = 0;
+	if (span_eq(first, "*fill*"))
+		return 0;
+	if (is_hex_token(first)) {
+		/* "0xADDR 0xSIZE FILE" continues a wrapped name; "0xADDR symbol" is a symbol */
+		if (pending.n && ln->ntok >= 3 && is_hex_token(ln->tok[1]))
+			return add_insec(ps, pending, first, ln->tok[1], rest_from(ln, 2));
+		return 0;
+	}
+	if (ln->ntok == 1) {
+		ps->pending = first; /* a long name; or a rule line, which no address line follows */
+		ps->pending_line = ps->lineno;
+		return 0;
+	}
+	if (ln->ntok >= 4 && is_hex_token(ln->tok[1]))
+		return add_insec(ps, first, ln->tok[1], ln->tok[2], rest_from(ln, 3));
+	if (ln->ntok >= 2 && is_hex_token(ln->tok[1]))
+		return parse_hex(&(uint64_t){ 0 }, ln->tok[1], "address", ps) ? ps->err->code
+		     : ln->ntok == 3 ? parse_hex(&(uint64_t){ 0 }, ln->tok[2], "size", ps) : 0;
+	return 0; /* a rule line such as " *(.text .text.*)" or " KEEP (*(.vectors))" */
+}
+
+static int parse_script_line(parser *ps, const line *ln)
+{
+	if (ln->ntok == 0) {
+		ps->pending.n = 0;
+		return 0;
+	}
+	if (!ln->indented) {
+		ps->pending.n = 0;
+		return parse_outsec_line(ps, ln);
+	}
+	return parse_indented_line(ps, ln);
+}
+
+static int compare_insec(const void *a, const void *b)
+{
+	const rp_map_insec *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->outsec, y->outsec);
+}
+
+static int parse_all(parser *ps)
+{
+	line ln;
+	while (next_line(ps, &ln)) {
+		if (!ln.indented && switch_part(ps, &ln))
+			continue;
+		int rc = 0;
+		if (ps->part == PART_MEMORY)
+			rc = parse_region(ps, &ln);
+		else if (ps->part == PART_SCRIPT)
+			rc = parse_script_line(ps, &ln);
+		if (rc)
+			return rc;
+	}
+	if (!ps->saw_script)
+		return rp_err_set(ps->err, RP_EINPUT, "%s: not a GNU ld map (no 'Linker script and memory map' part)",
+				  ps->name);
+	if (ps->map->ninsecs > 1) /* qsort(NULL, 0, ...) is undefined */
+		qsort(ps->map->insecs, ps->map->ninsecs, sizeof(*ps->map->insecs), compare_insec);
+	return 0;
+}
+
+int rp_map_parse(rp_map **out, const char *text, size_t len, const char *name, rp_err *err)
+{
+	*out = NULL;
+	parser ps = { .name = name ? name : "<map>", .text = text, .len = text ? len : 0, .err = err };
+	ps.map = calloc(1, sizeof(*ps.map));
+	if (!ps.map)
+		return rp_err_nomem(err, "reading a link map");
+	int rc = rp_strdup(&ps.map->path, ps.name, err);
+	if (!rc)
+		rc = parse_all(&ps);
+	free(ps.outsec);
+	if (rc) {
+		rp_map_free(ps.map);
+		return rc;
+	}
+	*out = ps.map;
+	return 0;
+}
+
+int rp_map_load(rp_map **out, const char *path, rp_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	*out = NULL;
+	int rc = rp_read_file(&text, &len, path, err);
+	if (rc)
+		return rc;
+	rc = rp_map_parse(out, text, len, path, err);
+	free(text);
+	return rc;
+}
+
+void rp_map_free(rp_map *map)
+{
+	if (!map)
+		return;
+	for (size_t i = 0; i < map->nregions; i++)
+		free(map->regions[i].name);
+	for (size_t i = 0; i < map->ninsecs; i++) {
+		rp_map_insec *s = &map->insecs[i];
+		free(s->name);
+		free(s->file);
+		free(s->archive);
+		free(s->member);
+		free(s->outsec);
+	}
+	free(map->regions);
+	free(map->insecs);
+	free(map->path);
+	free(map);
+}
+
+const rp_map_insec *rp_map_insec_at(const rp_map *map, uint64_t addr)
+{
+	size_t lo = 0, hi = map ? map->ninsecs : 0;
+	while (lo < hi) { /* first section starting after addr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (map->insecs[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* sections sharing a start address (overlays) are all candidates */
+	for (size_t i = lo; i > 0; i--) {
+		const rp_map_insec *s = &map->insecs[i - 1];
+		if (addr - s->addr < s->size)
+			return s;
+		if (s->addr != map->insecs[lo - 1].addr)
+			break;
+	}
+	return NULL;
+}
+
+const rp_map_region *rp_map_region_find(const rp_map *map, const char *name, uint64_t addr)
+{
+	for (size_t i = 0; map && i < map->nregions; i++) {
+		const rp_map_region *r = &map->regions[i];
+		if (name ? strcmp(r->name, name) == 0
+			 : strcmp(r->name, "*default*") != 0 && addr >= r->origin && addr - r->origin < r->length)
+			return r;
+	}
+	return NULL;
+}
+
+/* Characters that mean themselves in an ld script file or section pattern (no wildcards,
+ * no ':' archive separator, nothing the script lexer splits on). */
+static const char *pattern_unsafe(const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      strchr("_.$~+-", c)))
+			return s;
+	}
+	return NULL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static int check_pattern_part(const char *part, const char *what, const rp_map_insec *sec, rp_err *err)
+{
+	const char *bad = pattern_unsafe(part);
+	if (!*part)
+		return rp_err_set(err, RP_EINPUT, "section '%s' of '%s': empty %s name", sec->name, sec->file, what);
+	if (bad)
+		return rp_err_set(err, RP_EINPUT,
+				  "section '%s' of '%s': no exact ld pattern for %s '%s' (character '%c')",
+				  sec->name, sec->file, what, part, *bad);
+	return 0;
+}
+
+/* ld matches a file pattern against the path it opened (archives, objects) or the member name
+ * (archive members). "*" then "/basename" pins the basename ("*a.o" would also match "data.o");
+ * a path without a directory is matched whole, with ":" so that it means an object outside any
+ * archive and so that ld does not try to open a file of that name. */
+int rp_map_insec_pattern(char **out, const rp_map_insec *sec, rp_err *err)
+{
+	*out = NULL;
+	if (!sec || !sec->name || !sec->file)
+		return rp_err_set(err, RP_EINPUT, "no input section to make a pattern for");
+	if (strcmp(sec->file, "linker stubs") == 0)
+		return rp_err_set(err, RP_EINPUT, "section '%s' is made by the linker ('linker stubs'): no pattern moves it",
+				  sec->name);
+	const char *container = sec->archive ? sec->archive : sec->file;
+	const char *base = base_name(container);
+	const char *lead = base == container ? (sec->archive ? "" : ":") : "*/";
+	if (check_pattern_part(base, sec->archive ? "archive" : "object", sec, err) ||
+	    (sec->member && check_pattern_part(sec->member, "archive member", sec, err)) ||
+	    check_pattern_part(sec->name, "section", sec, err))
+		return err->code;
+	size_t n = strlen(lead) + strlen(base) + (sec->member ? strlen(sec->member) + 1 : 0) + strlen(sec->name) + 3;
+	char *p = malloc(n);
+	if (!p)
+		return rp_err_nomem(err, "making an ld pattern");
+	if (sec->member)
+		snprintf(p, n, "%s%s:%s(%s)", lead, base, sec->member, sec->name);
+	else
+		snprintf(p, n, "%s%s(%s)", lead, base, sec->name);
+	*out = p;
+	return 0;
+}

@@ -1,0 +1,196 @@
+/* check.c: verifies a plan on the relinked ELF (see check.h): every planned function is inside
+ * the plan's output section (and its region, when the plan knows it), the section fits the
+ * budget and is loaded from flash (LMA != VMA), and counts the call veneers GNU ld put in it.
+ *
+ * Owns the failure lines of an rp_check_result (rp_check_result_release frees them). The image
+ * model lists only functions, and ld's "__NAME_veneer" symbols may be STT_FUNC or STT_NOTYPE,
+ * so the veneers are counted from the ELF symbol table with libelf, on a private copy of the
+ * bytes (libelf may convert a foreign-endian image in place). */
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ramplace/check.h"
+
+/* Adds one failure line (printf-style); fails only when out of memory. */
+static int add_failure(rp_check_result *res, rp_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int add_failure(rp_check_result *res, rp_err *err, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	char **grown = realloc(res->failures, (res->nfailures + 1) * sizeof(*grown));
+	if (!grown)
+		return rp_err_nomem(err, "checking a plan");
+	res->failures = grown;
+	res->failures[res->nfailures] = strdup(line);
+	if (!res->failures[res->nfailures])
+		return rp_err_nomem(err, "checking a plan");
+	res->nfailures++;
+	return 0;
+}
+
+static int addr_width(const rp_image *img)
+{
+	return img->elfclass == 64 ? 16 : 8;
+}
+
+/* Whether [addr, addr+size) lies inside [lo, lo+len). */
+static int range_inside(uint64_t addr, uint64_t size, uint64_t lo, uint64_t len)
+{
+	return addr >= lo && addr - lo <= len && size <= len - (addr - lo);
+}
+
+/* Where a function outside the output section sits: "in flash" when its section runs where it
+ * is loaded (LMA == VMA), else the section's name. */
+static void describe_place(char *buf, size_t n, const rp_image *img, const rp_func *f)
+{
+	const rp_section *sec = f->section < img->nsections ? &img->sections[f->section] : NULL;
+	if (!sec)
+		snprintf(buf, n, "outside any section");
+	else if (sec->lma == sec->vma)
+		snprintf(buf, n, "in flash");
+	else
+		snprintf(buf, n, "in %s", sec->name);
+}
+
+static int check_func(const rp_image *img, const rp_plan *plan, const rp_section *outsec,
+		      const rp_plan_func *pf, rp_check_result *res, rp_err *err)
+{
+	char file_note[512] = "";
+	if (pf->file)
+		snprintf(file_note, sizeof(file_note), " (%s)", pf->file);
+	res->nfuncs_checked++;
+	const rp_func *f = rp_image_func_by_name(img, pf->name, pf->file);
+	if (!f)
+		return add_failure(res, err, "'%s'%s is not in the relinked ELF: inlined or renamed?", pf->name, file_note);
+	if (!outsec || !range_inside(f->addr, f->size, outsec->vma, outsec->size)) {
+		char place[256];
+		describe_place(place, sizeof(place), img, f);
+		return add_failure(res, err, "'%s'%s is at 0x%0*llx %s, not in %s", pf->name, file_note, addr_width(img),
+				   (unsigned long long)f->addr, place, plan->outsec);
+	}
+	if (plan->region_length && !range_inside(f->addr, f->size, plan->region_origin, plan->region_length))
+		return add_failure(res, err, "'%s'%s is at 0x%0*llx, outside region %s [0x%llx, 0x%llx)", pf->name,
+				   file_note, addr_width(img), (unsigned long long)f->addr,
+				   plan->region ? plan->region : "?", (unsigned long long)plan->region_origin,
+				   (unsigned long long)(plan->region_origin + plan->region_length));
+	res->nfuncs_placed++;
+	return 0;
+}
+
+/* The output section itself: present when the plan moves anything, within budget and region,
+ * and copied from flash at boot. */
+static int check_outsec(const rp_image *img, const rp_plan *plan, const rp_section *outsec,
+			rp_check_result *res, rp_err *err)
+{
+	if (!outsec)
+		return plan->nunits == 0 ? 0
+		     : add_failure(res, err, "'%s' is not in the relinked ELF: is the fragment INCLUDEd in the linker script?",
+				   plan->outsec);
+	if (outsec->size > plan->budget &&
+	    add_failure(res, err, "'%s' is %llu bytes, over the budget of %llu by %llu", plan->outsec,
+			(unsigned long long)outsec->size, (unsigned long long)plan->budget,
+			(unsigned long long)(outsec->size - plan->budget)))
+		return err->code;
+	if (outsec->size == 0)
+		return 0;
+	if (plan->region_length && !range_inside(outsec->vma, outsec->size, plan->region_origin, plan->region_length) &&
+	    add_failure(res, err, "'%s' at 0x%0*llx is outside region %s", plan->outsec, addr_width(img),
+			(unsigned long long)outsec->vma, plan->region ? plan->region : "?"))
+		return err->code;
+	if (outsec->is_nobits)
+		return add_failure(res, err, "'%s' has no contents in the ELF (NOLOAD?): its code would not be copied",
+				   plan->outsec);
+	if (outsec->lma == outsec->vma)
+		return add_failure(res, err, "'%s' is not loaded from flash (its LMA is its VMA 0x%0*llx): use AT> FLASH",
+				   plan->outsec, addr_width(img), (unsigned long long)outsec->vma);
+	return 0;
+}
+
+static int is_veneer_name(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 9 && strncmp(name, "__", 2) == 0 && strcmp(name + n - 7, "_veneer") == 0;
+}
+
+static size_t count_veneers_in(Elf *elf, const rp_section *outsec)
+{
+	size_t count = 0;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || sh.sh_entsize == 0)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t nsyms = data ? data->d_size / sh.sh_entsize : 0;
+		for (size_t i = 0; i < nsyms; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(data, (int)i, &sym))
+				break;
+			const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			uint64_t addr = sym.st_value & ~(uint64_t)1; /* Thumb bit */
+			if (name && is_veneer_name(name) && addr - outsec->vma < outsec->size && addr >= outsec->vma)
+				count++;
+		}
+	}
+	return count;
+}
+
+static int count_veneers(const rp_image *img, const rp_section *outsec, size_t *out, rp_err *err)
+{
+	*out = 0;
+	if (!outsec || outsec->size == 0 || !img->bytes || img->nbytes == 0)
+		return 0;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return rp_err_set(err, RP_EIO, "%s: libelf: %s", img->path, elf_errmsg(-1));
+	char *copy = malloc(img->nbytes);
+	if (!copy)
+		return rp_err_nomem(err, "counting veneers");
+	memcpy(copy, img->bytes, img->nbytes);
+	Elf *elf = elf_memory(copy, img->nbytes);
+	if (!elf) {
+		free(copy);
+		return rp_err_set(err, RP_EINPUT, "%s: libelf: %s", img->path, elf_errmsg(-1));
+	}
+	*out = count_veneers_in(elf, outsec);
+	elf_end(elf);
+	free(copy);
+	return 0;
+}
+
+int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result *res, rp_err *err)
+{
+	memset(res, 0, sizeof(*res));
+	if (!relinked || !plan || !plan->outsec)
+		return rp_err_set(err, RP_EINPUT, "check: needs a relinked image and a plan with an output section");
+	const rp_section *outsec = rp_image_section(relinked, plan->outsec);
+	res->outsec_size = outsec ? outsec->size : 0;
+	res->planned_bytes = plan->used;
+	int rc = check_outsec(relinked, plan, outsec, res, err);
+	for (size_t i = 0; !rc && i < plan->nunits; i++)
+		for (size_t k = 0; !rc && k < plan->units[i].nfuncs; k++)
+			rc = check_func(relinked, plan, outsec, &plan->units[i].funcs[k], res, err);
+	if (!rc)
+		rc = count_veneers(relinked, outsec, &res->nveneers, err);
+	if (rc)
+		rp_check_result_release(res);
+	return rc;
+}
+
+void rp_check_result_release(rp_check_result *res)
+{
+	if (!res)
+		return;
+	for (size_t i = 0; i < res->nfailures; i++)
+		free(res->failures[i]);
+	free(res->failures);
+	memset(res, 0, sizeof(*res));
+}

@@ -1,0 +1,509 @@
+/* plan.c: the placement plan file (see plan.h and docs/plan-format.md): writing it atomically
+ * and reading it back as hostile input.
+ *
+ * Owns every string of an rp_plan it returns (rp_plan_free releases them). The format is one
+ * record per line, fields separated by single spaces; a field holding a space, '%', a control
+ * character or DEL is percent-encoded (%XX), and a field that is exactly "-" (which means "no
+ * file") is written "%2D" when it is a real name. Plans are small (hundreds of units), so the
+ * reader keeps it simple: one pass, one line at a time. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ramplace/plan.h"
+#include "ramplace/util.h"
+
+#define PLAN_MAGIC "ramplace-plan"
+#define PLAN_VERSION 1
+#define MAX_FIELDS 8
+
+/* ---- writing ---------------------------------------------------------------------------- */
+
+static int needs_escape(unsigned char c)
+{
+	return c <= 0x20 || c == '%' || c == 0x7f;
+}
+
+/* Writes one field, percent-encoded; NULL or "" (no file) is written "-". */
+static void put_field(FILE *fp, const char *s)
+{
+	if (!s || !*s) {
+		fputc('-', fp);
+		return;
+	}
+	if (strcmp(s, "-") == 0) {
+		fputs("%2D", fp);
+		return;
+	}
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (needs_escape(*p))
+			fprintf(fp, "%%%02X", *p);
+		else
+			fputc(*p, fp);
+	}
+}
+
+static int check_name(const char *s, const char *what, size_t unit, rp_err *err)
+{
+	if (!s || !*s)
+		return rp_err_set(err, RP_EINPUT, "plan unit %zu: empty %s", unit + 1, what);
+	return 0;
+}
+
+static int check_writable(const rp_plan *plan, rp_err *err)
+{
+	if (!plan->build_id || !*plan->build_id)
+		return rp_err_set(err, RP_EINPUT, "plan has no build-id");
+	if (!plan->outsec || !*plan->outsec)
+		return rp_err_set(err, RP_EINPUT, "plan has no output section");
+	for (size_t i = 0; i < plan->nunits; i++) {
+		const rp_plan_unit *u = &plan->units[i];
+		if (check_name(u->name, "unit name", i, err))
+			return err->code;
+		for (size_t k = 0; k < u->npatterns; k++)
+			if (check_name(u->patterns[k], "pattern", i, err))
+				return err->code;
+		for (size_t k = 0; k < u->nfuncs; k++)
+			if (check_name(u->funcs[k].name, "function name", i, err))
+				return err->code;
+	}
+	return 0;
+}
+
+static void write_header(FILE *fp, const rp_plan *plan)
+{
+	fprintf(fp, "%s %d\n", PLAN_MAGIC, PLAN_VERSION);
+	fputs("build-id ", fp);
+	put_field(fp, plan->build_id);
+	fputs("\noutput-section ", fp);
+	put_field(fp, plan->outsec);
+	fputc('\n', fp);
+	if (plan->region && *plan->region) {
+		fputs("region ", fp);
+		put_field(fp, plan->region);
+		fprintf(fp, " %llu %llu\n", (unsigned long long)plan->region_origin,
+			(unsigned long long)plan->region_length);
+	}
+	fprintf(fp, "budget %llu\nveneer-reserve %llu\nused %llu\nsamples %llu %llu\n",
+		(unsigned long long)plan->budget, (unsigned long long)plan->veneer_reserve,
+		(unsigned long long)plan->used, (unsigned long long)plan->total_samples,
+		(unsigned long long)plan->moved_samples);
+}
+
+static void write_unit(FILE *fp, const rp_plan_unit *u)
+{
+	fputs("unit ", fp);
+	put_field(fp, u->name);
+	fputc(' ', fp);
+	put_field(fp, u->file);
+	fprintf(fp, " %llu %llu %llu\n", (unsigned long long)u->size, (unsigned long long)u->weight,
+		(unsigned long long)u->samples);
+	for (size_t k = 0; k < u->npatterns; k++) {
+		fputs("pattern ", fp);
+		put_field(fp, u->patterns[k]);
+		fputc('\n', fp);
+	}
+	for (size_t k = 0; k < u->nfuncs; k++) {
+		fputs("func ", fp);
+		put_field(fp, u->funcs[k].name);
+		fputc(' ', fp);
+		put_field(fp, u->funcs[k].file);
+		fputc('\n', fp);
+	}
+	fputs("end\n", fp);
+}
+
+int rp_plan_write(const rp_plan *plan, const char *path, rp_err *err)
+{
+	if (!plan)
+		return rp_err_set(err, RP_EINPUT, "%s: no plan to write", path);
+	if (check_writable(plan, err))
+		return rp_err_wrap(err, "%s", path);
+	rp_afile af;
+	int rc = rp_afile_open(&af, path, err);
+	if (rc)
+		return rc;
+	write_header(af.fp, plan);
+	for (size_t i = 0; i < plan->nunits; i++)
+		write_unit(af.fp, &plan->units[i]);
+	return rp_afile_commit(&af, err);
+}
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+typedef struct reader {
+	const char *name;
+	size_t lineno;
+	char *fields[MAX_FIELDS];  /* decoded fields of the current line, owned */
+	int is_dash[MAX_FIELDS];   /* the field was written "-" (none), not "%2D" */
+	size_t nfields;
+	rp_plan *plan;
+	size_t cap_units, cap_patterns, cap_funcs;
+	int in_unit;               /* a "unit" line was read and its "end" not yet */
+	size_t unit_line;
+	unsigned seen;             /* header keys read so far (bit per key) */
+	rp_err *err;
+} reader;
+
+static int fail(reader *rd, const char *fmt, const char *arg)
+{
+	char what[768];
+	snprintf(what, sizeof(what), fmt, arg);
+	return rp_err_set(rd->err, RP_EINPUT, "%s:%zu: %s", rd->name, rd->lineno, what);
+}
+
+static void clear_fields(reader *rd)
+{
+	for (size_t i = 0; i < rd->nfields; i++)
+		free(rd->fields[i]);
+	rd->nfields = 0;
+}
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0'
+	     : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	     : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Decodes one field of n bytes into a new string; %00 is refused (strings end at NUL). */
+static int decode_field(reader *rd, char **out, const char *p, size_t n)
+{
+	char *s = malloc(n + 1);
+	size_t k = 0;
+	if (!s)
+		return rp_err_nomem(rd->err, "reading a plan");
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+		if (c == '%') {
+			int hi = i + 2 < n ? hex_digit(p[i + 1]) : -1;
+			int lo = i + 2 < n ? hex_digit(p[i + 2]) : -1;
+			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+				char bad[4] = { 0 };
+				memcpy(bad, p + i, n - i < 3 ? n - i : 3);
+				free(s);
+				return fail(rd, "bad percent-encoding '%s' (expected %%XX, not %%00)", bad);
+			}
+			s[k++] = (char)(hi * 16 + lo);
+			i += 2;
+		} else if (c < 0x20 || c == 0x7f) {
+			free(s);
+			return fail(rd, "unencoded control character in a field%s", "");
+		} else {
+			s[k++] = (char)c;
+		}
+	}
+	s[k] = '\0';
+	*out = s;
+	return 0;
+}
+
+/* Splits a line (without its ending) on single spaces into rd->fields. */
+static int split_fields(reader *rd, const char *p, size_t n)
+{
+	size_t start = 0;
+	clear_fields(rd);
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && p[i] != ' ')
+			continue;
+		if (i == start)
+			return fail(rd, "empty field (fields are separated by single spaces)%s", "");
+		if (rd->nfields == MAX_FIELDS)
+			return fail(rd, "too many fields%s", "");
+		if (decode_field(rd, &rd->fields[rd->nfields], p + start, i - start))
+			return rd->err->code;
+		rd->is_dash[rd->nfields] = i - start == 1 && p[start] == '-';
+		rd->nfields++;
+		start = i + 1;
+	}
+	return 0;
+}
+
+static int parse_u64(reader *rd, uint64_t *out, const char *s, const char *what)
+{
+	uint64_t v = 0;
+	if (!*s || (s[0] == '0' && s[1]))
+		goto bad;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			goto bad;
+		unsigned d = (unsigned)(*p - '0');
+		if (v > (UINT64_MAX - d) / 10) {
+			char msg[160];
+			snprintf(msg, sizeof(msg), "%s '%%s' is too large", what);
+			return fail(rd, msg, s);
+		}
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+bad:
+	{
+		char msg[160];
+		snprintf(msg, sizeof(msg), "%s '%%s' is not a decimal number", what);
+		return fail(rd, msg, s);
+	}
+}
+
+/* "-" means none. */
+static int take_optional(reader *rd, char **out, size_t k)
+{
+	if (rd->is_dash[k]) {
+		*out = NULL;
+		return 0;
+	}
+	*out = rd->fields[k];
+	rd->fields[k] = NULL;
+	return 0;
+}
+
+static int take(char **out, reader *rd, size_t k)
+{
+	*out = rd->fields[k];
+	rd->fields[k] = NULL;
+	return 0;
+}
+
+static int expect_fields(reader *rd, size_t n, const char *usage)
+{
+	if (rd->nfields != n)
+		return fail(rd, rd->nfields < n ? "missing fields: expected '%s'" : "too many fields: expected '%s'", usage);
+	return 0;
+}
+
+enum { SEEN_BUILD_ID = 1, SEEN_OUTSEC = 2, SEEN_REGION = 4, SEEN_BUDGET = 8, SEEN_VENEER = 16,
+       SEEN_USED = 32, SEEN_SAMPLES = 64 };
+#define SEEN_REQUIRED (SEEN_BUILD_ID | SEEN_OUTSEC | SEEN_BUDGET | SEEN_VENEER | SEEN_USED | SEEN_SAMPLES)
+
+static int mark_seen(reader *rd, unsigned bit, const char *key)
+{
+	if (rd->plan->nunits > 0)
+		return fail(rd, "'%s' must come before the first unit", key);
+	if (rd->seen & bit)
+		return fail(rd, "'%s' given twice", key);
+	rd->seen |= bit;
+	return 0;
+}
+
+/* Parses one numeric header value "KEY N" into *out. */
+static int header_number(reader *rd, unsigned bit, const char *key, const char *usage, uint64_t *out)
+{
+	if (mark_seen(rd, bit, key) || expect_fields(rd, 2, usage) || parse_u64(rd, out, rd->fields[1], key))
+		return rd->err->code;
+	return 0;
+}
+
+static int header_string(reader *rd, unsigned bit, const char *key, const char *usage, char **out)
+{
+	if (mark_seen(rd, bit, key) || expect_fields(rd, 2, usage))
+		return rd->err->code;
+	if (rd->is_dash[1])
+		return fail(rd, "'%s' needs a value", key);
+	return take(out, rd, 1);
+}
+
+static int parse_region(reader *rd)
+{
+	rp_plan *plan = rd->plan;
+	if (mark_seen(rd, SEEN_REGION, "region") || expect_fields(rd, 4, "region NAME ORIGIN LENGTH") ||
+	    parse_u64(rd, &plan->region_origin, rd->fields[2], "region origin") ||
+	    parse_u64(rd, &plan->region_length, rd->fields[3], "region length"))
+		return rd->err->code;
+	if (plan->region_length > UINT64_MAX - plan->region_origin)
+		return fail(rd, "region '%s' wraps around the address space", rd->fields[1]);
+	return take(&plan->region, rd, 1);
+}
+
+static int parse_samples(reader *rd)
+{
+	rp_plan *plan = rd->plan;
+	if (mark_seen(rd, SEEN_SAMPLES, "samples") || expect_fields(rd, 3, "samples TOTAL MOVED") ||
+	    parse_u64(rd, &plan->total_samples, rd->fields[1], "total samples") ||
+	    parse_u64(rd, &plan->moved_samples, rd->fields[2], "moved samples"))
+		return rd->err->code;
+	if (plan->moved_samples > plan->total_samples)
+		return fail(rd, "moved samples exceed the total%s", "");
+	return 0;
+}
+
+static int parse_header_key(reader *rd, const char *key)
+{
+	rp_plan *plan = rd->plan;
+	if (strcmp(key, "build-id") == 0)
+		return header_string(rd, SEEN_BUILD_ID, key, "build-id HEX", &plan->build_id);
+	if (strcmp(key, "output-section") == 0)
+		return header_string(rd, SEEN_OUTSEC, key, "output-section NAME", &plan->outsec);
+	if (strcmp(key, "region") == 0)
+		return parse_region(rd);
+	if (strcmp(key, "budget") == 0)
+		return header_number(rd, SEEN_BUDGET, key, "budget BYTES", &plan->budget);
+	if (strcmp(key, "veneer-reserve") == 0)
+		return header_number(rd, SEEN_VENEER, key, "veneer-reserve BYTES", &plan->veneer_reserve);
+	if (strcmp(key, "used") == 0)
+		return header_number(rd, SEEN_USED, key, "used BYTES", &plan->used);
+	if (strcmp(key, "samples") == 0)
+		return parse_samples(rd);
+	return fail(rd, "unknown key '%s'", key);
+}
+
+static int start_unit(reader *rd)
+{
+	rp_plan *plan = rd->plan;
+	if (rd->in_unit)
+		return fail(rd, "'unit' inside unit '%s' (missing 'end')", plan->units[plan->nunits - 1].name);
+	if ((rd->seen & SEEN_REQUIRED) != SEEN_REQUIRED)
+		return fail(rd, "'unit' before the header is complete%s", "");
+	if (expect_fields(rd, 6, "unit NAME FILE SIZE WEIGHT SAMPLES"))
+		return rd->err->code;
+	if (rd->is_dash[1])
+		return fail(rd, "unit has no name%s", "");
+	if (rp_grow((void **)&plan->units, &rd->cap_units, plan->nunits + 1, sizeof(*plan->units), rd->err))
+		return rd->err->code;
+	rp_plan_unit *u = &plan->units[plan->nunits++];
+	memset(u, 0, sizeof(*u));
+	rd->cap_patterns = rd->cap_funcs = 0;
+	rd->in_unit = 1;
+	rd->unit_line = rd->lineno;
+	take(&u->name, rd, 1);
+	take_optional(rd, &u->file, 2);
+	if (parse_u64(rd, &u->size, rd->fields[3], "size") || parse_u64(rd, &u->weight, rd->fields[4], "weight") ||
+	    parse_u64(rd, &u->samples, rd->fields[5], "samples"))
+		return rd->err->code;
+	return 0;
+}
+
+static int parse_unit_key(reader *rd, const char *key)
+{
+	rp_plan_unit *u = &rd->plan->units[rd->plan->nunits - 1];
+	if (strcmp(key, "pattern") == 0) {
+		if (expect_fields(rd, 2, "pattern PATTERN") ||
+		    rp_grow((void **)&u->patterns, &rd->cap_patterns, u->npatterns + 1, sizeof(*u->patterns), rd->err))
+			return rd->err->code;
+		return take(&u->patterns[u->npatterns++], rd, 1);
+	}
+	if (strcmp(key, "func") == 0) {
+		if (expect_fields(rd, 3, "func NAME FILE") ||
+		    rp_grow((void **)&u->funcs, &rd->cap_funcs, u->nfuncs + 1, sizeof(*u->funcs), rd->err))
+			return rd->err->code;
+		if (rd->is_dash[1])
+			return fail(rd, "function has no name%s", "");
+		rp_plan_func *f = &u->funcs[u->nfuncs++];
+		take(&f->name, rd, 1);
+		return take_optional(rd, &f->file, 2);
+	}
+	if (strcmp(key, "end") == 0) {
+		rd->in_unit = 0;
+		return expect_fields(rd, 1, "end");
+	}
+	return fail(rd, "unknown key '%s' inside a unit", key);
+}
+
+static int parse_first_line(reader *rd)
+{
+	if (rd->nfields != 2 || strcmp(rd->fields[0], PLAN_MAGIC) != 0)
+		return fail(rd, "not a ramplace plan (the first line must be '%s 1')", PLAN_MAGIC);
+	if (strcmp(rd->fields[1], "1") != 0)
+		return fail(rd, "unsupported plan version '%s' (this ramplace reads version 1)", rd->fields[1]);
+	return 0;
+}
+
+static int parse_line(reader *rd, const char *p, size_t n)
+{
+	if (rd->lineno > 1 && (n == 0 || p[0] == '#'))
+		return 0; /* blank lines and comments, for people editing a plan by hand */
+	if (split_fields(rd, p, n))
+		return rd->err->code;
+	if (rd->lineno == 1)
+		return parse_first_line(rd);
+	const char *key = rd->fields[0];
+	if (strcmp(key, "unit") == 0)
+		return start_unit(rd);
+	if (rd->in_unit)
+		return parse_unit_key(rd, key);
+	if (strcmp(key, "pattern") == 0 || strcmp(key, "func") == 0 || strcmp(key, "end") == 0)
+		return fail(rd, "'%s' outside a unit", key);
+	return parse_header_key(rd, key);
+}
+
+static int parse_lines(reader *rd, const char *text, size_t len)
+{
+	size_t pos = 0;
+	if (len == 0)
+		return rp_err_set(rd->err, RP_EINPUT, "%s: empty plan file", rd->name);
+	while (pos < len) {
+		const char *p = text + pos;
+		const char *nl = memchr(p, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - p) : len - pos;
+		pos += n + (nl ? 1 : 0);
+		rd->lineno++;
+		if (n > 0 && p[n - 1] == '\r')
+			n--;
+		if (memchr(p, '\0', n))
+			return fail(rd, "NUL byte in the plan%s", "");
+		if (parse_line(rd, p, n))
+			return rd->err->code;
+	}
+	if (rd->in_unit) {
+		rd->lineno = rd->unit_line;
+		return fail(rd, "unit '%s' has no 'end'", rd->plan->units[rd->plan->nunits - 1].name);
+	}
+	if ((rd->seen & SEEN_REQUIRED) != SEEN_REQUIRED)
+		return rp_err_set(rd->err, RP_EINPUT,
+				  "%s: incomplete plan header (needs build-id, output-section, budget, veneer-reserve, used, samples)",
+				  rd->name);
+	return 0;
+}
+
+int rp_plan_parse(rp_plan **out, const char *text, size_t len, const char *name, rp_err *err)
+{
+	*out = NULL;
+	reader rd = { .name = name ? name : "<plan>", .err = err };
+	rd.plan = calloc(1, sizeof(*rd.plan));
+	if (!rd.plan)
+		return rp_err_nomem(err, "reading a plan");
+	int rc = parse_lines(&rd, text ? text : "", text ? len : 0);
+	clear_fields(&rd);
+	if (rc) {
+		rp_plan_free(rd.plan);
+		return rc;
+	}
+	*out = rd.plan;
+	return 0;
+}
+
+int rp_plan_read(rp_plan **out, const char *path, rp_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	*out = NULL;
+	int rc = rp_read_file(&text, &len, path, err);
+	if (rc)
+		return rc;
+	rc = rp_plan_parse(out, text, len, path, err);
+	free(text);
+	return rc;
+}
+
+void rp_plan_free(rp_plan *plan)
+{
+	if (!plan)
+		return;
+	for (size_t i = 0; i < plan->nunits; i++) {
+		rp_plan_unit *u = &plan->units[i];
+		for (size_t k = 0; k < u->npatterns; k++)
+			free(u->patterns[k]);
+		for (size_t k = 0; k < u->nfuncs; k++) {
+			free(u->funcs[k].name);
+			free(u->funcs[k].file);
+		}
+		free(u->name);
+		free(u->file);
+		free(u->patterns);
+		free(u->funcs);
+	}
+	free(plan->units);
+	free(plan->build_id);
+	free(plan->outsec);
+	free(plan->region);
+	free(plan);
+}
