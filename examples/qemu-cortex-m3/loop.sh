@@ -36,7 +36,9 @@ record() { # ELF DB OUTFILE
 	port=$(free_port)
 	run_qemu "$1" "$3" -gdb "tcp:127.0.0.1:$port" -S
 	wait_port "$port" 10
-	"$RAMPLACE" record --remote "127.0.0.1:$port" --duration 120 --timeout 5000 --quiet "$2" "$1"
+	# ~2 kHz with random intervals: --rate 0 halts QEMU so often that samples pile up where it
+	# can stop the CPU, and slows the firmware several times over
+	"$RAMPLACE" record --remote "127.0.0.1:$port" --rate 2000 --duration 120 --timeout 5000 --quiet "$2" "$1"
 	wait_pid "$qemu_pid" 30
 	qemu_pid=""
 }

@@ -29,7 +29,7 @@ plan=$loop/ram/ramtext.ld.plan
 # the hot set (functions holding 90 % of the samples) is larger than the 1 KiB budget
 hot_bytes=$("$RAMPLACE" report "$loop/profile.db" | python3 -c '
 import subprocess, sys
-rows = [l.split() for l in sys.stdin if l[:1] == " " and "%" in l]
+rows = [l.split() for l in sys.stdin if l.split() and l.split()[0].rstrip("%").replace(".", "", 1).isdigit()]
 names = []
 for r in rows:
     names.append(r[3])

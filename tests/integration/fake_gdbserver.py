@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""fake_gdbserver.py: a scripted GDB remote-protocol server for the fault tests of `ramplace record`.
+
+It serves one connection on 127.0.0.1 (port 0: the kernel picks a free one, written to
+--port-file once listening), speaks enough RSP for the record handshake and sampling loop
+(qSupported, QStartNoAckMode, ?, qXfer:features:read with an include, p, g, c, 0x03, D), and
+misbehaves on purpose as --fault says:
+
+  ok        a well-behaved halted target whose pc walks over --pcs
+  exit      after --after interrupts, the target exits with status 3 (W03), then closes
+  die       after --after interrupts, the connection is closed without a word
+  stall     after --after interrupts, interrupts are ignored (the gdbserver hangs)
+  garbage   replies 'xyz' to qSupported
+  badcsum   replies to qSupported with a wrong checksum
+  huge      replies to qSupported with 70000 bytes and no end
+  rubbish   greets the client with bytes outside any packet
+  silent    accepts the connection and never says anything
+
+Every packet received is appended to --log, one per line ("<interrupt>" for 0x03), so that tests
+can check what the client sent (e.g. that it detached).
+"""
+import argparse
+import socket
+import sys
+
+TARGET_XML = ('<?xml version="1.0"?><!DOCTYPE target SYSTEM "gdb-target.dtd">'
+              '<target><architecture>arm</architecture>'
+              '<xi:include href="arm-m-profile.xml"/></target>')
+CORE_XML = ('<?xml version="1.0"?><feature name="org.gnu.gdb.arm.m-profile">'
+            + ''.join('<reg name="r%d" bitsize="32"/>' % i for i in range(13))
+            + '<reg name="sp" bitsize="32" type="data_ptr"/><reg name="lr" bitsize="32"/>'
+            '<reg name="pc" bitsize="32" type="code_ptr"/>'
+            '<reg name="xpsr" bitsize="32" regnum="25"/></feature>')
+
+
+def frame(payload: bytes) -> bytes:
+    return b"$" + payload + b"#%02x" % (sum(payload) % 256)
+
+
+def le32(v: int) -> bytes:
+    return v.to_bytes(4, "little").hex().encode()
+
+
+class Server:
+    def __init__(self, conn, args, log):
+        self.conn, self.args, self.log = conn, args, log
+        self.noack = False
+        self.running = False
+        self.interrupts = 0
+        self.pcs = [int(p, 0) for p in args.pcs.split(",")]
+
+    def send(self, data: bytes):
+        self.conn.sendall(data)
+
+    def pc(self) -> int:
+        return self.pcs[self.interrupts % len(self.pcs)]
+
+    def reply(self, payload: bytes):
+        self.send(frame(payload))
+
+    def on_qsupported(self):
+        fault = self.args.fault
+        if fault == "garbage":
+            self.reply(b"xyz")
+        elif fault == "badcsum":
+            self.send(b"$PacketSize=1000#00")
+        elif fault == "huge":
+            self.send(b"$" + b"a" * 70000)
+        else:
+            self.reply(b"PacketSize=1000;qXfer:features:read+;QStartNoAckMode+")
+
+    def on_packet(self, p: bytes):
+        if not self.noack:
+            self.send(b"+")
+        if p.startswith(b"qSupported"):
+            self.on_qsupported()
+        elif p == b"QStartNoAckMode":
+            self.reply(b"OK")
+            self.noack = True
+        elif p == b"?":
+            self.reply(b"T05thread:01;")
+        elif p.startswith(b"qXfer:features:read:"):
+            annex = p.split(b":")[3].decode()
+            doc = {"target.xml": TARGET_XML, "arm-m-profile.xml": CORE_XML}.get(annex)
+            self.reply(b"E00" if doc is None else b"l" + doc.encode())
+        elif p in (b"pf", b"pe"):
+            self.reply(le32(self.pc() | 0) if p == b"pf" else le32(self.pc() | 1))
+        elif p == b"g":
+            regs = b"00000000" * 13 + le32(0x20001000) + le32(self.pc() | 1) + le32(self.pc())
+            self.reply(regs + le32(0x01000000))
+        elif p == b"c":
+            self.running = True
+        elif p == b"D":
+            self.reply(b"OK")
+        else:
+            self.reply(b"")
+
+    def on_interrupt(self) -> bool:
+        """Answers 0x03; False ends the session."""
+        if not self.running:
+            return True
+        self.running = False
+        self.interrupts += 1
+        if self.interrupts > self.args.after:
+            if self.args.fault == "exit":
+                self.reply(b"W03")
+                return False
+            if self.args.fault == "die":
+                return False
+            if self.args.fault == "stall":
+                return True
+        self.reply(b"T02thread:01;")
+        return True
+
+    def serve(self):
+        if self.args.fault == "rubbish":
+            self.send(b"hello, this is not RSP\r\n")
+        buf = b""
+        while True:
+            data = self.conn.recv(65536)
+            if not data:
+                return
+            buf += data
+            while buf:
+                if buf[0:1] in (b"+", b"-"):
+                    buf = buf[1:]
+                elif buf[0] == 3:
+                    buf = buf[1:]
+                    self.log.write("<interrupt>\n")
+                    if not self.on_interrupt():
+                        return
+                elif buf[0:1] == b"$":
+                    end = buf.find(b"#")
+                    if end < 0 or len(buf) < end + 3:
+                        break
+                    packet, buf = buf[1:end], buf[end + 3:]
+                    self.log.write(packet.decode("latin-1") + "\n")
+                    if self.args.fault != "silent":
+                        self.on_packet(packet)
+                else:
+                    buf = buf[1:]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fault", default="ok")
+    ap.add_argument("--after", type=int, default=0)
+    ap.add_argument("--pcs", default="0x100", help="comma-separated pc values to report in turn")
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--log", required=True)
+    args = ap.parse_args()
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    with open(args.port_file + ".tmp", "w") as f:
+        f.write("%d\n" % srv.getsockname()[1])
+    import os
+    os.rename(args.port_file + ".tmp", args.port_file)
+    conn, _ = srv.accept()
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    with open(args.log, "w", buffering=1) as log:
+        try:
+            Server(conn, args, log).serve()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+    conn.close()
+    srv.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

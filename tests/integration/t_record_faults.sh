@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# t_record_faults.sh: `ramplace record` against a misbehaving gdbserver (fake_gdbserver.py).
+#
+# Unreachable or garbage-speaking gdbservers must end with exit status 2, one stderr line
+# "ramplace: <host:port>: <what>", and no run in profile.db. A gdbserver that dies or stalls
+# mid-run, a target that exits, a sample limit and Ctrl-C must keep the samples gathered (one new
+# run), say what happened, and detach only when the target is still there.
+# Needs: python3, arm-none-eabi-gcc (builds the tiny ELF the samples are symbolized against).
+# Env: RAMPLACE (the binary), RAMPLACE_SRC (repo root), RAMPLACE_BUILD (unused).
+set -euo pipefail
+
+: "${RAMPLACE:?set RAMPLACE to the ramplace binary}"
+: "${RAMPLACE_SRC:?set RAMPLACE_SRC to the repository root}"
+FAKE="$RAMPLACE_SRC/tests/integration/fake_gdbserver.py"
+
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+	if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work"
+
+passed=0
+failed=0
+name=""
+fail() {
+	echo "FAIL: $name: $*"
+	echo "  stdout: $(cat out 2>/dev/null)"
+	echo "  stderr: $(cat err 2>/dev/null)"
+	failed=$((failed + 1))
+}
+pass() {
+	echo "ok: $name"
+	passed=$((passed + 1))
+}
+
+# --- the firmware image: three functions at known addresses
+cat > fw.c <<'EOF'
+volatile unsigned sink;
+__attribute__((noinline)) void hot(void) { for (int i = 0; i < 100; i++) sink += i; }
+__attribute__((noinline)) void warm(void) { sink ^= 5; }
+void Reset_Handler(void) { for (;;) { hot(); warm(); } }
+EOF
+arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -O1 -nostdlib -Wl,-Ttext=0 -Wl,-e,Reset_Handler fw.c -o fw.elf
+addr_of() { arm-none-eabi-nm fw.elf | awk -v f="$1" '$3 == f { print "0x" $1 }'; }
+pcs="$(addr_of hot),$(addr_of hot),$(addr_of warm)"
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+start_server() { # fault after
+	rm -f port log
+	python3 "$FAKE" --fault "$1" --after "$2" --pcs "$pcs" --port-file port --log log &
+	server_pid=$!
+	timeout 10 bash -c 'until [ -s port ]; do sleep 0.05; done'
+	port=$(cat port)
+}
+
+stop_server() {
+	if [ -n "$server_pid" ]; then
+		kill "$server_pid" 2>/dev/null || true
+		wait "$server_pid" 2>/dev/null || true
+		server_pid=""
+	fi
+}
+
+# "<runs> <samples>" stored in profile.db so far ("0 0" when it does not exist).
+runs() {
+	python3 - "$1" <<'EOF'
+import os, sqlite3, sys
+if not os.path.exists(sys.argv[1]):
+    print("0 0")
+else:
+    con = sqlite3.connect(sys.argv[1])
+    n, s = con.execute("SELECT count(*), coalesce(sum(samples), 0) FROM runs").fetchone()
+    print(n, s)
+EOF
+}
+
+record() { # args...; sets status
+	set +e
+	timeout 30 "$RAMPLACE" record --quiet "$@" >out 2>err
+	status=$?
+	set -e
+}
+
+# One stderr line starting with "ramplace: " and containing every argument.
+one_error_line() {
+	[ "$(wc -l <err)" -eq 1 ] && [ "$(cut -c1-10 err)" = "ramplace: " ] || return 1
+	local frag
+	for frag in "$@"; do grep -qF -- "$frag" err || return 1; done
+}
+
+# --- handshake faults: exit 2, one line, nothing stored
+expect_refused() { # name fault message
+	name=$1
+	local before
+	before=$(runs p.db)
+	start_server "$2" 0
+	record --remote "127.0.0.1:$port" --timeout 500 p.db fw.elf
+	stop_server
+	if [ "$status" -ne 2 ]; then fail "exit status $status, want 2"
+	elif ! one_error_line "ramplace: 127.0.0.1:$port: " "$3"; then fail "want one line 'ramplace: 127.0.0.1:$port: ...$3'"
+	elif [ "$(runs p.db)" != "$before" ]; then fail "profile.db changed: $before -> $(runs p.db)"
+	else pass; fi
+}
+
+name="help"
+record --help
+if [ "$status" -eq 0 ] && grep -q '^usage: ramplace record --remote HOST:PORT' out && [ ! -s err ]; then pass
+else fail "status $status"; fi
+
+name="missing --remote is a usage error"
+record p.db fw.elf
+if [ "$status" -eq 2 ] && one_error_line "--remote HOST:PORT is required"; then pass; else fail "status $status"; fi
+
+name="bad elf fails before connecting"
+start_server ok 0
+record --remote "127.0.0.1:$port" p.db no-such.elf
+stop_server
+if [ "$status" -eq 2 ] && one_error_line "no-such.elf" && [ ! -s log ]; then pass
+else fail "status $status, server log: $(cat log 2>/dev/null)"; fi
+
+name="connection refused"
+dead_port=$(free_port)
+record --remote "127.0.0.1:$dead_port" p.db fw.elf
+if [ "$status" -eq 2 ] && one_error_line "127.0.0.1:$dead_port: connection refused" &&
+   [ "$(runs p.db)" = "0 0" ]; then pass; else fail "status $status"; fi
+
+expect_refused "garbage reply to qSupported" garbage "garbage reply 'xyz' to qSupported"
+expect_refused "bad checksum" badcsum "bad checksum in packet at byte 1"
+expect_refused "oversized packet" huge "longer than 65536 bytes"
+expect_refused "bytes outside a packet" rubbish "garbage 'hello, this is not RSP"
+expect_refused "silent gdbserver" silent "gdbserver stopped answering after 500 ms"
+
+# --- a good run first, so that later checks see a non-empty database
+name="sample limit, then detach"
+start_server ok 0
+record --remote "127.0.0.1:$port" --samples 30 p.db fw.elf
+stop_server
+if [ "$status" -eq 0 ] && grep -q 'recorded 30 samples' out && grep -q 'stopped: samples' out &&
+   grep -qx D log && [ "$(runs p.db)" = "1 30" ] && [ ! -s err ]; then pass
+else fail "status $status, runs $(runs p.db)"; fi
+
+name="report sees the functions"
+set +e; timeout 30 "$RAMPLACE" report p.db >out 2>err; status=$?; set -e
+if [ "$status" -eq 0 ] && grep -q 'hot' out && grep -q 'warm' out; then pass; else fail "status $status"; fi
+
+# --- faults mid-run: the samples so far are kept (one more run), the message says so
+expect_kept() { # name fault after status message samples
+	name=$1
+	local n s
+	read -r n s < <(runs p.db)
+	start_server "$2" "$3"
+	record --remote "127.0.0.1:$port" --timeout 300 p.db fw.elf
+	stop_server
+	if [ "$status" -ne "$4" ]; then fail "exit status $status, want $4"
+	elif [ "$4" -ne 0 ] && ! one_error_line "127.0.0.1:$port: $5 (kept $6 samples)"; then fail "want '$5 (kept $6 samples)'"
+	elif [ "$4" -eq 0 ] && ! grep -qF "recorded $6 samples" out; then fail "want 'recorded $6 samples'"
+	elif [ "$(runs p.db)" != "$((n + 1)) $((s + $6))" ]; then fail "runs $(runs p.db), want $((n + 1)) $((s + $6))"
+	elif grep -qx D log; then fail "detached from a gdbserver that is gone"
+	else pass; fi
+}
+
+expect_kept "gdbserver dies" die 7 2 "gdbserver closed the connection" 7
+expect_kept "gdbserver stalls" stall 5 2 "gdbserver stopped answering after 300 ms waiting for the stop reply" 5
+expect_kept "target exits" exit 9 0 "" 9
+if ! grep -q 'stopped: target exited (status 3)' out; then failed=$((failed + 1)); echo "FAIL: exit reason: $(cat out)"; fi
+
+name="ctrl-c keeps the samples and detaches"
+read -r n s < <(runs p.db)
+start_server ok 0
+set +e
+timeout 30 "$RAMPLACE" record --quiet --remote "127.0.0.1:$port" --rate 200 p.db fw.elf >out 2>err &
+rec_pid=$!
+timeout 10 bash -c 'until [ -f log ] && [ "$(grep -c "<interrupt>" log)" -ge 20 ]; do sleep 0.05; done'
+kill -INT "$rec_pid"
+wait "$rec_pid"
+status=$?
+set -e
+stop_server
+if [ "$status" -eq 130 ] && one_error_line "127.0.0.1:$port: interrupted (kept" && grep -qx D log &&
+   [ "$(runs p.db | cut -d' ' -f1)" -eq $((n + 1)) ]; then pass
+else fail "status $status, runs $(runs p.db)"; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

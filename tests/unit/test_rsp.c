@@ -1,0 +1,682 @@
+/* test_rsp.c: unit tests of the RSP client and the sampler: the pure parsers (frames, checksums,
+ * escapes, run-length encoding, stop replies, register values, target descriptions with
+ * includes and explicit regnums) on valid and hostile input, then whole sessions against an
+ * in-process fake gdbserver on the other end of a socketpair (a thread). */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ramplace/rsp.h"
+#include "ramplace/sampler.h"
+#include "ramplace/samples.h"
+
+#define EM_ARM 40
+
+/* ---------------------------------------------------------------- frames */
+
+static void test_checksum(void **state)
+{
+	(void)state;
+	assert_int_equal(rp_rsp_checksum("OK", 2), 0x9a);
+	assert_int_equal(rp_rsp_checksum("", 0), 0);
+	assert_int_equal(rp_rsp_checksum("qSupported", 10), 0x37);
+}
+
+static void test_frame_valid(void **state)
+{
+	(void)state;
+	rp_rsp_frame fr;
+	rp_err err = RP_ERR_INIT;
+	const char *buf = "$OK#9a+";
+	assert_int_equal(rp_rsp_frame_parse(&fr, buf, strlen(buf), 0, "t", &err), 1);
+	assert_int_equal(fr.kind, RP_RSP_FRAME_PACKET);
+	assert_int_equal(fr.payload_off, 1);
+	assert_int_equal(fr.payload_len, 2);
+	assert_int_equal(fr.consumed, 6);
+	assert_int_equal(rp_rsp_frame_parse(&fr, buf + 6, 1, 6, "t", &err), 1);
+	assert_int_equal(fr.kind, RP_RSP_FRAME_ACK);
+	assert_int_equal(rp_rsp_frame_parse(&fr, "-", 1, 0, "t", &err), 1);
+	assert_int_equal(fr.kind, RP_RSP_FRAME_NAK);
+	assert_int_equal(rp_rsp_frame_parse(&fr, "%Stop:T05#99", 12, 0, "t", &err), 1);
+	assert_int_equal(fr.kind, RP_RSP_FRAME_NOTIFY);
+	assert_int_equal(rp_rsp_frame_parse(&fr, "$#00", 4, 0, "t", &err), 1);
+	assert_int_equal(fr.payload_len, 0);
+}
+
+static void test_frame_truncated(void **state)
+{
+	(void)state;
+	rp_rsp_frame fr;
+	rp_err err = RP_ERR_INIT;
+	const char *buf = "$OK#9a";
+	for (size_t n = 0; n < strlen(buf); n++)
+		assert_int_equal(rp_rsp_frame_parse(&fr, buf, n, 0, "t", &err), 0);
+	assert_int_equal(err.code, 0);
+}
+
+static void test_frame_bad_checksum(void **state)
+{
+	(void)state;
+	rp_rsp_frame fr;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_rsp_frame_parse(&fr, "$OK#00", 6, 17, "h:1", &err), RP_EINPUT);
+	assert_non_null(strstr(err.msg, "h:1: bad checksum in packet at byte 17"));
+	assert_int_equal(rp_rsp_frame_parse(&fr, "$OK#zz", 6, 0, "h:1", &err), RP_EINPUT);
+}
+
+static void test_frame_garbage_and_huge(void **state)
+{
+	(void)state;
+	rp_rsp_frame fr;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_rsp_frame_parse(&fr, "xyz$OK#9a", 9, 5, "h:1", &err), RP_EINPUT);
+	assert_non_null(strstr(err.msg, "garbage 'xyz' outside a packet at byte 5"));
+	size_t n = RP_RSP_MAX_PACKET + 10;
+	char *big = malloc(n);
+	assert_non_null(big);
+	memset(big, 'a', n);
+	big[0] = '$';
+	assert_int_equal(rp_rsp_frame_parse(&fr, big, RP_RSP_MAX_PACKET, 0, "h:1", &err), 0);
+	assert_int_equal(rp_rsp_frame_parse(&fr, big, n, 0, "h:1", &err), RP_EINPUT);
+	assert_non_null(strstr(err.msg, "longer than"));
+	free(big);
+}
+
+/* ---------------------------------------------------------------- decoding */
+
+static void test_decode_escape_rle(void **state)
+{
+	(void)state;
+	char out[64];
+	size_t len;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_rsp_decode(out, sizeof(out), &len, "a}\x03" "b", 4, "t", &err), 0);
+	assert_int_equal(len, 3);
+	assert_memory_equal(out, "a#b", 3);
+	/* "0* " repeats '0' 3 more times (' ' is 32 = 29 + 3) */
+	assert_int_equal(rp_rsp_decode(out, sizeof(out), &len, "0* 1", 4, "t", &err), 0);
+	assert_string_equal(out, "00001");
+	/* a repeat of an escaped character repeats the decoded byte */
+	assert_int_equal(rp_rsp_decode(out, sizeof(out), &len, "}]*!", 4, "t", &err), 0);
+	assert_string_equal(out, "}}}}}");
+}
+
+static void test_decode_hostile(void **state)
+{
+	(void)state;
+	char out[8];
+	size_t len;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_rsp_decode(out, sizeof(out), &len, "ab}", 3, "t", &err), RP_EINPUT);
+	assert_int_equal(rp_rsp_decode(out, sizeof(out), &len, "*!", 2, "t", &err), RP_EINPUT);
+	assert_int_equal(rp_rsp_decode(out, sizeof(out), &len, "a*", 2, "t", &err), RP_EINPUT);
+	assert_int_equal(rp_rsp_decode(out, sizeof(out), &len, "a*\x05", 3, "t", &err), RP_EINPUT);
+	/* expands past the output: refused, not overflowed */
+	assert_int_equal(rp_rsp_decode(out, sizeof(out), &len, "a*~", 3, "t", &err), RP_EINPUT);
+	assert_non_null(strstr(err.msg, "longer than 7 bytes"));
+	assert_int_equal(rp_rsp_decode(out, sizeof(out), &len, "12345678", 8, "t", &err), RP_EINPUT);
+	assert_int_equal(rp_rsp_decode(out, sizeof(out), &len, "1234567", 7, "t", &err), 0);
+}
+
+/* ---------------------------------------------------------------- stop replies */
+
+static void test_stop_replies(void **state)
+{
+	(void)state;
+	rp_rsp_stop st;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_rsp_parse_stop(&st, "S05", 3, "t", &err), 0);
+	assert_int_equal(st.kind, RP_RSP_STOPPED);
+	assert_int_equal(st.code, 5);
+	const char *t = "T02thread:01;0f:78563412;0e:01020000;swbreak:;";
+	assert_int_equal(rp_rsp_parse_stop(&st, t, strlen(t), "t", &err), 0);
+	assert_int_equal(st.kind, RP_RSP_STOPPED);
+	assert_int_equal(st.code, 2);
+	assert_int_equal(st.nregs, 2);
+	assert_int_equal(st.regs[0].regnum, 15);
+	assert_string_equal(st.regs[0].hex, "78563412");
+	assert_int_equal(rp_rsp_parse_stop(&st, "W00", 3, "t", &err), 0);
+	assert_int_equal(st.kind, RP_RSP_EXITED);
+	assert_int_equal(st.code, 0);
+	assert_int_equal(rp_rsp_parse_stop(&st, "W2a;process:1", 13, "t", &err), 0);
+	assert_int_equal(st.code, 42);
+	assert_int_equal(rp_rsp_parse_stop(&st, "X09", 3, "t", &err), 0);
+	assert_int_equal(st.kind, RP_RSP_KILLED);
+	assert_int_equal(st.code, 9);
+	assert_int_equal(rp_rsp_parse_stop(&st, "O48690a", 7, "t", &err), 0);
+	assert_int_equal(st.kind, RP_RSP_OUTPUT);
+}
+
+static void test_stop_hostile(void **state)
+{
+	(void)state;
+	rp_rsp_stop st;
+	rp_err err = RP_ERR_INIT;
+	const char *bad[] = { "", "T", "T0", "S5", "S05x", "W", "Wzz", "X0", "E01", "OK", "T05junk",
+			      "W00garbage", "Ozz" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(rp_rsp_parse_stop(&st, bad[i], strlen(bad[i]), "h:1", &err), RP_EINPUT);
+		assert_non_null(strstr(err.msg, "h:1: unexpected reply") ? err.msg : strstr(err.msg, "malformed"));
+	}
+	/* more expedited registers than kept, and oversized values: ignored, not overflowed */
+	char t[512] = "T05";
+	for (int r = 0; r < 20; r++)
+		snprintf(t + strlen(t), sizeof(t) - strlen(t), "%x:00000000;", r);
+	strcat(t, "30:");
+	for (int k = 0; k < 40; k++)
+		strcat(t, "ff");
+	strcat(t, ";");
+	assert_int_equal(rp_rsp_parse_stop(&st, t, strlen(t), "t", &err), 0);
+	assert_int_equal(st.nregs, RP_RSP_MAX_EXPEDITED);
+}
+
+static void test_parse_reg(void **state)
+{
+	(void)state;
+	uint64_t v;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_rsp_parse_reg(&v, "78563412", 8, 0, "t", &err), 0);
+	assert_int_equal(v, 0x12345678);
+	assert_int_equal(rp_rsp_parse_reg(&v, "12345678", 8, 1, "t", &err), 0);
+	assert_int_equal(v, 0x12345678);
+	assert_int_equal(rp_rsp_parse_reg(&v, "efcdab8967452301", 16, 0, "t", &err), 0);
+	assert_true(v == 0x0123456789abcdefull);
+	assert_int_equal(rp_rsp_parse_reg(&v, "xxxxxxxx", 8, 0, "t", &err), RP_EINPUT);
+	assert_int_equal(rp_rsp_parse_reg(&v, "123", 3, 0, "t", &err), RP_EINPUT);
+	assert_int_equal(rp_rsp_parse_reg(&v, "", 0, 0, "t", &err), RP_EINPUT);
+	assert_int_equal(rp_rsp_parse_reg(&v, "001122334455667788", 18, 0, "t", &err), RP_EINPUT);
+}
+
+/* ---------------------------------------------------------------- target descriptions */
+
+static const char *const docs[][2] = {
+	{ "core.xml",
+	  "<?xml version=\"1.0\"?>\n<!DOCTYPE feature SYSTEM \"gdb-target.dtd\">\n"
+	  "<feature name=\"org.gnu.gdb.arm.m-profile\">\n"
+	  "<reg name=\"r0\" bitsize=\"32\"/><reg name=\"r1\" bitsize=\"32\"/><reg name=\"r2\" bitsize=\"32\"/>\n"
+	  "<reg name=\"r3\" bitsize=\"32\"/><reg name=\"r4\" bitsize=\"32\"/><reg name=\"r5\" bitsize=\"32\"/>\n"
+	  "<reg name=\"r6\" bitsize=\"32\"/><reg name=\"r7\" bitsize=\"32\"/><reg name=\"r8\" bitsize=\"32\"/>\n"
+	  "<reg name=\"r9\" bitsize=\"32\"/><reg name=\"r10\" bitsize=\"32\"/><reg name=\"r11\" bitsize=\"32\"/>\n"
+	  "<reg name=\"r12\" bitsize=\"32\"/><reg name=\"sp\" bitsize=\"32\" type=\"data_ptr\"/>\n"
+	  "<!-- a comment with <reg name=\"fake\" bitsize=\"8\"/> inside -->\n"
+	  "<reg name='lr' bitsize='32'/><reg name=\"pc\" bitsize=\"32\" type=\"code_ptr\"/>\n"
+	  "<reg name=\"xpsr\" bitsize=\"32\" regnum=\"25\"/>\n</feature>\n" },
+	{ "sys.xml", "<feature name=\"sys\"><reg name=\"msp\" bitsize=\"32\"/></feature>" },
+	{ "loop.xml", "<xi:include href=\"loop.xml\"/>" },
+};
+
+static int fetch_doc(void *ctx, const char *href, char **doc, size_t *len, rp_err *err)
+{
+	int *calls = ctx;
+	(*calls)++;
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		if (strcmp(docs[i][0], href) == 0) {
+			*doc = strdup(docs[i][1]);
+			*len = strlen(docs[i][1]);
+			return *doc ? 0 : rp_err_nomem(err, "test");
+		}
+	}
+	return rp_err_set(err, RP_EINPUT, "no document '%s'", href);
+}
+
+static void test_tdesc_includes(void **state)
+{
+	(void)state;
+	const char *top = "<?xml version=\"1.0\"?><target><architecture>arm</architecture>"
+			  "<xi:include href=\"core.xml\"/><xi:include href=\"sys.xml\"/></target>";
+	rp_rsp_tdesc td;
+	rp_err err = RP_ERR_INIT;
+	int calls = 0;
+	rp_rsp_tdesc_init(&td);
+	assert_int_equal(rp_rsp_tdesc_parse(&td, top, strlen(top), fetch_doc, &calls, "t", &err), 0);
+	assert_int_equal(calls, 2);
+	assert_string_equal(td.arch, "arm");
+	assert_int_equal(td.nregs, 18);
+	const rp_rsp_reg *pc = rp_rsp_tdesc_find(&td, "pc"), *lr = rp_rsp_tdesc_find(&td, "lr");
+	assert_non_null(pc);
+	assert_non_null(lr);
+	assert_int_equal(pc->regnum, 15);
+	assert_int_equal(lr->regnum, 14);
+	assert_int_equal(rp_rsp_tdesc_find(&td, "xpsr")->regnum, 25);
+	assert_int_equal(rp_rsp_tdesc_find(&td, "msp")->regnum, 26); /* continues after explicit */
+	assert_null(rp_rsp_tdesc_find(&td, "fake"));
+	assert_int_equal(rp_rsp_tdesc_g_offset(&td, 15), 60);
+	assert_int_equal(rp_rsp_tdesc_g_offset(&td, 26), 68); /* gaps 16..24 have no size */
+	rp_rsp_tdesc_release(&td);
+}
+
+static void test_tdesc_hostile(void **state)
+{
+	(void)state;
+	const char *bad[] = {
+		"<reg name=\"pc\"/>",                      /* no bitsize */
+		"<reg bitsize=\"32\"/>",                   /* no name */
+		"<reg name=\"pc\" bitsize=\"x\"/>",
+		"<reg name=\"pc\" bitsize=\"32\" regnum=\"-1\"/>",
+		"<reg name=\"pc\" bitsize=\"32",           /* unterminated */
+		"<reg name=pc bitsize=\"32\"/>",           /* unquoted */
+		"<!-- never closed",
+		"<xi:include href=\"loop.xml\"/>",         /* recursion */
+		"<xi:include href=\"missing.xml\"/>",
+		"<xi:include/>",
+		"<>",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rp_rsp_tdesc td;
+		rp_err err = RP_ERR_INIT;
+		int calls = 0;
+		rp_rsp_tdesc_init(&td);
+		assert_true(rp_rsp_tdesc_parse(&td, bad[i], strlen(bad[i]), fetch_doc, &calls, "t", &err) < 0);
+		assert_true(err.msg[0] != '\0');
+		rp_rsp_tdesc_release(&td);
+	}
+	/* a fan-out of includes is capped in total, not only in depth */
+	{
+		char wide[2048] = "";
+		for (int k = 0; k < 70; k++)
+			strcat(wide, "<xi:include href=\"sys.xml\"/>");
+		rp_rsp_tdesc tw;
+		rp_err werr = RP_ERR_INIT;
+		int calls = 0;
+		rp_rsp_tdesc_init(&tw);
+		assert_int_equal(rp_rsp_tdesc_parse(&tw, wide, strlen(wide), fetch_doc, &calls, "t", &werr),
+				 RP_EINPUT);
+		assert_int_equal(calls, 64);
+		assert_non_null(strstr(werr.msg, "more than 64 included documents"));
+		rp_rsp_tdesc_release(&tw);
+	}
+	/* includes refused without a fetcher */
+	rp_rsp_tdesc td;
+	rp_err err = RP_ERR_INIT;
+	rp_rsp_tdesc_init(&td);
+	assert_int_equal(rp_rsp_tdesc_parse(&td, "<xi:include href=\"a.xml\"/>", 26, NULL, NULL, "t", &err),
+			 RP_EINPUT);
+	rp_rsp_tdesc_release(&td);
+}
+
+/* ---------------------------------------------------------------- fake gdbserver */
+
+enum fake_fault { FAKE_OK, FAKE_GARBAGE_SUPPORTED, FAKE_BAD_CHECKSUM, FAKE_EXIT, FAKE_DIE,
+		  FAKE_STALL, FAKE_NO_P, FAKE_ACK_ONLY, FAKE_NAK_CONTINUE };
+
+struct fake {
+	int fd;
+	enum fake_fault fault;
+	int after;          /* interrupts served before the fault */
+	int noack;
+	int interrupts;
+	int continues;
+	int detached;
+	int protocol_error; /* the client broke the protocol (continue before the stop reply) */
+	int running;
+	int naked;          /* FAKE_NAK_CONTINUE refused the first `c` */
+	uint32_t pc;
+};
+
+static void fake_write(struct fake *f, const char *s)
+{
+	size_t len = strlen(s);
+	while (len > 0) {
+		ssize_t n = write(f->fd, s, len);
+		if (n <= 0)
+			return;
+		s += n;
+		len -= (size_t)n;
+	}
+}
+
+static void fake_reply(struct fake *f, const char *payload)
+{
+	char buf[8192];
+	snprintf(buf, sizeof(buf), "$%s#%02x", payload, rp_rsp_checksum(payload, strlen(payload)));
+	fake_write(f, buf);
+}
+
+static const char *fake_xfer(const char *annex)
+{
+	if (strcmp(annex, "target.xml") == 0)
+		return "l<?xml version=\"1.0\"?><target><architecture>arm</architecture>"
+		       "<xi:include href=\"core.xml\"/></target>";
+	if (strcmp(annex, "core.xml") == 0) {
+		static char buf[4096];
+		snprintf(buf, sizeof(buf), "l%s", docs[0][1]);
+		return buf;
+	}
+	return "E00";
+}
+
+/* Little-endian hex of a 32-bit value. */
+static void hex32(char *out, uint32_t v)
+{
+	snprintf(out, 9, "%02x%02x%02x%02x", v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, v >> 24);
+}
+
+static void fake_packet(struct fake *f, const char *p)
+{
+	char buf[512], lr[9], pc[9];
+	if (f->fault == FAKE_NAK_CONTINUE && strcmp(p, "c") == 0 && !f->naked) {
+		f->naked = 1;
+		fake_write(f, "-"); /* as if garbled: the client must send it again */
+		return;
+	}
+	if (!f->noack)
+		fake_write(f, "+");
+	hex32(pc, f->pc);
+	hex32(lr, 0x1001);
+	if (strncmp(p, "qSupported", 10) == 0) {
+		fake_reply(f, f->fault == FAKE_GARBAGE_SUPPORTED ? "xyz" :
+			   f->fault == FAKE_ACK_ONLY || f->fault == FAKE_NAK_CONTINUE ?
+			   "PacketSize=1000;qXfer:features:read+" :
+			   "PacketSize=1000;qXfer:features:read+;QStartNoAckMode+");
+	} else if (strcmp(p, "QStartNoAckMode") == 0) {
+		fake_reply(f, "OK");
+		f->noack = 1;
+	} else if (strcmp(p, "?") == 0) {
+		fake_reply(f, "T05thread:01;");
+	} else if (strncmp(p, "qXfer:features:read:", 20) == 0) {
+		char annex[64];
+		sscanf(p + 20, "%63[^:]", annex);
+		fake_reply(f, fake_xfer(annex));
+	} else if (strcmp(p, "pf") == 0) {
+		fake_reply(f, f->fault == FAKE_NO_P ? "" : pc);
+	} else if (strcmp(p, "pe") == 0) {
+		fake_reply(f, f->fault == FAKE_NO_P ? "" : lr);
+	} else if (strcmp(p, "g") == 0) {
+		/* r0..r12 are zero: 104 '0's as '0' + 97 repeats ('~') + 6 more; sp; lr; pc; xpsr */
+		snprintf(buf, sizeof(buf), "0*~000000%s%s%s01000000", "00100020", lr, pc);
+		fake_reply(f, buf);
+	} else if (strcmp(p, "c") == 0) {
+		if (f->running)
+			f->protocol_error = 1;
+		f->running = 1;
+		f->continues++;
+	} else if (strcmp(p, "D") == 0) {
+		fake_reply(f, "OK");
+		f->detached = 1;
+	} else {
+		fake_reply(f, "");
+	}
+}
+
+/* Answers an interrupt: a stop, an exit, a dead socket or silence, by the fault. */
+static int fake_interrupt(struct fake *f)
+{
+	if (!f->running)
+		return 1;
+	f->running = 0;
+	f->interrupts++;
+	f->pc += 2;
+	if (f->interrupts > f->after) {
+		switch (f->fault) {
+		case FAKE_EXIT:
+			fake_reply(f, "W03");
+			return 1;
+		case FAKE_DIE:
+			return 0;
+		case FAKE_STALL:
+			return 1;
+		case FAKE_BAD_CHECKSUM:
+			fake_write(f, "$T02#00");
+			return 1;
+		default:
+			break;
+		}
+	}
+	if (f->interrupts % 3 == 0)
+		fake_reply(f, "O6869"); /* console output first: skipped by the client */
+	fake_reply(f, "T02thread:01;");
+	return 1;
+}
+
+static void *fake_main(void *arg)
+{
+	struct fake *f = arg;
+	char buf[4096], pkt[4096];
+	size_t have = 0;
+	for (;;) {
+		ssize_t n = read(f->fd, buf + have, sizeof(buf) - have);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		size_t i = 0;
+		while (i < have) {
+			if (buf[i] == '+' || buf[i] == '-') {
+				i++;
+			} else if (buf[i] == 3) {
+				i++;
+				if (!fake_interrupt(f))
+					goto out;
+			} else if (buf[i] == '$') {
+				char *hash = memchr(buf + i, '#', have - i);
+				if (!hash || (size_t)(hash - buf) + 3 > have)
+					break;
+				size_t len = (size_t)(hash - buf) - i - 1;
+				memcpy(pkt, buf + i + 1, len);
+				pkt[len] = '\0';
+				i = (size_t)(hash - buf) + 3;
+				fake_packet(f, pkt);
+			} else {
+				i++;
+			}
+		}
+		memmove(buf, buf + i, have - i);
+		have -= i;
+	}
+out:
+	close(f->fd);
+	return NULL;
+}
+
+struct session {
+	struct fake fake;
+	pthread_t thread;
+	rp_rsp *rsp;
+	rp_err err;
+	int rc;
+};
+
+static void start_session(struct session *s, enum fake_fault fault, int after, int want_ra)
+{
+	int sv[2];
+	memset(s, 0, sizeof(*s));
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	s->fake.fd = sv[1];
+	s->fake.fault = fault;
+	s->fake.after = after;
+	s->fake.pc = 0x100;
+	assert_int_equal(pthread_create(&s->thread, NULL, fake_main, &s->fake), 0);
+	rp_rsp_opts opts = RP_RSP_OPTS_INIT;
+	opts.timeout_ms = 300;
+	opts.elf_machine = EM_ARM;
+	opts.want_ra = want_ra;
+	s->rc = rp_rsp_open_fd(&s->rsp, sv[0], "fake:1", &opts, &s->err);
+}
+
+static void end_session(struct session *s)
+{
+	rp_rsp_close(s->rsp);
+	pthread_join(s->thread, NULL);
+}
+
+static void test_session_samples(void **state)
+{
+	(void)state;
+	for (int variant = 0; variant < 4; variant++) {
+		int want_ra = variant & 1;
+		struct session s;
+		start_session(&s, variant & 2 ? FAKE_ACK_ONLY : FAKE_OK, 0, want_ra);
+		assert_int_equal(s.fake.noack, !(variant & 2));
+		assert_int_equal(s.rc, 0);
+		assert_int_equal(rp_rsp_has_ra(s.rsp), want_ra);
+		rp_samples samples;
+		rp_samples_init(&samples);
+		rp_sampler_opts so = RP_SAMPLER_OPTS_INIT;
+		so.max_samples = 50;
+		so.callers = want_ra;
+		rp_sampler_result res;
+		rp_err err = RP_ERR_INIT;
+		assert_int_equal(rp_sampler_run(s.rsp, &samples, &so, &res, &err), 0);
+		assert_int_equal(res.stop, RP_SAMPLER_COUNT);
+		assert_string_equal(res.reason, "samples");
+		assert_int_equal(res.stats.samples, 50);
+		assert_int_equal(samples.total, 50);
+		assert_int_equal(samples.narcs > 0, want_ra);
+		if (want_ra)
+			assert_int_equal(samples.arcs[0].from_pc, 0x1000); /* Thumb bit cleared */
+		end_session(&s);
+		assert_int_equal(s.fake.detached, 1);
+		assert_int_equal(s.fake.protocol_error, 0);
+		assert_int_equal(s.fake.continues, 50);
+		rp_samples_release(&samples);
+	}
+}
+
+static void run_fault(enum fake_fault fault, int after, int expect_rc, rp_sampler_stop expect_stop,
+		      const char *expect_msg, uint64_t expect_samples)
+{
+	struct session s;
+	start_session(&s, fault, after, 1);
+	assert_int_equal(s.rc, 0);
+	rp_samples samples;
+	rp_samples_init(&samples);
+	rp_sampler_opts so = RP_SAMPLER_OPTS_INIT;
+	so.max_samples = 1000;
+	rp_sampler_result res;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_sampler_run(s.rsp, &samples, &so, &res, &err), expect_rc);
+	assert_int_equal(res.stop, expect_stop);
+	assert_int_equal(res.stats.samples, expect_samples);
+	assert_int_equal(samples.total, expect_samples);
+	if (expect_msg && !strstr(err.msg, expect_msg) && !strstr(res.reason, expect_msg))
+		fail_msg("message '%s' / reason '%s' lacks '%s'", err.msg, res.reason, expect_msg);
+	end_session(&s);
+	assert_int_equal(s.fake.detached, 0);
+	assert_int_equal(s.fake.protocol_error, 0);
+	rp_samples_release(&samples);
+}
+
+static void test_session_faults(void **state)
+{
+	(void)state;
+	run_fault(FAKE_EXIT, 7, 0, RP_SAMPLER_EXITED, "target exited (status 3)", 7);
+	run_fault(FAKE_DIE, 5, RP_EINPUT, RP_SAMPLER_FAILED,
+		  "fake:1: gdbserver closed the connection (kept 5 samples)", 5);
+	run_fault(FAKE_STALL, 4, RP_EINPUT, RP_SAMPLER_FAILED,
+		  "fake:1: gdbserver stopped answering after 300 ms waiting for the stop reply (kept 4 samples)", 4);
+	run_fault(FAKE_BAD_CHECKSUM, 3, RP_EINPUT, RP_SAMPLER_FAILED, "bad checksum in packet at byte", 3);
+}
+
+static void test_session_handshake_faults(void **state)
+{
+	(void)state;
+	struct session s;
+	start_session(&s, FAKE_GARBAGE_SUPPORTED, 0, 1);
+	assert_int_equal(s.rc, RP_EINPUT);
+	assert_null(s.rsp);
+	assert_string_equal(s.err.msg, "fake:1: garbage reply 'xyz' to qSupported");
+	end_session(&s);
+}
+
+static void test_session_fallbacks(void **state)
+{
+	(void)state;
+	/* no `p`: falls back to `g` (whose reply is run-length encoded) */
+	struct session s;
+	start_session(&s, FAKE_NO_P, 0, 0);
+	assert_int_equal(s.rc, 0);
+	rp_rsp_stop st;
+	rp_err err = RP_ERR_INIT;
+	uint64_t pc, ra;
+	assert_int_equal(rp_rsp_continue(s.rsp, &err), 0);
+	assert_int_equal(rp_rsp_interrupt(s.rsp, &err), 0);
+	assert_int_equal(rp_rsp_wait_stop(s.rsp, -1, &st, &err), 1);
+	assert_int_equal(rp_rsp_read_pc(s.rsp, &st, &pc, &ra, &err), 0);
+	assert_int_equal(pc, 0x102);
+	assert_int_equal(ra, 0);
+	end_session(&s);
+
+	/* ack mode throughout when the server does not offer no-ack; expedited pc used */
+	start_session(&s, FAKE_ACK_ONLY, 0, 1);
+	assert_int_equal(s.rc, 0);
+	assert_int_equal(s.fake.noack, 0);
+	rp_rsp_stop exp = { RP_RSP_STOPPED, 5, 2, { { 15, "44332211" }, { 14, "99887766" } } };
+	assert_int_equal(rp_rsp_read_pc(s.rsp, &exp, &pc, &ra, &err), 0);
+	assert_int_equal(pc, 0x11223344);
+	assert_int_equal(ra, 0x66778899);
+	exp.regs[1] = (rp_rsp_expedited){ 14, "f9ffffff" }; /* EXC_RETURN names no caller */
+	assert_int_equal(rp_rsp_read_pc(s.rsp, &exp, &pc, &ra, &err), 0);
+	assert_int_equal(ra, 0);
+	end_session(&s);
+}
+
+static void test_session_nak_resends(void **state)
+{
+	(void)state;
+	struct session s;
+	start_session(&s, FAKE_NAK_CONTINUE, 0, 1);
+	assert_int_equal(s.rc, 0);
+	rp_samples samples;
+	rp_samples_init(&samples);
+	rp_sampler_opts so = RP_SAMPLER_OPTS_INIT;
+	so.max_samples = 10;
+	rp_sampler_result res;
+	rp_err err = RP_ERR_INIT;
+	if (rp_sampler_run(s.rsp, &samples, &so, &res, &err) != 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(res.stats.samples, 10);
+	end_session(&s);
+	assert_int_equal(s.fake.naked, 1);
+	assert_int_equal(s.fake.continues, 10);
+	assert_int_equal(s.fake.protocol_error, 0);
+	rp_samples_release(&samples);
+}
+
+static void test_prng_intervals(void **state)
+{
+	(void)state;
+	uint64_t a = 42, b = 42;
+	assert_true(rp_sampler_prng(&a) == rp_sampler_prng(&b));
+	assert_int_equal(rp_sampler_interval_ns(&a, 0), 0);
+	int64_t lo = INT64_MAX, hi = 0;
+	for (int i = 0; i < 10000; i++) {
+		int64_t v = rp_sampler_interval_ns(&a, 1000.0);
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	assert_true(lo >= 500000 && lo < 510000);
+	assert_true(hi <= 1500000 && hi > 1490000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_checksum),
+		cmocka_unit_test(test_frame_valid),
+		cmocka_unit_test(test_frame_truncated),
+		cmocka_unit_test(test_frame_bad_checksum),
+		cmocka_unit_test(test_frame_garbage_and_huge),
+		cmocka_unit_test(test_decode_escape_rle),
+		cmocka_unit_test(test_decode_hostile),
+		cmocka_unit_test(test_stop_replies),
+		cmocka_unit_test(test_stop_hostile),
+		cmocka_unit_test(test_parse_reg),
+		cmocka_unit_test(test_tdesc_includes),
+		cmocka_unit_test(test_tdesc_hostile),
+		cmocka_unit_test(test_session_samples),
+		cmocka_unit_test(test_session_faults),
+		cmocka_unit_test(test_session_handshake_faults),
+		cmocka_unit_test(test_session_fallbacks),
+		cmocka_unit_test(test_session_nak_resends),
+		cmocka_unit_test(test_prng_intervals),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
