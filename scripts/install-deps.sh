@@ -10,7 +10,7 @@ packages=(
 	build-essential cmake pkg-config
 	libelf-dev libdw-dev binutils-dev libglpk-dev libyaml-dev libsqlite3-dev
 	# tests, fuzzing, benchmarks
-	libcmocka-dev clang libclang-rt-14-dev python3 glpk-utils
+	libcmocka-dev clang libclang-rt-14-dev python3 glpk-utils bc
 	# example firmware: cross toolchains, C libraries, emulators, debugger
 	gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi
 	gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# run.sh: builds ramplace and prints every benchmark's measured ratios against its baseline.
+# Run on a quiet machine: the figures are wall-clock times.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j2 >/dev/null
+echo "== exact knapsack vs glpsol (same instance, same optimum) and greedy baselines"
+for n in 1000 12000 50000; do
+	"$build/bench/bench_knapsack" "$n" 96K
+done
+echo
+echo "== ramplace record against QEMU's gdbstub (Cortex-M3 example)"
+"$root/bench/bench_record.sh" "$build"
