@@ -11,5 +11,12 @@ for n in 1000 12000 50000; do
 	"$build/bench/bench_knapsack" "$n" 96K
 done
 echo
+echo "== exact knapsack on Pisinger's hard classes (weights 1..1000, capacity half the total)"
+for cls in strong subset spanner; do
+	for n in 1000 10000; do
+		"$build/bench/bench_knapsack" --class "$cls" "$n" 1000
+	done
+done
+echo
 echo "== ramplace record against QEMU's gdbstub (Cortex-M3 example)"
 "$root/bench/bench_record.sh" "$build"

@@ -1,4 +1,6 @@
-/* knapsack.c: exact 0/1 knapsack by dynamic programming over capacity (see knapsack.h).
+/* knapsack.c: exact 0/1 knapsack (see knapsack.h): the entry points, the candidate filter they
+ * share, and the dynamic programme over capacity used as oracle and fallback; the default
+ * expanding-core algorithm is in knapsack_core.c.
  *
  * Weights are divided by their greatest common divisor with the capacity first (function sizes
  * rounded to 4-byte units shrink the table 4x). The table keeps one decision bit per item and
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #include "ramplace/knapsack.h"
+#include "knapsack_core.h"
 
 #define RP_KS_MAX_TABLE_BITS (1ull << 33)
 
@@ -155,23 +158,81 @@ static size_t reduce(const rp_ks_item *items, size_t *cand, size_t ncand, uint64
 	return ncore;
 }
 
-int rp_knapsack_solve(const rp_ks_item *items, size_t n, uint64_t capacity,
-		      unsigned char *chosen, rp_ks_result *res, rp_err *err)
+static int filter(const rp_ks_item *items, size_t n, uint64_t capacity, unsigned char *chosen,
+		  rp_ks_result *res, size_t **cand, size_t *ncand, uint64_t *total_weight, rp_err *err)
 {
 	memset(res, 0, sizeof(*res));
-	memset(chosen, 0, n);
-	size_t *cand = malloc((n ? n : 1) * sizeof(size_t));
-	if (!cand)
+	if (n)
+		memset(chosen, 0, n);
+	*cand = malloc((n ? n : 1) * sizeof(size_t));
+	if (!*cand)
 		return rp_err_nomem(err, "solving the knapsack");
-	size_t ncand = 0;
-	uint64_t total_weight = 0;
+	*ncand = 0;
+	*total_weight = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (items[i].value == 0 || items[i].weight > capacity)
 			continue;
-		cand[ncand++] = i;
-		total_weight += items[i].weight;
+		(*cand)[(*ncand)++] = i;
+		*total_weight += items[i].weight;
 	}
-	int rc = 0;
+	return 0;
+}
+
+static void tally(const rp_ks_item *items, size_t n, const unsigned char *chosen, rp_ks_result *res)
+{
+	res->value = res->weight = 0;
+	res->nchosen = 0;
+	for (size_t i = 0; i < n; i++)
+		if (chosen[i]) {
+			res->value += items[i].value;
+			res->weight += items[i].weight;
+			res->nchosen++;
+		}
+}
+
+int rp_knapsack_solve(const rp_ks_item *items, size_t n, uint64_t capacity,
+		      unsigned char *chosen, rp_ks_result *res, rp_err *err)
+{
+	size_t *cand, ncand;
+	uint64_t total_weight;
+	int rc = filter(items, n, capacity, chosen, res, &cand, &ncand, &total_weight, err);
+	if (rc)
+		return rc;
+	if (total_weight <= capacity) {
+		take_all(items, n, cand, ncand, chosen, res);
+		free(cand);
+		return 0;
+	}
+	/* zero-weight items always fit and have no density: take them first */
+	size_t m = 0;
+	for (size_t k = 0; k < ncand; k++) {
+		if (items[cand[k]].weight == 0)
+			chosen[cand[k]] = 1;
+		else
+			cand[m++] = cand[k];
+	}
+	rp_ks_core_stats st = { 0, 0, 0 };
+	rc = rp_ks_core_solve(items, cand, m, capacity, chosen, &st, err);
+	free(cand);
+	if (rc == RP_KS_CORE_OVERFLOW)
+		return rp_knapsack_solve_dp(items, n, capacity, chosen, res, err);
+	if (rc)
+		return rc;
+	tally(items, n, chosen, res);
+	res->core_steps = st.layers;
+	res->max_states = st.max_states;
+	return 0;
+}
+
+int rp_knapsack_solve_dp(const rp_ks_item *items, size_t n, uint64_t capacity,
+			 unsigned char *chosen, rp_ks_result *res, rp_err *err)
+{
+	size_t *cand, ncand;
+	uint64_t total_weight;
+	int rc = filter(items, n, capacity, chosen, res, &cand, &ncand, &total_weight, err);
+	if (rc)
+		return rc;
+	res->used_dp = 1;
 	if (total_weight <= capacity) {
 		take_all(items, n, cand, ncand, chosen, res);
 	} else {
@@ -188,11 +249,8 @@ int rp_knapsack_solve(const rp_ks_item *items, size_t n, uint64_t capacity,
 			core_unit = gcd64(core_unit, items[core[k]].weight);
 		rc = dp_solve(items, core, ncore, capacity - red.fixed_weight, core_unit ? core_unit : 1,
 			      chosen, res, err);
-		res->value += red.fixed_value;
-		res->weight += red.fixed_weight;
-		res->nchosen = 0;
-		for (size_t i = 0; i < n; i++)
-			res->nchosen += chosen[i];
+		tally(items, n, chosen, res);
+		res->used_dp = 1;
 		free(core);
 	}
 	free(cand);

@@ -108,6 +108,61 @@ static void test_deterministic_ties(void **state)
 	}
 }
 
+/* Pisinger's hard classes (strongly correlated, subset-sum, spanner): the core algorithm and
+ * the reduced DP, two independent exact methods, must agree on value and weight. */
+static void test_hard_classes_match_dp(void **state)
+{
+	(void)state;
+	enum { N = 300 };
+	static rp_ks_item items[N];
+	static unsigned char a[N], b[N];
+	for (int round = 0; round < 60; round++) {
+		int cls = round % 3;
+		uint64_t r = 50 + rng() % 500, sum = 0;
+		rp_ks_item span[2];
+		for (int k = 0; k < 2; k++) {
+			span[k].weight = 1 + rng() % r;
+			span[k].value = span[k].weight + r / 10;
+		}
+		for (size_t i = 0; i < N; i++) {
+			if (cls == 2) {
+				uint64_t m = 1 + rng() % 10;
+				items[i].weight = m * span[i % 2].weight;
+				items[i].value = m * span[i % 2].value;
+			} else {
+				items[i].weight = 1 + rng() % r;
+				items[i].value = cls == 0 ? items[i].weight + r / 10 : items[i].weight;
+			}
+			sum += items[i].weight;
+		}
+		uint64_t cap = sum * (1 + rng() % 9) / 10;
+		rp_ks_result x, y;
+		rp_err err = RP_ERR_INIT;
+		assert_int_equal(rp_knapsack_solve(items, N, cap, a, &x, &err), 0);
+		assert_int_equal(rp_knapsack_solve_dp(items, N, cap, b, &y, &err), 0);
+		assert_int_equal(x.used_dp, 0);
+		assert_int_equal(x.value, y.value);
+		assert_int_equal(x.weight, y.weight);
+		assert_true(x.weight <= cap);
+	}
+}
+
+/* Values too large for the core's 128-bit bounds go to the DP, which still answers. */
+static void test_huge_values_fall_back(void **state)
+{
+	(void)state;
+	rp_ks_item items[5];
+	for (int i = 0; i < 5; i++)
+		items[i] = (rp_ks_item){ 8, (1ull << 62) + (uint64_t)i };   /* sum over 2^64 */
+	unsigned char chosen[5];
+	rp_ks_result res;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_knapsack_solve(items, 5, 16, chosen, &res, &err), 0);
+	assert_int_equal(res.used_dp, 1);
+	assert_int_equal(chosen[3] + chosen[4], 2);
+	assert_int_equal(res.value, (1ull << 63) + 7);
+}
+
 static void test_edges(void **state)
 {
 	(void)state;
@@ -130,6 +185,8 @@ int main(void)
 		cmocka_unit_test(test_matches_brute_force),
 		cmocka_unit_test(test_odd_weights),
 		cmocka_unit_test(test_deterministic_ties),
+		cmocka_unit_test(test_hard_classes_match_dp),
+		cmocka_unit_test(test_huge_values_fall_back),
 		cmocka_unit_test(test_edges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
