@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(
 	# build of the tool
 	build-essential cmake pkg-config
-	libelf-dev libdw-dev binutils-dev libglpk-dev libyaml-dev libsqlite3-dev
+	libelf-dev libdw-dev binutils-dev binutils-multiarch-dev libglpk-dev libyaml-dev libsqlite3-dev
 	# tests, fuzzing, benchmarks
 	libcmocka-dev clang libclang-rt-14-dev python3 glpk-utils bc
 	# example firmware: cross toolchains, C libraries, emulators, debugger

@@ -19,6 +19,7 @@ static const struct cmd commands[] = {
 	{ "import", cmd_import, "import a profile file (gdb p $pc log, PC list) into profile.db" },
 	{ "report", cmd_report, "print the flat profile held in profile.db" },
 	{ "check", cmd_check, "verify on the relinked ELF that the plan landed and the budget holds" },
+	{ "callgraph", cmd_callgraph, "print the static call graph (text or DOT) decoded from the ELF" },
 };
 
 static void print_help(FILE *out)
@@ -26,7 +27,7 @@ static void print_help(FILE *out)
 	fprintf(out, "usage: ramplace [place] --budget SIZE [options] profile.db firmware.elf\n"
 		     "       ramplace <command> [options] ...\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n'ramplace <command> --help' describes a command; 'man ramplace' has the rest.\n");
 }
 

@@ -1,0 +1,44 @@
+/* callgraph.h: the static call graph of an image, from disassembly (disasm.h): direct calls
+ * and tail branches between functions, and the functions whose address is taken (named by a
+ * data word, a literal pool or a computed address: they may be called indirectly, e.g. from a
+ * vector or opcode-handler table). Indirect calls themselves have no edge. */
+#ifndef RAMPLACE_CALLGRAPH_H
+#define RAMPLACE_CALLGRAPH_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "ramplace/error.h"
+#include "ramplace/image.h"
+
+typedef struct rp_cg_edge {
+	size_t from, to;       /* indices into image->funcs */
+	unsigned ncalls;       /* call sites (bl, jal...) */
+	unsigned nbranches;    /* tail or conditional branch sites */
+	uint64_t first_site;   /* lowest site address */
+} rp_cg_edge;
+
+typedef struct rp_callgraph {
+	const rp_image *img;   /* not owned */
+	rp_cg_edge *edges;     /* one per (from, to), sorted by from then to */
+	size_t nedges;
+	size_t *first;         /* edges of function i: [first[i], first[i+1]) */
+	unsigned char *address_taken; /* per function */
+	size_t nfuncs;
+	size_t ninsns;         /* instructions decoded */
+} rp_callgraph;
+
+/* Disassembles every function in an executable section of img. */
+int rp_callgraph_build(rp_callgraph **out, const rp_image *img, rp_err *err);
+void rp_callgraph_free(rp_callgraph *cg);
+
+/* Sets mark[i] = 1 for every function reachable from the roots (included) through direct calls
+ * and branches; mark has nfuncs entries and is not cleared first. */
+int rp_callgraph_reach(const rp_callgraph *cg, const size_t *roots, size_t nroots, unsigned char *mark,
+		       rp_err *err);
+
+/* Text ("caller -> callee  call x2") or Graphviz DOT; only_from (may be NULL) limits the output
+ * to what those marked functions reach. */
+void rp_callgraph_write(const rp_callgraph *cg, FILE *fp, int dot, const unsigned char *only);
+
+#endif

@@ -1,0 +1,254 @@
+/* callgraph.c: static call graph from libopcodes disassembly (see callgraph.h). Owns the edge
+ * list, its index and the address-taken flags. Workload: every function of an image once. */
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ramplace/callgraph.h"
+#include "ramplace/disasm.h"
+#include "ramplace/util.h"
+
+typedef struct site {
+	size_t from, to;
+	int is_call;
+	uint64_t addr;
+} site;
+
+typedef struct build_ctx {
+	rp_callgraph *cg;
+	const rp_image *img;
+	size_t self;
+	site *sites;
+	size_t nsites, cap;
+	rp_err *err;
+} build_ctx;
+
+/* The function starting exactly at addr (Thumb bit: set in pointers to Thumb code). */
+static const rp_func *func_starting(const rp_image *img, uint64_t addr, int pointer)
+{
+	uint64_t a = addr;
+	if (img->machine == EM_ARM && pointer) {
+		if (!(addr & 1))
+			return NULL;   /* Cortex-M code pointers carry the Thumb bit */
+		a = addr & ~1ull;
+	}
+	const rp_func *f = rp_image_func_at(img, a);
+	return f && f->addr == a ? f : NULL;
+}
+
+static int on_insn(void *p, const rp_insn *in)
+{
+	build_ctx *b = p;
+	b->cg->ninsns++;
+	if (in->kind != RP_INSN_OTHER && in->has_target) {
+		const rp_func *t = func_starting(b->img, in->target, 0);
+		size_t ti = t ? (size_t)(t - b->img->funcs) : SIZE_MAX;
+		if (t && ti != b->self) {
+			if (rp_grow((void **)&b->sites, &b->cap, b->nsites + 1, sizeof(site), b->err))
+				return b->err->code;
+			b->sites[b->nsites++] = (site){ b->self, ti, in->kind == RP_INSN_CALL, in->addr };
+		}
+	}
+	for (size_t k = 0; k < in->nrefs; k++) {
+		const rp_func *t = func_starting(b->img, in->ref_words[k], b->img->machine == EM_ARM);
+		if (t)
+			b->cg->address_taken[t - b->img->funcs] = 1;
+	}
+	return 0;
+}
+
+static int by_site(const void *x, const void *y)
+{
+	const site *a = x, *b = y;
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+static int make_edges(rp_callgraph *cg, site *sites, size_t n, rp_err *err)
+{
+	qsort(sites, n, sizeof(site), by_site);
+	cg->edges = calloc(n ? n : 1, sizeof(rp_cg_edge));
+	cg->first = calloc(cg->nfuncs + 1, sizeof(size_t));
+	if (!cg->edges || !cg->first)
+		return rp_err_nomem(err, "building the call graph");
+	for (size_t i = 0; i < n; i++) {
+		rp_cg_edge *e = cg->nedges ? &cg->edges[cg->nedges - 1] : NULL;
+		if (!e || e->from != sites[i].from || e->to != sites[i].to) {
+			e = &cg->edges[cg->nedges++];
+			*e = (rp_cg_edge){ sites[i].from, sites[i].to, 0, 0, sites[i].addr };
+		}
+		if (sites[i].is_call)
+			e->ncalls++;
+		else
+			e->nbranches++;
+	}
+	size_t k = 0;
+	for (size_t f = 0; f <= cg->nfuncs; f++) {
+		while (k < cg->nedges && cg->edges[k].from < f)
+			k++;
+		cg->first[f] = k;
+	}
+	return 0;
+}
+
+/* Words in data sections (vector tables, handler tables, initializers) naming a function. */
+static void scan_data_words(rp_callgraph *cg, const rp_image *img)
+{
+	unsigned wsize = img->elfclass == 64 ? 8 : 4;
+	for (size_t s = 0; s < img->nsections; s++) {
+		const rp_section *sec = &img->sections[s];
+		if (!sec->is_alloc || sec->is_nobits || sec->is_exec || sec->file_offset > img->nbytes ||
+		    sec->size > img->nbytes - sec->file_offset)
+			continue;
+		const unsigned char *p = img->bytes + sec->file_offset;
+		for (uint64_t off = (wsize - sec->vma % wsize) % wsize; off + wsize <= sec->size; off += wsize) {
+			uint64_t w = 0;
+			for (unsigned i = 0; i < wsize; i++) {
+				unsigned shift = img->big_endian ? 8 * (wsize - 1 - i) : 8 * i;
+				w |= (uint64_t)p[off + i] << shift;
+			}
+			const rp_func *t = func_starting(img, w, img->machine == EM_ARM);
+			if (t)
+				cg->address_taken[t - img->funcs] = 1;
+		}
+	}
+}
+
+int rp_callgraph_build(rp_callgraph **out, const rp_image *img, rp_err *err)
+{
+	*out = NULL;
+	rp_callgraph *cg = calloc(1, sizeof(*cg));
+	if (!cg)
+		return rp_err_nomem(err, "building the call graph");
+	cg->img = img;
+	cg->nfuncs = img->nfuncs;
+	cg->address_taken = calloc(img->nfuncs ? img->nfuncs : 1, 1);
+	rp_disasm *d = NULL;
+	build_ctx b = { cg, img, 0, NULL, 0, 0, err };
+	int rc = cg->address_taken ? rp_disasm_new(&d, img, err) : rp_err_nomem(err, "building the call graph");
+	for (size_t i = 0; !rc && i < img->nfuncs; i++) {
+		const rp_func *f = &img->funcs[i];
+		if (f->section >= img->nsections || !img->sections[f->section].is_exec)
+			continue;
+		b.self = i;
+		rc = rp_disasm_func(d, f, on_insn, &b, err);
+		if (rc == RP_EINPUT)
+			rc = 0;   /* no file bytes (NOBITS): nothing to decode */
+	}
+	rp_disasm_free(d);
+	if (!rc) {
+		scan_data_words(cg, img);
+		rc = make_edges(cg, b.sites, b.nsites, err);
+	}
+	free(b.sites);
+	if (rc) {
+		rp_callgraph_free(cg);
+		return rc;
+	}
+	*out = cg;
+	return 0;
+}
+
+void rp_callgraph_free(rp_callgraph *cg)
+{
+	if (!cg)
+		return;
+	free(cg->edges);
+	free(cg->first);
+	free(cg->address_taken);
+	free(cg);
+}
+
+int rp_callgraph_reach(const rp_callgraph *cg, const size_t *roots, size_t nroots, unsigned char *mark,
+		       rp_err *err)
+{
+	size_t *stack = malloc((cg->nfuncs ? cg->nfuncs : 1) * sizeof(size_t));
+	unsigned char *seen = calloc(cg->nfuncs ? cg->nfuncs : 1, 1);
+	if (!stack || !seen) {
+		free(stack);
+		free(seen);
+		return rp_err_nomem(err, "walking the call graph");
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < nroots; i++)
+		if (roots[i] < cg->nfuncs && !seen[roots[i]]) {
+			seen[roots[i]] = 1;
+			stack[n++] = roots[i];
+		}
+	while (n) {
+		size_t f = stack[--n];
+		mark[f] = 1;
+		for (size_t k = cg->first[f]; k < cg->first[f + 1]; k++) {
+			size_t t = cg->edges[k].to;
+			if (!seen[t]) {
+				seen[t] = 1;
+				stack[n++] = t;
+			}
+		}
+	}
+	free(stack);
+	free(seen);
+	return 0;
+}
+
+static void put_name(FILE *fp, const rp_func *f, int quote)
+{
+	if (quote)
+		fputc('"', fp);
+	for (const char *p = f->name; *p; p++)
+		if (!quote || (*p != '"' && *p != '\\'))
+			fputc(*p, fp);
+	if (f->file && f->is_local) {
+		fputs(quote ? " (" : " (", fp);
+		for (const char *p = f->file; *p; p++)
+			if (!quote || (*p != '"' && *p != '\\'))
+				fputc(*p, fp);
+		fputc(')', fp);
+	}
+	if (quote)
+		fputc('"', fp);
+}
+
+void rp_callgraph_write(const rp_callgraph *cg, FILE *fp, int dot, const unsigned char *only)
+{
+	const rp_func *fn = cg->img->funcs;
+	if (dot)
+		fputs("digraph callgraph {\n  node [shape=box, fontname=monospace];\n", fp);
+	for (size_t i = 0; i < cg->nfuncs; i++) {
+		if (only && !only[i])
+			continue;
+		if (dot && cg->address_taken[i]) {
+			fputs("  ", fp);
+			put_name(fp, &fn[i], 1);
+			fputs(" [style=bold, tooltip=\"address taken\"];\n", fp);
+		} else if (!dot && cg->address_taken[i]) {
+			fputs("address-taken ", fp);
+			put_name(fp, &fn[i], 0);
+			fputc('\n', fp);
+		}
+		for (size_t k = cg->first[i]; k < cg->first[i + 1]; k++) {
+			const rp_cg_edge *e = &cg->edges[k];
+			if (dot) {
+				fputs("  ", fp);
+				put_name(fp, &fn[e->from], 1);
+				fputs(" -> ", fp);
+				put_name(fp, &fn[e->to], 1);
+				fputs(e->ncalls ? ";\n" : " [style=dashed];\n", fp);
+				continue;
+			}
+			put_name(fp, &fn[e->from], 0);
+			fputs(" -> ", fp);
+			put_name(fp, &fn[e->to], 0);
+			if (e->ncalls)
+				fprintf(fp, "  call x%u", e->ncalls);
+			if (e->nbranches)
+				fprintf(fp, "  %s x%u", e->ncalls ? "branch" : "tail", e->nbranches);
+			fputc('\n', fp);
+		}
+	}
+	if (dot)
+		fputs("}\n", fp);
+}

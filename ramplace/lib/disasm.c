@@ -1,0 +1,338 @@
+/* disasm.c: per-instruction decoding with libopcodes (see disasm.h).
+ *
+ * libopcodes prints text; what we need comes from two hooks: the printed text (its first word
+ * is the mnemonic) and print_address_func, which every ARM and RISC-V decoder calls for each
+ * address an instruction names (branch targets, literal-pool addresses, auipc/lui results).
+ * Link or no link on RISC-V is read from the instruction bits (rd), which is simpler and
+ * exact. Owns the decoder state and, for ARM, the sorted mapping symbols. Workload: every
+ * function of an image once, tens of thousands of instructions. */
+#define PACKAGE "ramplace"          /* bfd.h insists on a config.h-style definition */
+#define PACKAGE_VERSION "0"
+#include <dis-asm.h>
+#include <elf.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ramplace/disasm.h"
+#include "ramplace/util.h"
+
+typedef struct mapsym {
+	uint64_t addr;
+	char kind;      /* 'd' data, 't' Thumb, 'a' ARM */
+} mapsym;
+
+struct rp_disasm {
+	const rp_image *img;
+	disassembler_ftype print;
+	struct disassemble_info info;
+	mapsym *maps;
+	size_t nmaps;
+	/* per instruction */
+	char text[256];
+	size_t textlen;
+	uint64_t addrs[8];
+	size_t naddrs;
+};
+
+static void put_text(rp_disasm *d, const char *fmt, va_list ap)
+{
+	if (d->textlen + 1 >= sizeof(d->text))
+		return;
+	int n = vsnprintf(d->text + d->textlen, sizeof(d->text) - d->textlen, fmt, ap);
+	if (n > 0)
+		d->textlen += (size_t)n < sizeof(d->text) - d->textlen ? (size_t)n : sizeof(d->text) - d->textlen - 1;
+}
+
+static int text_fn(void *stream, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	put_text(stream, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+static int styled_fn(void *stream, enum disassembler_style style, const char *fmt, ...)
+{
+	(void)style;
+	va_list ap;
+	va_start(ap, fmt);
+	put_text(stream, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+static void address_fn(bfd_vma addr, struct disassemble_info *info)
+{
+	rp_disasm *d = info->application_data;
+	if (d->naddrs < sizeof(d->addrs) / sizeof(d->addrs[0]))
+		d->addrs[d->naddrs++] = addr;
+	text_fn(d, "0x%llx", (unsigned long long)addr);
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const mapsym *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* ARM mapping symbols ($a, $t, $d and their "$d.N" forms) from the symbol table. */
+static int load_mapping_symbols(rp_disasm *d, rp_err *err)
+{
+	const rp_image *img = d->img;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return rp_err_set(err, RP_EIO, "%s: libelf: %s", img->path, elf_errmsg(-1));
+	char *copy = malloc(img->nbytes ? img->nbytes : 1);
+	if (!copy)
+		return rp_err_nomem(err, "reading mapping symbols");
+	memcpy(copy, img->bytes, img->nbytes);
+	Elf *elf = elf_memory(copy, img->nbytes);
+	size_t cap = 0;
+	int rc = 0;
+	Elf_Scn *scn = NULL;
+	while (elf && !rc && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || sh.sh_entsize == 0)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t nsyms = data ? data->d_size / sh.sh_entsize : 0;
+		for (size_t i = 0; i < nsyms && !rc; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(data, (int)i, &sym))
+				break;
+			const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!name || name[0] != '$' || !strchr("adt", name[1]) || (name[2] != '\0' && name[2] != '.'))
+				continue;
+			if ((rc = rp_grow((void **)&d->maps, &cap, d->nmaps + 1, sizeof(mapsym), err)))
+				break;
+			d->maps[d->nmaps++] = (mapsym){ sym.st_value & ~1ull, name[1] };
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	free(copy);
+	if (!rc && d->nmaps)
+		qsort(d->maps, d->nmaps, sizeof(mapsym), by_addr);
+	return rc;
+}
+
+/* Index of the last mapping symbol at or before addr, or SIZE_MAX. */
+static size_t map_at(const rp_disasm *d, uint64_t addr)
+{
+	size_t lo = 0, hi = d->nmaps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->maps[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : SIZE_MAX;
+}
+
+int rp_disasm_is_data(const rp_disasm *d, uint64_t addr)
+{
+	size_t k = map_at(d, addr);
+	return k != SIZE_MAX && d->maps[k].kind == 'd';
+}
+
+int rp_disasm_new(rp_disasm **out, const rp_image *img, rp_err *err)
+{
+	*out = NULL;
+	enum bfd_architecture arch;
+	unsigned long mach;
+	if (img->machine == EM_ARM) {
+		arch = bfd_arch_arm;
+		mach = bfd_mach_arm_unknown;
+	} else if (img->machine == EM_RISCV) {
+		arch = bfd_arch_riscv;
+		mach = img->elfclass == 64 ? bfd_mach_riscv64 : bfd_mach_riscv32;
+	} else {
+		return rp_err_set(err, RP_EINPUT, "%s: cannot disassemble %s code (ARM and RISC-V only)", img->path,
+				  rp_image_arch(img));
+	}
+	rp_disasm *d = calloc(1, sizeof(*d));
+	if (!d)
+		return rp_err_nomem(err, "preparing the disassembler");
+	d->img = img;
+	d->print = disassembler(arch, img->code_big_endian, mach, NULL);
+	if (!d->print) {
+		free(d);
+		return rp_err_set(err, RP_EINPUT, "%s: libopcodes has no disassembler for %s", img->path, rp_image_arch(img));
+	}
+	init_disassemble_info(&d->info, d, text_fn, styled_fn);
+	d->info.arch = arch;
+	d->info.mach = mach;
+	d->info.endian = img->code_big_endian ? BFD_ENDIAN_BIG : BFD_ENDIAN_LITTLE;
+	d->info.endian_code = d->info.endian;
+	d->info.application_data = d;
+	d->info.print_address_func = address_fn;
+	d->info.read_memory_func = buffer_read_memory;
+	if (arch == bfd_arch_arm)
+		d->info.disassembler_options = "force-thumb";
+	disassemble_init_for_target(&d->info);
+	int rc = arch == bfd_arch_arm ? load_mapping_symbols(d, err) : 0;
+	if (rc) {
+		rp_disasm_free(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
+}
+
+void rp_disasm_free(rp_disasm *d)
+{
+	if (!d)
+		return;
+	disassemble_free_target(&d->info);
+	free(d->maps);
+	free(d);
+}
+
+static int is_arm_cond(const char *s)
+{
+	static const char *const conds[] = { "eq", "ne", "cs", "cc", "hs", "lo", "mi", "pl", "vs",
+					     "vc", "hi", "ls", "ge", "lt", "gt", "le", "al" };
+	for (size_t i = 0; i < sizeof(conds) / sizeof(conds[0]); i++)
+		if (strcmp(s, conds[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* ARM/Thumb by mnemonic: "bl", "blx", "bl<cond>" call; "b" jumps; "b<cond>", "cbz", "cbnz"
+ * branch conditionally (".w"/".n" width suffixes ignored). */
+static rp_insn_kind arm_kind(const char *m)
+{
+	char base[24];
+	snprintf(base, sizeof(base), "%s", m);
+	char *dot = strchr(base, '.');
+	if (dot)
+		*dot = '\0';
+	if (strcmp(base, "bl") == 0 || strcmp(base, "blx") == 0)
+		return RP_INSN_CALL;
+	if (strncmp(base, "bl", 2) == 0 && is_arm_cond(base + 2))
+		return RP_INSN_CALL;
+	if (strcmp(base, "b") == 0)
+		return RP_INSN_JUMP;
+	if (base[0] == 'b' && is_arm_cond(base + 1))
+		return RP_INSN_CONDJUMP;
+	if (strcmp(base, "cbz") == 0 || strcmp(base, "cbnz") == 0)
+		return RP_INSN_CONDJUMP;
+	return RP_INSN_OTHER;
+}
+
+/* RISC-V from the bits: jal/jalr link when rd is ra (x1) or t0 (x5, the alternate link). */
+static rp_insn_kind riscv_kind(const uint8_t *p, unsigned len)
+{
+	if (len >= 4 && (p[0] & 3) == 3) {
+		uint32_t insn = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+		unsigned op = insn & 0x7f, rd = (insn >> 7) & 31;
+		if (op == 0x6f || op == 0x67)
+			return rd == 1 || rd == 5 ? RP_INSN_CALL : RP_INSN_JUMP;
+		return op == 0x63 ? RP_INSN_CONDJUMP : RP_INSN_OTHER;
+	}
+	if (len != 2)
+		return RP_INSN_OTHER;
+	uint16_t h = (uint16_t)(p[0] | p[1] << 8);
+	unsigned quad = h & 3, f3 = h >> 13;
+	if (quad == 1 && f3 == 1)
+		return RP_INSN_CALL;          /* c.jal (RV32) */
+	if (quad == 1 && f3 == 5)
+		return RP_INSN_JUMP;          /* c.j */
+	if (quad == 1 && (f3 == 6 || f3 == 7))
+		return RP_INSN_CONDJUMP;      /* c.beqz, c.bnez */
+	if (quad == 2 && f3 == 4 && ((h >> 2) & 31) == 0 && ((h >> 7) & 31) != 0)
+		return (h >> 12) & 1 ? RP_INSN_CALL : RP_INSN_JUMP;   /* c.jalr / c.jr */
+	return RP_INSN_OTHER;
+}
+
+static void fill_insn(rp_disasm *d, rp_insn *in, const uint8_t *bytes, uint64_t base, uint64_t len)
+{
+	size_t k = strspn(d->text, " \t");
+	size_t m = strcspn(d->text + k, " \t");
+	if (m >= sizeof(in->mnemonic))
+		m = sizeof(in->mnemonic) - 1;
+	memcpy(in->mnemonic, d->text + k, m);
+	in->mnemonic[m] = '\0';
+	const uint8_t *p = bytes + (in->addr - base);
+	in->kind = d->img->machine == EM_ARM ? arm_kind(in->mnemonic) : riscv_kind(p, in->len);
+	size_t first = 0;
+	if (in->kind != RP_INSN_OTHER && d->naddrs) {
+		in->has_target = 1;
+		in->target = d->img->machine == EM_ARM ? d->addrs[0] & ~1ull : d->addrs[0];
+		first = 1;
+	}
+	for (size_t i = first; i < d->naddrs && in->nrefs < RP_INSN_MAX_REFS; i++) {
+		uint64_t a = d->addrs[i];
+		in->refs[in->nrefs] = a;
+		in->ref_words[in->nrefs] = a;
+		/* an ARM pc-relative load names its pool slot: what matters is the word stored there */
+		uint8_t w[4];
+		if (d->img->machine == EM_ARM && a % 4 == 0) {
+			if (a >= base && a + 4 <= base + len)
+				memcpy(w, bytes + (a - base), 4);
+			else {
+				rp_err ignored = RP_ERR_INIT;
+				if (rp_image_read(d->img, a, w, 4, &ignored))
+					goto next;
+			}
+			in->ref_words[in->nrefs] = d->img->big_endian
+				? (uint64_t)w[0] << 24 | (uint64_t)w[1] << 16 | (uint64_t)w[2] << 8 | w[3]
+				: (uint64_t)w[3] << 24 | (uint64_t)w[2] << 16 | (uint64_t)w[1] << 8 | w[0];
+		}
+next:
+		in->nrefs++;
+	}
+}
+
+/* Next address at or after pc that holds code: skips ARM data ($d) up to the next mapping symbol. */
+static uint64_t skip_data(const rp_disasm *d, uint64_t pc, uint64_t end)
+{
+	if (d->img->machine != EM_ARM || !rp_disasm_is_data(d, pc))
+		return pc;
+	size_t k = map_at(d, pc);
+	while (k + 1 < d->nmaps && d->maps[k + 1].addr <= pc)
+		k++;
+	return k + 1 < d->nmaps && d->maps[k + 1].addr < end ? d->maps[k + 1].addr : end;
+}
+
+int rp_disasm_func(rp_disasm *d, const rp_func *f, rp_insn_fn fn, void *ctx, rp_err *err)
+{
+	if (f->size == 0)
+		return 0;
+	uint8_t *bytes = malloc(f->size);
+	if (!bytes)
+		return rp_err_nomem(err, "disassembling");
+	int rc = rp_image_read(d->img, f->addr, bytes, f->size, err);
+	if (rc) {
+		free(bytes);
+		return rc;
+	}
+	d->info.buffer = bytes;
+	d->info.buffer_vma = f->addr;
+	d->info.buffer_length = f->size;
+	uint64_t end = f->addr + f->size;
+	for (uint64_t pc = skip_data(d, f->addr, end); pc < end; pc = skip_data(d, pc, end)) {
+		d->textlen = 0;
+		d->text[0] = '\0';
+		d->naddrs = 0;
+		int len = d->print(pc, &d->info);
+		if (len <= 0)
+			break;
+		rp_insn in;
+		memset(&in, 0, sizeof(in));
+		in.addr = pc;
+		in.len = (unsigned)len;
+		if (pc + (uint64_t)len <= end)
+			fill_insn(d, &in, bytes, f->addr, f->size);
+		if ((rc = fn(ctx, &in)) != 0)
+			break;
+		pc += (uint64_t)len;
+	}
+	free(bytes);
+	return rc;
+}

@@ -1,0 +1,89 @@
+/* test_callgraph.c: the libopcodes call graph on the fixture ELFs of tests/data/elf (built by
+ * build.sh from a.c and b.c) for Thumb-2 little and big endian, RV32 and RV64: the exact edge
+ * list, the two statics named 'helper' kept apart, the closure from _start; and a clear
+ * refusal for an architecture libopcodes is not set up for here. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ramplace/callgraph.h"
+#include "ramplace/image.h"
+
+static const char *const fixtures[] = { "arm-m3.elf", "arm-m3-be.elf", "riscv32.elf", "riscv64.elf" };
+
+static size_t idx(const rp_image *img, const char *name, const char *file)
+{
+	const rp_func *f = rp_image_func_by_name(img, name, file);
+	assert_non_null(f);
+	return (size_t)(f - img->funcs);
+}
+
+static const rp_cg_edge *edge(const rp_callgraph *cg, size_t from, size_t to)
+{
+	for (size_t k = cg->first[from]; k < cg->first[from + 1]; k++)
+		if (cg->edges[k].to == to)
+			return &cg->edges[k];
+	return NULL;
+}
+
+static void test_fixture_edges(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/elf/%s", TEST_DATA_DIR, fixtures[i]);
+		rp_image *img;
+		rp_callgraph *cg;
+		rp_err err = RP_ERR_INIT;
+		assert_int_equal(rp_image_load(&img, path, &err), 0);
+		assert_int_equal(rp_callgraph_build(&cg, img, &err), 0);
+		size_t a = idx(img, "a_entry", NULL), b = idx(img, "b_entry", NULL), s = idx(img, "_start", NULL);
+		size_t ha = idx(img, "helper", "a.c"), hb = idx(img, "helper", "b.c");
+		size_t sc = idx(img, "scale.constprop.0", "a.c"), cs = idx(img, "cold_split", NULL);
+		assert_non_null(edge(cg, a, ha));
+		assert_null(edge(cg, a, hb));        /* the other file's static */
+		assert_non_null(edge(cg, b, hb));
+		assert_int_equal(edge(cg, a, sc)->ncalls, 2);
+		assert_non_null(edge(cg, a, cs));
+		assert_non_null(edge(cg, a, b));
+		assert_non_null(edge(cg, s, a));
+		assert_int_equal(cg->nedges, 6);
+		unsigned char *mark = calloc(img->nfuncs, 1);
+		assert_int_equal(rp_callgraph_reach(cg, &s, 1, mark, &err), 0);
+		size_t n = 0;
+		for (size_t f = 0; f < img->nfuncs; f++)
+			n += mark[f];
+		assert_int_equal(n, 7);               /* _start and the six it reaches */
+		assert_true(mark[ha] && mark[hb] && mark[sc] && mark[cs]);
+		free(mark);
+		rp_callgraph_free(cg);
+		rp_image_free(img);
+	}
+}
+
+static void test_not_code(void **state)
+{
+	(void)state;
+	rp_image img;
+	memset(&img, 0, sizeof(img));
+	img.path = (char *)"x.elf";
+	img.machine = 3;   /* EM_386 */
+	rp_callgraph *cg;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_callgraph_build(&cg, &img, &err), RP_EINPUT);
+	assert_non_null(strstr(err.msg, "x.elf: cannot disassemble"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixture_edges),
+		cmocka_unit_test(test_not_code),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
