@@ -1,0 +1,86 @@
+/* ilp.h: placement as an integer linear programme solved by GLPK, for what the plain knapsack
+ * cannot express: several RAM regions of different speed, items that must be in RAM (pins and
+ * closures), veneer bytes for calls that cross between locations (flash and each region), and
+ * the cycles those crossings cost, weighted by arc counts.
+ *
+ *   maximize   sum_{i,r} gain_r * value_i * x[i][r]  -  sum_a cycles_a * z_a
+ *   subject to sum_r x[i][r] <= 1            (= 1 for items that must be in RAM)
+ *              sum_i size_i x[i][r] + veneer_bytes * sum_t y[r][t] <= budget_r
+ *              y[r][t] >= x[i][r] - x[t][r]   for every static call i -> t  (veneer in r)
+ *              z_a >= x[i][r] - x[j][r], z_a >= x[j][r] - x[i][r]   for every arc a = (i, j)
+ *
+ * y and z are continuous in [0, 1] (integral at any optimum). A callee that is not an item
+ * (stays in flash) has x = 0. The solver gets a time limit and a warm start from a greedy
+ * heuristic; when the limit stops it the best solution and its optimality gap are returned. */
+#ifndef RAMPLACE_ILP_H
+#define RAMPLACE_ILP_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "ramplace/error.h"
+
+typedef struct rp_ilp_item {
+	uint64_t size;
+	double value;          /* samples */
+	int must;              /* pinned or in a closure: must be in some region */
+} rp_ilp_item;
+
+typedef struct rp_ilp_region {
+	uint64_t budget;
+	double gain;           /* objective per unit of value placed here */
+} rp_ilp_region;
+
+/* A static call from item `from` to `to` (an item index, or SIZE_MAX + a flash-only callee id
+ * given as to_flash): a veneer is needed in the caller's region when the callee is elsewhere. */
+typedef struct rp_ilp_call {
+	size_t from;
+	size_t to;             /* item index, or SIZE_MAX when the callee stays in flash */
+	size_t target;         /* distinct callee id (veneers are shared per callee and region) */
+} rp_ilp_call;
+
+/* A weighted arc: cycles lost when its two ends are in different locations. */
+typedef struct rp_ilp_arc {
+	size_t a, b;           /* items; b may be SIZE_MAX (flash-only) */
+	double cycles;
+} rp_ilp_arc;
+
+typedef struct rp_ilp_problem {
+	const rp_ilp_item *items;
+	size_t nitems;
+	const rp_ilp_region *regions;
+	size_t nregions;
+	const rp_ilp_call *calls;
+	size_t ncalls;
+	size_t ntargets;       /* distinct callee ids used in calls */
+	const rp_ilp_arc *arcs;
+	size_t narcs;
+	uint64_t veneer_bytes; /* 0: no veneers (RISC-V) */
+	double time_limit_s;
+} rp_ilp_problem;
+
+typedef struct rp_ilp_result {
+	int *region;           /* per item: region index or -1 (flash); caller frees */
+	double objective;
+	double bound;          /* best proven upper bound */
+	double gap;            /* (bound - objective) / |objective|, 0 when proven optimal */
+	int optimal;
+	int timed_out;
+	double seconds;
+	double heuristic_objective; /* the warm start's value (best of greedy and LP rounding), -inf: none */
+	double lp_bound;       /* the LP relaxation's value */
+	size_t fixed;          /* binaries fixed by reduced costs before branching */
+	size_t *veneers;       /* per region: veneers the solution needs; caller frees */
+} rp_ilp_result;
+
+/* Solves; RP_EINPUT when the must-items cannot fit ("infeasible" in err). */
+int rp_ilp_solve(const rp_ilp_problem *pb, rp_ilp_result *res, rp_err *err);
+void rp_ilp_result_release(rp_ilp_result *res);
+
+/* The greedy heuristic alone (also the warm start): fills region[] and returns its objective,
+ * or -inf when the must-items do not fit. */
+double rp_ilp_greedy(const rp_ilp_problem *pb, int *region, rp_err *err);
+
+/* Objective and veneer counts of a given assignment (checks nothing). */
+double rp_ilp_evaluate(const rp_ilp_problem *pb, const int *region, size_t *veneers);
+
+#endif
