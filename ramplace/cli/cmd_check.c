@@ -1,7 +1,9 @@
-/* cmd_check.c: `ramplace check [--plan FILE] [--fragment FILE] firmware.elf`: verifies on the
- * relinked ELF that every planned function sits in the plan's output section, that the section
- * fits the budget and is loaded from flash. Prints one line per failure and a summary on
- * stdout; any failure makes the command fail with RP_ECHECK (exit status 1). */
+/* cmd_check.c: `ramplace check [--plan FILE]... [--fragment FILE]... firmware.elf`: verifies on
+ * the relinked ELF, for each plan (one per region), that every planned function sits in the
+ * plan's output section, that the section fits the budget, is loaded from flash and holds the
+ * bytes the plan claimed; then that nothing the reset handler runs before the copy is in RAM.
+ * Prints one line per failure and a summary per plan on stdout; any failure makes the command
+ * fail with RP_ECHECK (exit status 1). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,19 +18,35 @@ static const char usage[] =
 	"usage: ramplace check [options] firmware.elf\n"
 	"\n"
 	"Verifies on the relinked firmware.elf that the plan landed: every planned function is in\n"
-	"the plan's output section (and memory region), the section is within the budget and is\n"
-	"loaded from flash. Exits 1 when a check fails.\n"
+	"the plan's output section (and memory region), the section is within the budget, is\n"
+	"loaded from flash and holds what the plan claimed (code + veneers, within the unit\n"
+	"alignment); and that nothing the reset handler calls before it copies the code is in RAM.\n"
+	"Exits 1 when a check fails.\n"
 	"\n"
-	"  -p, --plan FILE       plan to verify (default: the fragment's name + .plan)\n"
-	"  -f, --fragment FILE   fragment the plan was written beside (default ramtext.ld)\n"
+	"  -p, --plan FILE       plan to verify (default: the fragment's name + .plan); repeat\n"
+	"                        it for the plans of several regions\n"
+	"  -f, --fragment FILE   fragment the plan was written beside (default ramtext.ld);\n"
+	"                        repeatable\n"
 	"  -h, --help            print this help\n";
 
 typedef struct check_args {
-	const char *plan_path;
-	const char *fragment;
+	char **plans;         /* owned strings */
+	size_t nplans;
 	const char *elf_path;
-	char *default_plan;   /* "<fragment>.plan", owned */
 } check_args;
+
+static int add_plan(check_args *a, const char *path, const char *suffix, rp_err *err)
+{
+	char **bigger = realloc(a->plans, (a->nplans + 1) * sizeof(char *));
+	if (!bigger)
+		return rp_err_nomem(err, "reading options");
+	a->plans = bigger;
+	size_t n = strlen(path) + strlen(suffix) + 1;
+	if (!(a->plans[a->nplans] = malloc(n)))
+		return rp_err_nomem(err, "reading options");
+	snprintf(a->plans[a->nplans++], n, "%s%s", path, suffix);
+	return 0;
+}
 
 /* Returns 1 after --help, 0 to go on, or a negative code. */
 static int parse_args(check_args *a, int argc, char **argv, rp_err *err)
@@ -39,28 +57,21 @@ static int parse_args(check_args *a, int argc, char **argv, rp_err *err)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int c;
-	a->fragment = "ramtext.ld";
-	while ((c = getopt_long(argc, argv, "+p:f:h", longopts, NULL)) != -1) {
+	int c, rc = 0;
+	while (!rc && (c = getopt_long(argc, argv, "+p:f:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'p': a->plan_path = optarg; break;
-		case 'f': a->fragment = optarg; break;
+		case 'p': rc = add_plan(a, optarg, "", err); break;
+		case 'f': rc = add_plan(a, optarg, ".plan", err); break;
 		case 'h': fputs(usage, stdout); return 1;
 		default: return cli_usage_error(err, "check", "unknown option");
 		}
 	}
+	if (rc)
+		return rc;
 	if (argc - optind != 1)
 		return cli_usage_error(err, "check", "expects one firmware.elf");
 	a->elf_path = argv[optind];
-	if (!a->plan_path) {
-		size_t n = strlen(a->fragment) + sizeof(".plan");
-		a->default_plan = malloc(n);
-		if (!a->default_plan)
-			return rp_err_nomem(err, "reading options");
-		snprintf(a->default_plan, n, "%s.plan", a->fragment);
-		a->plan_path = a->default_plan;
-	}
-	return 0;
+	return a->nplans ? 0 : add_plan(a, "ramtext.ld", ".plan", err);
 }
 
 static void print_result(const rp_check_result *res, const rp_plan *plan)
@@ -74,27 +85,58 @@ static void print_result(const rp_check_result *res, const rp_plan *plan)
 	       res->nfuncs_placed, of_total, res->nfuncs_checked == 1 ? "" : "s", plan->outsec,
 	       (unsigned long long)res->outsec_size, (unsigned long long)plan->budget,
 	       (unsigned long long)res->planned_bytes, res->nveneers, res->nveneers == 1 ? "" : "s");
+	printf("accounting: %s planned %llu bytes (%llu code + %llu veneer(s) of %llu bytes), linked %llu: difference %+lld\n",
+	       plan->outsec, (unsigned long long)res->planned_total, (unsigned long long)plan->used,
+	       (unsigned long long)plan->nveneers, (unsigned long long)plan->veneer_reserve,
+	       (unsigned long long)res->outsec_size, (long long)res->difference);
 }
 
-static int run_check(const check_args *a, rp_err *err)
+static int check_one(const char *plan_path, const rp_image *img, const char **outsec, size_t *failures, rp_err *err)
 {
 	rp_plan *plan = NULL;
-	rp_image *img = NULL;
 	rp_check_result res;
-	int rc = rp_plan_read(&plan, a->plan_path, err);
-	if (!rc)
-		rc = rp_image_load(&img, a->elf_path, err);
+	int rc = rp_plan_read(&plan, plan_path, err);
 	if (!rc)
 		rc = rp_check_run(img, plan, &res, err);
 	if (!rc) {
 		print_result(&res, plan);
-		if (res.nfailures)
-			rc = rp_err_set(err, RP_ECHECK, "%s: %zu check%s failed", a->elf_path, res.nfailures,
-					res.nfailures == 1 ? "" : "s");
+		*failures += res.nfailures;
 		rp_check_result_release(&res);
 	}
-	rp_image_free(img);
+	/* the name outlives the plan: the reset-path check needs it */
+	*outsec = NULL;
+	if (!rc && plan->outsec && !(*outsec = strdup(plan->outsec)))
+		rc = rp_err_nomem(err, "checking");
 	rp_plan_free(plan);
+	return rc;
+}
+
+static int run_check(const check_args *a, rp_err *err)
+{
+	rp_image *img = NULL;
+	const char **outsecs = calloc(a->nplans, sizeof(char *));
+	size_t failures = 0, nreset = 0;
+	int rc = outsecs ? rp_image_load(&img, a->elf_path, err) : rp_err_nomem(err, "checking");
+	for (size_t i = 0; !rc && i < a->nplans; i++)
+		rc = check_one(a->plans[i], img, &outsecs[i], &failures, err);
+	if (!rc) {
+		rp_check_result res;
+		memset(&res, 0, sizeof(res));
+		rc = rp_check_reset_path(img, outsecs, a->nplans, &res, &nreset, err);
+		for (size_t i = 0; !rc && i < res.nfailures; i++)
+			printf("%s\n", res.failures[i]);
+		if (!rc)
+			printf("reset path: %zu function%s run before the copy, %zu in RAM\n", nreset, nreset == 1 ? "" : "s",
+			       res.nfailures);
+		failures += res.nfailures;
+		rp_check_result_release(&res);
+	}
+	if (!rc && failures)
+		rc = rp_err_set(err, RP_ECHECK, "%s: %zu check%s failed", a->elf_path, failures, failures == 1 ? "" : "s");
+	for (size_t i = 0; outsecs && i < a->nplans; i++)
+		free((char *)outsecs[i]);
+	free(outsecs);
+	rp_image_free(img);
 	return rc;
 }
 
@@ -104,6 +146,8 @@ int cmd_check(int argc, char **argv, rp_err *err)
 	int rc = parse_args(&a, argc, argv, err);
 	if (rc == 0)
 		rc = run_check(&a, err);
-	free(a.default_plan);
+	for (size_t i = 0; i < a.nplans; i++)
+		free(a.plans[i]);
+	free(a.plans);
 	return rc > 0 ? 0 : rc;
 }

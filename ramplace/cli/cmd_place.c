@@ -1,6 +1,8 @@
 /* cmd_place.c: `ramplace [place] --budget SIZE profile.db firmware.elf`: chooses the functions
  * for RAM, writes the GNU ld fragment and the plan beside it (both atomically), and prints what
- * moved. A missing profile.db gives an empty fragment, so the very first build links. */
+ * moved. With --config ramplace.yaml: several regions (one fragment and plan each), pins,
+ * closures and the cost model; command-line options override the file. A missing profile.db
+ * gives empty fragments, so the very first build links. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 
 #include "cli.h"
 #include "ldgen.h"
+#include "ramplace/config.h"
 #include "ramplace/placement.h"
 #include "ramplace/util.h"
 
@@ -19,10 +22,18 @@ typedef struct place_args {
 	const char *map_path;
 	const char *db_path;
 	const char *elf_path;
-	const char **exclude;
-	size_t nexclude;
+	const char **exclude, **pin, **closure;
+	size_t nexclude, npin, nclosure;
+	const char *config_path;
+	int budget_auto;
+	double flash_wait_states;   /* < 0: not given */
 	int quiet;
 	int have_budget;
+	int align_given, output_given, time_limit_given;
+	rp_config *cfg;             /* owned */
+	rp_region_cfg *regions;     /* owned copy with the command-line overrides */
+	size_t nregions;
+	char **fragments, **plans;  /* per region, owned */
 } place_args;
 
 static const char usage[] =
@@ -32,7 +43,10 @@ static const char usage[] =
 	"GNU ld fragment to INCLUDE inside the .ramtext output section, plus the plan that\n"
 	"'ramplace check' verifies. Without profile.db it writes an empty fragment.\n"
 	"\n"
-	"  -b, --budget SIZE     RAM for code, veneers included: bytes, or with K/KiB/M\n"
+	"  -b, --budget SIZE     RAM for code, veneers included: bytes, or with K/KiB/M, or\n"
+	"                        'auto' (what .data, .bss, heap and stack leave; needs --map)\n"
+	"  -c, --config FILE     ramplace.yaml: regions, pin, exclude, closure, cost model\n"
+	"                        (docs/config.md); the options here override it\n"
 	"  -o, --output FILE     fragment to write (default ramtext.ld)\n"
 	"      --plan FILE       plan to write (default FILE.plan beside the fragment)\n"
 	"  -m, --map FILE        GNU ld map of firmware.elf (-Wl,-Map): exact input sections\n"
@@ -43,15 +57,30 @@ static const char usage[] =
 	"      --veneer-size N   bytes per RAM->flash call veneer (default 8 on ARM, 0 else)\n"
 	"      --output-section NAME   output section of the fragment (default .ramtext)\n"
 	"      --allow-boot-path also move what the reset handler calls (unsafe)\n"
+	"      --pin GLOB        always move matching functions (repeatable)\n"
+	"      --closure GLOB    move matching functions and everything they call (repeatable)\n"
+	"      --flash-wait-states N   cost model: report cycles, weigh crossing calls\n"
+	"      --time-limit S    ILP time limit in seconds (default 10)\n"
+	"      --ilp             use the ILP even for a plain knapsack\n"
 	"  -q, --quiet           print nothing but errors and warnings\n";
 
-static int add_exclude(place_args *a, const char *glob, rp_err *err)
+static int add_glob(const char ***list, size_t *n, const char *glob, rp_err *err)
 {
-	const char **bigger = realloc(a->exclude, (a->nexclude + 1) * sizeof(char *));
+	const char **bigger = realloc(*list, (*n + 1) * sizeof(char *));
 	if (!bigger)
 		return rp_err_nomem(err, "reading options");
-	a->exclude = bigger;
-	a->exclude[a->nexclude++] = glob;
+	*list = bigger;
+	bigger[(*n)++] = glob;
+	return 0;
+}
+
+static int parse_double(double *out, const char *text, const char *what, double lo, double hi, rp_err *err)
+{
+	char *end;
+	double v = strtod(text, &end);
+	if (!*text || *end || !(v >= lo && v <= hi))
+		return rp_err_set(err, RP_EUSAGE, "%s: '%s' is not a number from %g to %g", what, text, lo, hi);
+	*out = v;
 	return 0;
 }
 
@@ -64,23 +93,41 @@ static int parse_args(place_args *a, int argc, char **argv, rp_err *err)
 		{ "align", required_argument, NULL, 'a' },  { "veneer-size", required_argument, NULL, 'v' },
 		{ "output-section", required_argument, NULL, 'S' },
 		{ "allow-boot-path", no_argument, NULL, 'B' }, { "quiet", no_argument, NULL, 'q' },
+		{ "config", required_argument, NULL, 'c' }, { "pin", required_argument, NULL, 'p' },
+		{ "closure", required_argument, NULL, 'C' }, { "flash-wait-states", required_argument, NULL, 'W' },
+		{ "time-limit", required_argument, NULL, 'T' }, { "ilp", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 }
 	};
 	int c, rc = 0;
 	uint64_t n;
-	while (!rc && (c = getopt_long(argc, argv, "+b:o:m:qh", longopts, NULL)) != -1) {
+	while (!rc && (c = getopt_long(argc, argv, "+b:o:m:c:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'b': rc = rp_parse_size(&a->opts.budget, optarg, "--budget", err); a->have_budget = 1; break;
-		case 'o': a->output = optarg; break;
+		case 'b':
+			a->have_budget = 1;
+			a->budget_auto = strcmp(optarg, "auto") == 0;
+			if (!a->budget_auto)
+				rc = rp_parse_size(&a->opts.budget, optarg, "--budget", err);
+			break;
+		case 'c': a->config_path = optarg; break;
+		case 'p': rc = add_glob(&a->pin, &a->npin, optarg, err); break;
+		case 'C': rc = add_glob(&a->closure, &a->nclosure, optarg, err); break;
+		case 'W': rc = parse_double(&a->flash_wait_states, optarg, "--flash-wait-states", 0, 1000, err); break;
+		case 'T':
+			rc = parse_double(&a->opts.time_limit_s, optarg, "--time-limit", 0.01, 86400, err);
+			a->time_limit_given = 1;
+			break;
+		case 'I': a->opts.force_ilp = 1; break;
+		case 'o': a->output = optarg; a->output_given = 1; break;
 		case 'P': a->plan_path = optarg; break;
 		case 'm': a->map_path = optarg; break;
-		case 'x': rc = add_exclude(a, optarg, err); break;
+		case 'x': rc = add_glob(&a->exclude, &a->nexclude, optarg, err); break;
 		case 'r': a->opts.region = optarg; break;
 		case 'a':
 			rc = rp_parse_size(&n, optarg, "--align", err);
 			if (!rc && (n == 0 || (n & (n - 1))))
 				rc = rp_err_set(err, RP_EUSAGE, "--align: %s is not a power of two", optarg);
 			a->opts.align = n;
+			a->align_given = 1;
 			break;
 		case 'v':
 			rc = rp_parse_size(&n, optarg, "--veneer-size", err);
@@ -97,17 +144,122 @@ static int parse_args(place_args *a, int argc, char **argv, rp_err *err)
 		return rc;
 	if (argc - optind != 2)
 		return cli_usage_error(err, "place", "expects profile.db and firmware.elf");
-	if (!a->have_budget)
-		return cli_usage_error(err, "place", "--budget is required");
+	if (!a->have_budget && !a->config_path)
+		return cli_usage_error(err, "place", "--budget (or --config with regions) is required");
 	a->db_path = argv[optind];
 	a->elf_path = argv[optind + 1];
-	a->opts.exclude = a->exclude;
-	a->opts.nexclude = a->nexclude;
+	return 0;
+}
+
+static int append_names(const char ***list, size_t *n, char *const *names, size_t count, rp_err *err)
+{
+	for (size_t i = 0; i < count; i++)
+		if (add_glob(list, n, names[i], err))
+			return err->code;
+	return 0;
+}
+
+/* The regions: the config's, with --budget, --output-section, --region and --align applied to
+ * the first (--align to all); without a config, one region from the options. */
+static int make_regions(place_args *a, rp_err *err)
+{
+	size_t n = a->cfg ? a->cfg->nregions : 1;
+	a->regions = calloc(n, sizeof(rp_region_cfg));
+	if (!a->regions)
+		return rp_err_nomem(err, "reading options");
+	a->nregions = n;
+	if (a->cfg)
+		memcpy(a->regions, a->cfg->regions, n * sizeof(rp_region_cfg));
+	else
+		rp_region_cfg_defaults(&a->regions[0]);
+	rp_region_cfg *first = &a->regions[0];
+	if (a->have_budget) {
+		first->budget_auto = a->budget_auto;
+		first->budget = a->budget_auto ? 0 : a->opts.budget;
+	}
+	if (!a->cfg || strcmp(a->opts.outsec, ".ramtext") != 0)
+		first->outsec = (char *)a->opts.outsec;
+	if (a->opts.region)
+		first->memory = (char *)a->opts.region;
+	for (size_t r = 0; r < n; r++)
+		if (a->align_given || !a->cfg)
+			a->regions[r].align = a->opts.align;
+	return 0;
+}
+
+/* Fragment and plan of each region: the first from -o/--plan (or the config), the others from
+ * the config or "<output section>.ld" beside the first. */
+static int name_outputs(place_args *a, rp_err *err)
+{
+	a->fragments = calloc(a->nregions, sizeof(char *));
+	a->plans = calloc(a->nregions, sizeof(char *));
+	if (!a->fragments || !a->plans)
+		return rp_err_nomem(err, "reading options");
+	const char *slash = strrchr(a->output, '/');
+	int dirlen = slash ? (int)(slash - a->output + 1) : 0;
+	for (size_t r = 0; r < a->nregions; r++) {
+		const rp_region_cfg *rg = &a->regions[r];
+		char buf[4096];
+		if (r == 0 && (a->output_given || !rg->fragment))
+			snprintf(buf, sizeof(buf), "%s", a->output);
+		else if (rg->fragment)
+			snprintf(buf, sizeof(buf), "%.*s%s", dirlen, a->output, rg->fragment);
+		else
+			snprintf(buf, sizeof(buf), "%.*s%s.ld", dirlen, a->output, rg->outsec[0] == '.' ? rg->outsec + 1 : rg->outsec);
+		if (rp_strdup(&a->fragments[r], buf, err))
+			return err->code;
+		if (r == 0 && a->plan_path)
+			snprintf(buf, sizeof(buf), "%s", a->plan_path);
+		else
+			snprintf(buf, sizeof(buf), "%s.plan", a->fragments[r]);
+		if (rp_strdup(&a->plans[r], buf, err))
+			return err->code;
+	}
+	return 0;
+}
+
+/* Config first, then the command line on top of it. */
+static int apply_config(place_args *a, rp_err *err)
+{
+	if (a->config_path && rp_config_load(&a->cfg, a->config_path, err))
+		return err->code;
+	rp_place_opts *o = &a->opts;
+	if (a->cfg) {
+		if (append_names(&a->exclude, &a->nexclude, a->cfg->exclude, a->cfg->nexclude, err) ||
+		    append_names(&a->pin, &a->npin, a->cfg->pin, a->cfg->npin, err) ||
+		    append_names(&a->closure, &a->nclosure, a->cfg->closure, a->cfg->nclosure, err))
+			return err->code;
+		o->cost = a->cfg->cost;
+		o->have_cost = a->cfg->have_cost;
+		if (!a->time_limit_given)
+			o->time_limit_s = a->cfg->time_limit_s;
+	}
+	if (o->veneer_size >= 0)
+		o->cost.veneer_bytes = o->veneer_size;
+	else if (o->cost.veneer_bytes >= 0)
+		o->veneer_size = o->cost.veneer_bytes;
+	if (a->flash_wait_states >= 0) {
+		o->cost.flash_fetch_cycles = 1.0 + a->flash_wait_states;
+		o->have_cost = 1;
+	}
+	o->exclude = a->exclude;
+	o->nexclude = a->nexclude;
+	o->pin = a->pin;
+	o->npin = a->npin;
+	o->closure = a->closure;
+	o->nclosure = a->nclosure;
+	if (make_regions(a, err) || name_outputs(a, err))
+		return err->code;
+	if (a->cfg || a->budget_auto) {
+		o->regions = a->regions;
+		o->nregions = a->nregions;
+	}
 	return 0;
 }
 
 /* No profile.db yet is the first build: place nothing. An existing but empty one is an error. */
-static int load_profile(const place_args *a, rp_db_totals *totals, int *have, rp_err *err)
+static int load_profile(place_args *a, rp_db_totals *totals, rp_arc_total **arcs, size_t *narcs, int *have,
+			rp_err *err)
 {
 	struct stat st;
 	rp_db *db;
@@ -117,7 +269,14 @@ static int load_profile(const place_args *a, rp_db_totals *totals, int *have, rp
 	int rc = rp_db_open_existing(&db, a->db_path, err);
 	if (rc)
 		return rc;
-	rc = rp_db_totals_load(db, totals, err);
+	rc = rp_db_totals_load_weighted(db, a->cfg && a->cfg->weighting == RP_WEIGHT_EQUAL, totals, err);
+	if (!rc && a->opts.have_cost) {
+		rc = rp_db_arcs_load(db, arcs, narcs, err);
+		if (rc)
+			rp_db_totals_release(totals);
+	}
+	a->opts.arcs = *arcs;
+	a->opts.narcs = *narcs;
 	rp_db_close(db);
 	if (rc)
 		return rc;
@@ -144,17 +303,12 @@ static void print_warnings(const rp_placement *p, const place_args *a)
 				"pass the link map (-Wl,-Map) for exact patterns and sizes\n");
 }
 
-static void print_report(const rp_placement *p, const place_args *a, int have_profile)
+static void print_plan(const rp_placement *p, const rp_plan *plan)
 {
-	const rp_plan *plan = p->plan;
-	if (!have_profile) {
-		printf("no profile yet (%s does not exist): wrote an empty fragment %s\n", a->db_path, a->output);
-		return;
-	}
-	printf("moved %zu of %zu candidate function(s) to %s: %llu of %llu bytes (%llu code + %zu veneer(s))\n",
+	printf("moved %zu of %zu candidate function(s) to %s: %llu of %llu bytes (%llu code + %llu veneer(s))\n",
 	       plan->nunits, p->ncandidates, plan->outsec,
 	       (unsigned long long)(plan->used + plan->veneer_reserve), (unsigned long long)plan->budget,
-	       (unsigned long long)plan->used, p->nveneers);
+	       (unsigned long long)plan->used, (unsigned long long)plan->nveneers);
 	printf("%10s %7s %7s  %s\n", "samples", "share", "bytes", "function");
 	for (size_t i = 0; i < plan->nunits; i++) {
 		const rp_plan_unit *u = &plan->units[i];
@@ -163,12 +317,51 @@ static void print_report(const rp_placement *p, const place_args *a, int have_pr
 		       (unsigned long long)u->size, u->name, u->file ? " (" : "", u->file ? u->file : "",
 		       u->file ? ")" : "");
 	}
+}
+
+static void print_report(const rp_placement *p, const place_args *a, int have_profile)
+{
+	if (!have_profile) {
+		printf("no profile yet (%s does not exist): wrote empty fragment(s)", a->db_path);
+		for (size_t r = 0; r < p->nplans; r++)
+			printf(" %s", a->fragments[r]);
+		putchar('\n');
+		return;
+	}
+	uint64_t moved = 0, total = p->plan->total_samples;
+	for (size_t r = 0; r < p->nplans; r++) {
+		print_plan(p, p->plans[r]);
+		moved += p->plans[r]->moved_samples;
+	}
+	for (size_t i = 0; i < p->nnotes; i++)
+		printf("%s\n", p->notes[i]);
 	for (size_t i = 0; i < p->nkept; i++)
 		printf("kept in flash: %s\n", p->kept[i]);
-	printf("samples in RAM: %.1f%% of %llu\n",
-	       plan->total_samples ? 100.0 * (double)plan->moved_samples / (double)plan->total_samples : 0.0,
-	       (unsigned long long)plan->total_samples);
-	printf("wrote %s and %s\n", a->output, a->plan_path);
+	if (p->solver) {
+		if (p->optimal)
+			printf("solver: %s, optimal\n", p->solver);
+		else if (p->gap > 0)
+			printf("solver: %s, stopped by the %.1f s time limit with an optimality gap of %.3f%%\n", p->solver,
+			       a->opts.time_limit_s, 100.0 * p->gap);
+		else
+			printf("solver: %s\n", p->solver);
+	}
+	printf("samples in RAM: %.1f%% of %llu\n", total ? 100.0 * (double)moved / (double)total : 0.0,
+	       (unsigned long long)total);
+	if (p->have_cycles)
+		printf("expected cycles saved: %.0f of %.0f (%.1f%%) at %g cycles per flash fetch, counting one fetch per sample\n",
+		       p->cycles_saved, p->cycles_flash, p->cycles_flash > 0 ? 100.0 * p->cycles_saved / p->cycles_flash : 0.0,
+		       a->opts.cost.flash_fetch_cycles);
+	for (size_t r = 0; r < p->nplans; r++)
+		printf("wrote %s and %s\n", a->fragments[r], a->plans[r]);
+}
+
+static int write_outputs(const rp_placement *p, const place_args *a, rp_err *err)
+{
+	for (size_t r = 0; r < p->nplans; r++)
+		if (rp_ldgen_gnu_write(p->plans[r], a->fragments[r], err) || rp_plan_write(p->plans[r], a->plans[r], err))
+			return err->code;
+	return 0;
 }
 
 static int run_place(place_args *a, rp_err *err)
@@ -176,51 +369,55 @@ static int run_place(place_args *a, rp_err *err)
 	rp_image *img = NULL;
 	rp_map *map = NULL;
 	rp_db_totals totals = { 0 };
+	rp_arc_total *arcs = NULL;
+	size_t narcs = 0;
 	rp_placement placement = { 0 };
 	int have_profile = 0;
 	int rc = rp_image_load(&img, a->elf_path, err);
 	if (!rc && a->map_path)
 		rc = rp_map_load(&map, a->map_path, err);
 	if (!rc)
-		rc = load_profile(a, &totals, &have_profile, err);
+		rc = load_profile(a, &totals, &arcs, &narcs, &have_profile, err);
 	if (!rc)
 		rc = rp_place(img, map, have_profile ? &totals : NULL, &a->opts, &placement, err);
 	if (!rc)
-		rc = rp_ldgen_gnu_write(placement.plan, a->output, err);
-	if (!rc)
-		rc = rp_plan_write(placement.plan, a->plan_path, err);
+		rc = write_outputs(&placement, a, err);
 	if (!rc) {
 		print_warnings(&placement, a);
 		if (!a->quiet)
 			print_report(&placement, a, have_profile);
 	}
 	rp_placement_release(&placement);
+	rp_arc_totals_free(arcs, narcs);
 	rp_db_totals_release(&totals);
 	rp_map_free(map);
 	rp_image_free(img);
 	return rc;
 }
 
+static void args_release(place_args *a)
+{
+	for (size_t r = 0; r < a->nregions; r++) {
+		free(a->fragments ? a->fragments[r] : NULL);
+		free(a->plans ? a->plans[r] : NULL);
+	}
+	free(a->fragments);
+	free(a->plans);
+	free(a->regions);
+	free(a->exclude);
+	free(a->pin);
+	free(a->closure);
+	rp_config_free(a->cfg);
+}
+
 int cmd_place(int argc, char **argv, rp_err *err)
 {
-	place_args a = { .opts = RP_PLACE_OPTS_INIT, .output = "ramtext.ld" };
-	char *default_plan = NULL;
+	place_args a = { .opts = RP_PLACE_OPTS_INIT, .output = "ramtext.ld", .flash_wait_states = -1 };
 	int rc = parse_args(&a, argc, argv, err);
-	if (rc == 1) {
-		free(a.exclude);
-		return 0;
-	}
-	if (!rc && !a.plan_path) {
-		size_t n = strlen(a.output) + 6;
-		if (!(default_plan = malloc(n)))
-			rc = rp_err_nomem(err, "reading options");
-		else
-			snprintf(default_plan, n, "%s.plan", a.output);
-		a.plan_path = default_plan;
-	}
-	if (!rc)
+	if (rc == 0)
+		rc = apply_config(&a, err);
+	if (rc == 0)
 		rc = run_place(&a, err);
-	free(default_plan);
-	free(a.exclude);
-	return rc;
+	args_release(&a);
+	return rc > 0 ? 0 : rc;
 }

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ramplace/boot.h"
+#include "ramplace/callgraph.h"
 #include "ramplace/check.h"
 
 /* Adds one failure line (printf-style); fails only when out of memory. */
@@ -166,6 +168,8 @@ static int count_veneers(const rp_image *img, const rp_section *outsec, size_t *
 	return 0;
 }
 
+static int check_accounting(const rp_plan *plan, const rp_section *outsec, rp_check_result *res, rp_err *err);
+
 int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result *res, rp_err *err)
 {
 	memset(res, 0, sizeof(*res));
@@ -180,8 +184,78 @@ int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result 
 			rc = check_func(relinked, plan, outsec, &plan->units[i].funcs[k], res, err);
 	if (!rc)
 		rc = count_veneers(relinked, outsec, &res->nveneers, err);
+	if (!rc)
+		rc = check_accounting(plan, outsec, res, err);
 	if (rc)
 		rp_check_result_release(res);
+	return rc;
+}
+
+/* Exact accounting: what the plan claimed (code + veneers) against what the linker put in the
+ * section. The plan rounds every input section up to the unit alignment, so the two agree
+ * within it; more means a size model that lies (unplanned code in the section, veneers the
+ * plan did not expect). */
+static int check_accounting(const rp_plan *plan, const rp_section *outsec, rp_check_result *res, rp_err *err)
+{
+	uint64_t align = plan->align ? plan->align : 4;
+	res->planned_total = plan->used + plan->veneer_reserve;
+	res->planned_veneers = plan->nveneers;
+	res->difference = (int64_t)res->outsec_size - (int64_t)res->planned_total;
+	if (!outsec || plan->nunits == 0)
+		return 0;
+	uint64_t off = res->difference < 0 ? (uint64_t)-res->difference : (uint64_t)res->difference;
+	if (off > align)
+		return add_failure(res, err, "accounting: '%s' is %llu bytes, the plan claimed %llu (%llu code + %llu veneer bytes): %+lld bytes, more than the %llu-byte unit alignment",
+				   plan->outsec, (unsigned long long)res->outsec_size, (unsigned long long)res->planned_total,
+				   (unsigned long long)plan->used, (unsigned long long)plan->veneer_reserve,
+				   (long long)res->difference, (unsigned long long)align);
+	return 0;
+}
+
+static int in_ram(const rp_image *img, const rp_func *f, const char *const *outsecs, size_t n)
+{
+	const rp_section *sec = f->section < img->nsections ? &img->sections[f->section] : NULL;
+	if (!sec)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(sec->name, outsecs[i]) == 0)
+			return 1;
+	return sec->lma != sec->vma;
+}
+
+int rp_check_reset_path(const rp_image *relinked, const char *const *outsecs, size_t noutsecs,
+			rp_check_result *res, size_t *nchecked, rp_err *err)
+{
+	rp_callgraph *cg = NULL;
+	rp_boot boot;
+	*nchecked = 0;
+	int rc = rp_callgraph_build(&cg, relinked, err);
+	if (rc == RP_EINPUT) {
+		err->code = 0;
+		return 0;   /* no disassembler for this architecture: nothing to check */
+	}
+	if (!rc)
+		rc = rp_boot_analyze(&boot, relinked, cg, outsecs, noutsecs, err);
+	if (rc) {
+		rp_callgraph_free(cg);
+		return rc;
+	}
+	const char *reset = boot.reset != SIZE_MAX ? relinked->funcs[boot.reset].name : "?";
+	for (size_t i = 0; !rc && i < relinked->nfuncs; i++) {
+		if (!boot.keep[i])
+			continue;
+		(*nchecked)++;
+		const rp_func *f = &relinked->funcs[i];
+		if (!in_ram(relinked, f, outsecs, noutsecs))
+			continue;
+		rc = boot.copy_found
+			? add_failure(res, err, "reset path: '%s' runs before %s copies the code (at 0x%llx) but sits in RAM at 0x%0*llx: the firmware would jump into uncopied RAM",
+				      f->name, reset, (unsigned long long)boot.copy_site, addr_width(relinked), (unsigned long long)f->addr)
+			: add_failure(res, err, "reset path: '%s' is called by %s, which may run it before the code is copied, but sits in RAM at 0x%0*llx",
+				      f->name, reset, addr_width(relinked), (unsigned long long)f->addr);
+	}
+	rp_boot_release(&boot);
+	rp_callgraph_free(cg);
 	return rc;
 }
 

@@ -1,6 +1,7 @@
-/* placement.c: profile + image (+ link map) -> plan (see placement.h). Owns the temporary
- * unit table of one placement; the plan it returns is the caller's.
- * Workload: up to tens of thousands of functions, a few thousand with samples. */
+/* placement.c: profile + image (+ link map) -> one plan per region (see placement.h). Owns the
+ * temporary unit table, call graph and reset-path analysis of one placement; the plans it
+ * returns are the caller's. Workload: up to tens of thousands of functions, a few thousand
+ * with samples. */
 #include <elf.h>
 #include <fnmatch.h>
 #include <stdarg.h>
@@ -8,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ramplace/calls.h"
+#include "ramplace/boot.h"
+#include "ramplace/budget.h"
+#include "ramplace/callgraph.h"
+#include "ramplace/ilp.h"
 #include "ramplace/knapsack.h"
 #include "ramplace/placement.h"
 #include "ramplace/util.h"
@@ -21,8 +25,20 @@ typedef struct unit {
 	const char *kept_why;     /* non-NULL: stays in flash */
 	size_t kept_func;         /* the function the reason is about */
 	int movable;
-	int chosen;
+	int chosen;               /* placed in RAM: region says where */
+	int region;
+	const char *must_why;     /* non-NULL: must be in RAM (pin, closure) */
+	size_t must_func;
 } unit;
+
+typedef struct region {
+	const char *name;         /* config label, or NULL for the command-line region */
+	const char *outsec;
+	const rp_map_region *map_region;
+	uint64_t budget;
+	uint64_t align;
+	double speed;
+} region;
 
 typedef struct ctx {
 	const rp_image *img;
@@ -36,6 +52,11 @@ typedef struct ctx {
 	size_t *insec_of;         /* function -> map input section, SIZE_MAX if none */
 	unit *units;
 	size_t nunits;
+	region *regions;
+	size_t nregions;
+	rp_callgraph *cg;         /* NULL when the architecture cannot be disassembled */
+	rp_boot boot;
+	int have_boot;
 } ctx;
 
 static size_t find(size_t *parent, size_t i)
@@ -72,6 +93,16 @@ static int push_str(char ***list, size_t *n, rp_err *err, const char *fmt, ...)
 		return err->code;
 	(*n)++;
 	return 0;
+}
+
+static int note(ctx *c, rp_err *err, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return push_str(&c->out->notes, &c->out->nnotes, err, "%s", buf);
 }
 
 static const rp_func *lookup_profiled(const rp_image *img, const rp_func_total *t)
@@ -218,111 +249,192 @@ static void size_units(ctx *c)
 		c->units[u].weight = c->units[u].size;
 }
 
-typedef struct callee_ctx {
-	ctx *c;
-	unit *u;
-	size_t self;
-	rp_err *err;
-} callee_ctx;
-
-static int note_callee(void *p, uint64_t site, uint64_t target)
+static int add_callee(unit *u, size_t fi, rp_err *err)
 {
-	callee_ctx *cc = p;
-	(void)site;
-	const rp_func *f = rp_image_func_at(cc->c->img, target);
-	if (!f || f->addr != (cc->c->img->machine == EM_ARM ? target & ~1ull : target))
-		return 0;
-	size_t fi = (size_t)(f - cc->c->img->funcs);
-	if (cc->c->unit_of[fi] == cc->self)
-		return 0;
-	for (size_t k = 0; k < cc->u->ncallees; k++)
-		if (cc->u->callees[k] == fi)
+	for (size_t k = 0; k < u->ncallees; k++)
+		if (u->callees[k] == fi)
 			return 0;
-	if (rp_grow((void **)&cc->u->callees, &cc->u->callees_cap, cc->u->ncallees + 1, sizeof(size_t), cc->err))
-		return cc->err->code;
-	cc->u->callees[cc->u->ncallees++] = fi;
+	if (rp_grow((void **)&u->callees, &u->callees_cap, u->ncallees + 1, sizeof(size_t), err))
+		return err->code;
+	u->callees[u->ncallees++] = fi;
 	return 0;
 }
 
-/* Callees are needed for candidates (veneers) and for the reset handler (boot path). */
-static int scan_callees(ctx *c, size_t ui, rp_err *err)
+/* Distinct functions outside each unit that it calls or branches to (veneer targets). */
+static int collect_callees(ctx *c, rp_err *err)
 {
-	unit *u = &c->units[ui];
-	callee_ctx cc = { c, u, ui, err };
-	for (size_t i = 0; i < c->img->nfuncs; i++) {
-		if (c->unit_of[i] != ui)
-			continue;
-		int rc = rp_calls_scan(c->img, &c->img->funcs[i], note_callee, &cc, err);
-		if (rc < 0 && rc != RP_EINPUT)
-			return rc;   /* functions without file bytes simply have no known calls */
+	if (!c->cg)
+		return 0;
+	for (size_t e = 0; e < c->cg->nedges; e++) {
+		const rp_cg_edge *ed = &c->cg->edges[e];
+		size_t u = c->unit_of[ed->from];
+		if (c->unit_of[ed->to] != u && add_callee(&c->units[u], ed->to, err))
+			return err->code;
 	}
 	return 0;
 }
 
-static const rp_func *reset_handler(const rp_image *img)
+static void keep(ctx *c, size_t fi, const char *why)
 {
-	const rp_func *f = img->entry ? rp_image_func_at(img, img->entry) : NULL;
-	return f ? f : rp_image_func_by_name(img, "Reset_Handler", NULL);
+	unit *u = &c->units[c->unit_of[fi]];
+	if (!u->kept_why) {
+		u->kept_why = why;
+		u->kept_func = fi;
+	}
+}
+
+static int note(ctx *c, rp_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int boot_notes(ctx *c, rp_err *err)
+{
+	const rp_boot *b = &c->boot;
+	const rp_func *f = c->img->funcs;
+	char list[400] = "";
+	if (b->reset == SIZE_MAX)
+		return note(c, err, "reset path: no reset handler found (no vector table, entry point or Reset_Handler)");
+	if (!b->copy_found)
+		return note(c, err, "reset path: %s (found by %s); where it copies %s was not found, so all %zu direct callee(s) stay in flash",
+			    f[b->reset].name, b->found_by, c->regions[0].outsec, b->npre);
+	for (size_t i = 0; i < b->npost; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "", f[b->post[i]].name);
+	int rc = note(c, err, "reset path: %s (found by %s) copies the code at 0x%llx; %zu callee(s) before that stay in flash with their closure (%zu functions)",
+		      f[b->reset].name, b->found_by, (unsigned long long)b->copy_site, b->npre, b->nkeep - 1);
+	if (!rc && b->npost)
+		rc = note(c, err, "reset path: called after the copy, free to move: %s", list);
+	return rc;
 }
 
 static int keep_boot_path(ctx *c, rp_err *err)
 {
-	const rp_func *entry = reset_handler(c->img);
-	if (!entry)
-		return 0;
-	size_t eu = c->unit_of[entry - c->img->funcs];
-	int rc = scan_callees(c, eu, err);
-	if (rc)
+	const char **outsecs = malloc(c->nregions * sizeof(char *));
+	if (!outsecs)
+		return rp_err_nomem(err, "analysing the reset path");
+	for (size_t r = 0; r < c->nregions; r++)
+		outsecs[r] = c->regions[r].outsec;
+	int rc = c->cg ? rp_boot_analyze(&c->boot, c->img, c->cg, outsecs, c->nregions, err) : 0;
+	free(outsecs);
+	if (rc || !c->cg)
 		return rc;
-	c->units[eu].kept_why = "the reset handler (or shares its input section): runs before .ramtext is copied";
-	c->units[eu].kept_func = (size_t)(entry - c->img->funcs);
-	for (size_t k = 0; k < c->units[eu].ncallees; k++) {
-		size_t callee = c->units[eu].callees[k];
-		unit *u = &c->units[c->unit_of[callee]];
-		if (!u->kept_why) {
-			u->kept_why = "called by the reset handler, which may run it before .ramtext is copied";
-			u->kept_func = callee;
-		}
-	}
-	return 0;
+	c->have_boot = 1;
+	const rp_boot *b = &c->boot;
+	if (b->reset == SIZE_MAX)
+		return boot_notes(c, err);
+	keep(c, b->reset, "the reset handler (or shares its input section): runs before .ramtext is copied");
+	for (size_t i = 0; i < b->npre; i++)
+		keep(c, b->pre[i], b->copy_found ? "called by the reset handler before the code is copied to RAM"
+						 : "called by the reset handler, which may run it before .ramtext is copied");
+	for (size_t i = 0; i < c->img->nfuncs; i++)
+		if (b->keep[i])
+			keep(c, i, "reached from a call the reset handler makes before the code is copied to RAM");
+	return boot_notes(c, err);
 }
 
-static int matches_exclude(const ctx *c, size_t ui)
+/* The first function of unit ui matching one of the globs, or SIZE_MAX. */
+static size_t unit_matches(const ctx *c, size_t ui, const char *const *globs, size_t n)
 {
-	for (size_t i = 0; i < c->img->nfuncs; i++) {
+	for (size_t i = 0; n && i < c->img->nfuncs; i++) {
 		if (c->unit_of[i] != ui)
 			continue;
-		for (size_t k = 0; k < c->opts->nexclude; k++)
-			if (fnmatch(c->opts->exclude[k], c->img->funcs[i].name, 0) == 0)
-				return 1;
+		for (size_t k = 0; k < n; k++)
+			if (fnmatch(globs[k], c->img->funcs[i].name, 0) == 0)
+				return i;
 	}
+	return SIZE_MAX;
+}
+
+static void must(ctx *c, size_t ui, size_t fi, const char *why)
+{
+	if (!c->units[ui].must_why) {
+		c->units[ui].must_why = why;
+		c->units[ui].must_func = fi;
+	}
+}
+
+/* The static call closure of every function matching the closure globs must be in RAM. */
+static int mark_closures(ctx *c, rp_err *err)
+{
+	const rp_place_opts *o = c->opts;
+	if (!o->nclosure)
+		return 0;
+	if (!c->cg)
+		return rp_err_set(err, RP_EUSAGE, "closure: needs the call graph, which only ARM and RISC-V images have");
+	size_t *roots = malloc(c->img->nfuncs * sizeof(size_t) + 1);
+	unsigned char *mark = calloc(c->img->nfuncs + 1, 1);
+	size_t nroots = 0;
+	int rc = roots && mark ? 0 : rp_err_nomem(err, "walking closures");
+	for (size_t k = 0; !rc && k < o->nclosure; k++) {
+		size_t before = nroots;
+		for (size_t i = 0; i < c->img->nfuncs; i++)
+			if (fnmatch(o->closure[k], c->img->funcs[i].name, 0) == 0)
+				roots[nroots++] = i;
+		if (nroots == before)
+			rc = rp_err_set(err, RP_EINPUT, "closure: no function in %s matches '%s'", c->img->path, o->closure[k]);
+	}
+	if (!rc)
+		rc = rp_callgraph_reach(c->cg, roots, nroots, mark, err);
+	for (size_t i = 0; !rc && i < c->img->nfuncs; i++)
+		if (mark[i])
+			must(c, c->unit_of[i], i, "in the static call closure of a closure root");
+	free(roots);
+	free(mark);
+	return rc;
+}
+
+/* A unit that must be in RAM but cannot move is a contradiction: say which and why. */
+static int check_musts(ctx *c, rp_err *err)
+{
+	uint64_t bytes = 0, room = 0;
+	size_t n = 0;
+	char names[300] = "";
+	for (size_t u = 0; u < c->nunits; u++) {
+		const unit *un = &c->units[u];
+		if (!un->must_why)
+			continue;
+		const rp_func *f = &c->img->funcs[un->must_func];
+		if (un->kept_why || !un->movable)
+			return rp_err_set(err, RP_EINPUT, "'%s' must be in RAM (%s) but cannot move: %s", f->name, un->must_why,
+					  un->kept_why ? un->kept_why : "it is not in a .text input section the map can move");
+		bytes += un->size;
+		if (n++ < 8)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", n > 1 ? ", " : "", f->name);
+	}
+	for (size_t r = 0; r < c->nregions; r++)
+		room += c->regions[r].budget;
+	if (bytes > room)
+		return rp_err_set(err, RP_EINPUT, "infeasible: pinned and closure functions need %llu bytes in %zu unit(s) (%s%s), over the %llu-byte budget by %llu",
+				  (unsigned long long)bytes, n, names, n > 8 ? ", ..." : "", (unsigned long long)room,
+				  (unsigned long long)(bytes - room));
 	return 0;
 }
 
 static int apply_exclusions(ctx *c, rp_err *err)
 {
-	if (c->opts->keep_boot_path) {
-		int rc = keep_boot_path(c, err);
-		if (rc)
-			return rc;
-	}
-	for (size_t u = 0; u < c->nunits; u++) {
-		if (!c->units[u].kept_why && c->opts->nexclude && matches_exclude(c, u)) {
+	const rp_place_opts *o = c->opts;
+	int rc = o->keep_boot_path ? keep_boot_path(c, err) : 0;
+	for (size_t u = 0; !rc && u < c->nunits; u++) {
+		size_t fi;
+		if (!c->units[u].kept_why && (fi = unit_matches(c, u, o->exclude, o->nexclude)) != SIZE_MAX) {
 			c->units[u].kept_why = "excluded by --exclude";
-			c->units[u].kept_func = c->units[u].root;
+			c->units[u].kept_func = fi;
 		}
+		if ((fi = unit_matches(c, u, o->pin, o->npin)) != SIZE_MAX)
+			must(c, u, fi, "pinned");
+	}
+	if (!rc)
+		rc = mark_closures(c, err);
+	for (size_t u = 0; !rc && u < c->nunits; u++) {
 		if (c->units[u].kept_why && c->units[u].samples) {
 			const rp_func *f = &c->img->funcs[c->units[u].kept_func];
 			if (push_str(&c->out->kept, &c->out->nkept, err, "%s: %s", f->name, c->units[u].kept_why))
 				return err->code;
 		}
 	}
-	return 0;
+	return rc ? rc : check_musts(c, err);
 }
 
 static int is_candidate(const unit *u)
 {
-	return u->movable && !u->kept_why && u->samples > 0;
+	return u->movable && !u->kept_why && (u->samples > 0 || u->must_why);
 }
 
 /* Veneers in RAM: one per distinct flash function called from the chosen units. */
@@ -380,11 +492,11 @@ static int fill_remaining(ctx *c, size_t *cand, size_t n, rp_err *err)
 	uint64_t used = bytes_used(c, &nveneers);
 	for (size_t k = 0; k < n; k++) {
 		unit *u = &c->units[cand[k]];
-		if (u->chosen || used + u->size > c->opts->budget)
+		if (u->chosen || used + u->size > c->regions[0].budget)
 			continue;
 		u->chosen = 1;
 		uint64_t with = bytes_used(c, &nveneers);
-		if (with > c->opts->budget)
+		if (with > c->regions[0].budget)
 			u->chosen = 0;
 		else
 			used = with;
@@ -394,7 +506,7 @@ static int fill_remaining(ctx *c, size_t *cand, size_t n, rp_err *err)
 
 /* The knapsack sees each unit with all its veneers (an upper bound, so its answer fits); then
  * units that fit with their true veneer cost are added by value density. */
-static int solve(ctx *c, rp_err *err)
+static int solve_knapsack(ctx *c, rp_err *err)
 {
 	size_t *cand = malloc((c->nunits ? c->nunits : 1) * sizeof(size_t));
 	rp_ks_item *items = malloc((c->nunits ? c->nunits : 1) * sizeof(rp_ks_item));
@@ -408,19 +520,20 @@ static int solve(ctx *c, rp_err *err)
 	for (size_t u = 0; u < c->nunits; u++) {
 		if (!is_candidate(&c->units[u]))
 			continue;
-		if (c->veneer && (rc = scan_callees(c, u, err)))
-			goto out;
 		c->units[u].weight = c->units[u].size + c->units[u].ncallees * c->veneer;
 		items[n] = (rp_ks_item){ c->units[u].weight, c->units[u].samples };
 		cand[n++] = u;
 	}
 	c->out->ncandidates = n;
 	rp_ks_result res;
-	if ((rc = rp_knapsack_solve(items, n, c->opts->budget, chosen, &res, err)))
+	if ((rc = rp_knapsack_solve(items, n, c->regions[0].budget, chosen, &res, err)))
 		goto out;
 	for (size_t k = 0; k < n; k++)
 		c->units[cand[k]].chosen = chosen[k];
 	rc = fill_remaining(c, cand, n, err);
+	c->out->solver = c->veneer ? "knapsack (expanding core; veneers as an upper bound, then filled by density)"
+				   : "knapsack (expanding core)";
+	c->out->optimal = c->veneer == 0 || count_veneers(c) == 0;
 out:
 	free(cand);
 	free(items);
@@ -428,33 +541,273 @@ out:
 	return rc;
 }
 
-static const rp_map_region *ram_region(const ctx *c, rp_err *err, int *rc)
+static int has_musts(const ctx *c)
 {
-	*rc = 0;
-	if (!c->map)
-		return NULL;
-	if (c->opts->region) {
-		const rp_map_region *r = rp_map_region_find(c->map, c->opts->region, 0);
-		if (!r)
-			*rc = rp_err_set(err, RP_EUSAGE, "%s: no memory region '%s' in the map", c->map->path, c->opts->region);
-		return r;
-	}
-	const rp_section *s = rp_image_section(c->img, c->opts->outsec);
-	if (!s)
-		s = rp_image_section(c->img, ".data");
-	const rp_map_region *r = s ? rp_map_region_find(c->map, NULL, s->vma) : NULL;
-	return r ? r : rp_map_region_find(c->map, "RAM", 0);
+	for (size_t u = 0; u < c->nunits; u++)
+		if (c->units[u].must_why)
+			return 1;
+	return 0;
 }
 
-static int check_budget(const ctx *c, const rp_map_region *region, rp_err *err)
+static double region_gain(const ctx *c, size_t r)
 {
-	if (c->opts->budget == 0)
-		return rp_err_set(err, RP_EUSAGE, "--budget: 0 bytes leaves no room to move anything");
-	if (region && region->length && c->opts->budget > region->length)
-		return rp_err_set(err, RP_EUSAGE, "--budget: %llu bytes is larger than the %s region (%llu bytes at 0x%llx)",
-				  (unsigned long long)c->opts->budget, region->name,
-				  (unsigned long long)region->length, (unsigned long long)region->origin);
+	if (!c->opts->have_cost)
+		return c->regions[r].speed;   /* no cost model: samples moved, weighted by region speed */
+	return c->opts->cost.flash_fetch_cycles - 1.0 / c->regions[r].speed;
+}
+
+static double veneer_cycles(const ctx *c)
+{
+	double v = c->opts->cost.veneer_cycles;
+	return v >= 0 ? v : c->veneer ? 4.0 : 0.0;   /* ldr.w pc, [pc, #-0] on Cortex-M: about 4 */
+}
+
+/* Sampled arcs between units (with the cost model and veneers): the cycles a crossing costs. */
+static int build_arcs(const ctx *c, const size_t *item_of, rp_ilp_arc **out, size_t *n, rp_err *err)
+{
+	*out = NULL;
+	*n = 0;
+	if (!c->opts->have_cost || !c->veneer || !c->opts->narcs || veneer_cycles(c) <= 0)
+		return 0;
+	*out = calloc(c->opts->narcs, sizeof(rp_ilp_arc));
+	if (!*out)
+		return rp_err_nomem(err, "building the ILP");
+	for (size_t k = 0; k < c->opts->narcs; k++) {
+		const rp_arc_total *a = &c->opts->arcs[k];
+		const rp_func *fa = rp_image_func_by_name(c->img, a->caller, a->caller_file);
+		const rp_func *fb = rp_image_func_by_name(c->img, a->callee, a->callee_file);
+		if (!fa || !fb)
+			continue;
+		size_t ua = c->unit_of[fa - c->img->funcs], ub = c->unit_of[fb - c->img->funcs];
+		size_t ia = item_of[ua], ib = item_of[ub];
+		if (ua == ub || (ia == SIZE_MAX && ib == SIZE_MAX))
+			continue;
+		if (ia == SIZE_MAX) {
+			ia = ib;
+			ib = SIZE_MAX;
+		}
+		(*out)[(*n)++] = (rp_ilp_arc){ ia, ib, (double)a->count * veneer_cycles(c) };
+	}
 	return 0;
+}
+
+typedef struct ilp_parts {
+	size_t *cand, *item_of, *target_of;
+	rp_ilp_item *items;
+	rp_ilp_region *regions;
+	rp_ilp_call *calls;
+	size_t ncalls, calls_cap, ntargets;
+	rp_ilp_arc *arcs;
+	size_t narcs;
+} ilp_parts;
+
+static void ilp_parts_release(ilp_parts *p)
+{
+	free(p->cand);
+	free(p->item_of);
+	free(p->target_of);
+	free(p->items);
+	free(p->regions);
+	free(p->calls);
+	free(p->arcs);
+}
+
+static int build_ilp(ctx *c, ilp_parts *p, rp_ilp_problem *pb, rp_err *err)
+{
+	size_t nu = c->nunits ? c->nunits : 1, nf = c->img->nfuncs ? c->img->nfuncs : 1;
+	p->cand = malloc(nu * sizeof(size_t));
+	p->item_of = malloc(nu * sizeof(size_t));
+	p->target_of = malloc(nf * sizeof(size_t));
+	p->items = calloc(nu, sizeof(rp_ilp_item));
+	p->regions = calloc(c->nregions, sizeof(rp_ilp_region));
+	if (!p->cand || !p->item_of || !p->target_of || !p->items || !p->regions)
+		return rp_err_nomem(err, "building the ILP");
+	size_t n = 0;
+	for (size_t u = 0; u < c->nunits; u++) {
+		p->item_of[u] = SIZE_MAX;
+		if (!is_candidate(&c->units[u]))
+			continue;
+		p->item_of[u] = n;
+		p->items[n] = (rp_ilp_item){ c->units[u].size, (double)c->units[u].samples, c->units[u].must_why != NULL };
+		p->cand[n++] = u;
+	}
+	for (size_t i = 0; i < c->img->nfuncs; i++)
+		p->target_of[i] = SIZE_MAX;
+	for (size_t k = 0; c->veneer && k < n; k++) {
+		const unit *u = &c->units[p->cand[k]];
+		for (size_t e = 0; e < u->ncallees; e++) {
+			size_t fi = u->callees[e];
+			if (p->target_of[fi] == SIZE_MAX)
+				p->target_of[fi] = p->ntargets++;
+			if (rp_grow((void **)&p->calls, &p->calls_cap, p->ncalls + 1, sizeof(rp_ilp_call), err))
+				return err->code;
+			p->calls[p->ncalls++] = (rp_ilp_call){ k, p->item_of[c->unit_of[fi]], p->target_of[fi] };
+		}
+	}
+	for (size_t r = 0; r < c->nregions; r++) {
+		double g = region_gain(c, r);
+		if (g <= 0)
+			return rp_err_set(err, RP_EINPUT, "region '%s' (speed %g) is not faster than flash at %g cycles per fetch: nothing to gain there",
+					  c->regions[r].name ? c->regions[r].name : c->regions[r].outsec, c->regions[r].speed,
+					  c->opts->cost.flash_fetch_cycles);
+		p->regions[r] = (rp_ilp_region){ c->regions[r].budget, g };
+	}
+	int rc = build_arcs(c, p->item_of, &p->arcs, &p->narcs, err);
+	*pb = (rp_ilp_problem){ p->items, n, p->regions, c->nregions, p->calls, p->ncalls, p->ntargets,
+				p->arcs, p->narcs, c->veneer, c->opts->time_limit_s };
+	c->out->ncandidates = n;
+	return rc;
+}
+
+static int solve_ilp(ctx *c, rp_err *err)
+{
+	ilp_parts parts;
+	memset(&parts, 0, sizeof(parts));
+	rp_ilp_problem pb;
+	rp_ilp_result res;
+	int rc = build_ilp(c, &parts, &pb, err);
+	if (!rc)
+		rc = rp_ilp_solve(&pb, &res, err);
+	if (!rc) {
+		for (size_t k = 0; k < pb.nitems; k++) {
+			unit *u = &c->units[parts.cand[k]];
+			u->region = res.region[k];
+			u->chosen = res.region[k] >= 0;
+		}
+		c->out->solver = "ILP (GLPK)";
+		c->out->optimal = res.optimal;
+		c->out->gap = res.gap;
+		c->out->seconds = res.seconds;
+		rp_ilp_result_release(&res);
+	}
+	ilp_parts_release(&parts);
+	return rc;
+}
+
+static int solve(ctx *c, rp_err *err)
+{
+	int arcs_matter = c->opts->have_cost && c->veneer && c->opts->narcs;
+	if (c->nregions == 1 && !has_musts(c) && !arcs_matter && !c->opts->force_ilp)
+		return solve_knapsack(c, err);
+	return solve_ilp(c, err);
+}
+
+/* Veneers the plan of region r expects: distinct callees outside r called from units in r. */
+static size_t region_veneers(const ctx *c, int r)
+{
+	if (!c->veneer)
+		return 0;
+	size_t n = 0;
+	unsigned char *counted = calloc(c->img->nfuncs ? c->img->nfuncs : 1, 1);
+	for (size_t u = 0; counted && u < c->nunits; u++) {
+		if (!c->units[u].chosen || c->units[u].region != r)
+			continue;
+		for (size_t k = 0; k < c->units[u].ncallees; k++) {
+			size_t fi = c->units[u].callees[k];
+			const unit *t = &c->units[c->unit_of[fi]];
+			if ((!t->chosen || t->region != r) && !counted[fi]) {
+				counted[fi] = 1;
+				n++;
+			}
+		}
+	}
+	free(counted);
+	return n;
+}
+
+/* Expected cycles under the cost model: each sample is one instruction fetch. */
+static void count_cycles(ctx *c, uint64_t total)
+{
+	if (!c->opts->have_cost)
+		return;
+	c->out->have_cycles = 1;
+	c->out->cycles_flash = (double)total * c->opts->cost.flash_fetch_cycles;
+	double saved = 0;
+	for (size_t u = 0; u < c->nunits; u++)
+		if (c->units[u].chosen)
+			saved += (double)c->units[u].samples *
+				 (c->opts->cost.flash_fetch_cycles - 1.0 / c->regions[c->units[u].region].speed);
+	for (size_t k = 0; c->veneer && k < c->opts->narcs; k++) {
+		const rp_arc_total *a = &c->opts->arcs[k];
+		const rp_func *fa = rp_image_func_by_name(c->img, a->caller, a->caller_file);
+		const rp_func *fb = rp_image_func_by_name(c->img, a->callee, a->callee_file);
+		if (!fa || !fb)
+			continue;
+		const unit *ua = &c->units[c->unit_of[fa - c->img->funcs]], *ub = &c->units[c->unit_of[fb - c->img->funcs]];
+		int la = ua->chosen ? ua->region : -1, lb = ub->chosen ? ub->region : -1;
+		if (ua != ub && la != lb)
+			saved -= (double)a->count * veneer_cycles(c);
+	}
+	c->out->cycles_saved = saved;
+}
+
+/* The map region a configured region lives in: its `memory`, else the one holding its output
+ * section or (first region only) .data, else one called RAM. */
+static int find_map_region(const ctx *c, size_t r, const char *memory, const rp_map_region **out, rp_err *err)
+{
+	*out = NULL;
+	if (!c->map)
+		return 0;
+	if (memory) {
+		*out = rp_map_region_find(c->map, memory, 0);
+		return *out ? 0 : rp_err_set(err, RP_EUSAGE, "%s: no memory region '%s' in the map", c->map->path, memory);
+	}
+	const rp_section *s = rp_image_section(c->img, c->regions[r].outsec);
+	if (!s && r == 0)
+		s = rp_image_section(c->img, ".data");
+	*out = s ? rp_map_region_find(c->map, NULL, s->vma) : NULL;
+	if (!*out && r == 0)
+		*out = rp_map_region_find(c->map, "RAM", 0);
+	return 0;
+}
+
+static int resolve_budget(ctx *c, size_t r, const rp_region_cfg *cfg, rp_err *err)
+{
+	region *rg = &c->regions[r];
+	const char *what = cfg && cfg->name ? cfg->name : "--budget";
+	if (cfg && cfg->budget_auto) {
+		if (!rg->map_region)
+			return rp_err_set(err, RP_EUSAGE, "region '%s': budget auto needs the link map (--map) to know the RAM region", what);
+		rp_ram_map ram;
+		int rc = rp_budget_auto(c->img, rg->map_region, rg->outsec, cfg->reserve, rg->align, &ram, err);
+		if (rc)
+			return rc;
+		rg->budget = ram.budget;
+		for (size_t i = 0; !rc && i < ram.nlines; i++)
+			rc = note(c, err, "%s", ram.lines[i]);
+		rp_ram_map_release(&ram);
+		return rc;
+	}
+	if (rg->budget == 0)
+		return rp_err_set(err, RP_EUSAGE, "%s: 0 bytes leaves no room to move anything", what);
+	const rp_map_region *m = rg->map_region;
+	if (m && m->length && rg->budget > m->length)
+		return rp_err_set(err, RP_EUSAGE, "%s: %llu bytes is larger than the %s region (%llu bytes at 0x%llx)", what,
+				  (unsigned long long)rg->budget, m->name, (unsigned long long)m->length,
+				  (unsigned long long)m->origin);
+	return 0;
+}
+
+/* The regions to fill: the configured ones, or the single command-line region. */
+static int resolve_regions(ctx *c, rp_err *err)
+{
+	const rp_place_opts *o = c->opts;
+	size_t n = o->nregions ? o->nregions : 1;
+	c->regions = calloc(n, sizeof(region));
+	if (!c->regions)
+		return rp_err_nomem(err, "preparing the placement");
+	c->nregions = n;
+	int rc = 0;
+	for (size_t r = 0; r < n && !rc; r++) {
+		const rp_region_cfg *cfg = o->nregions ? &o->regions[r] : NULL;
+		region *rg = &c->regions[r];
+		*rg = cfg ? (region){ cfg->name, cfg->outsec, NULL, cfg->budget, cfg->align, cfg->speed }
+			  : (region){ NULL, o->outsec, NULL, o->budget, o->align, 1.0 };
+		rc = find_map_region(c, r, cfg ? cfg->memory : o->region, &rg->map_region, err);
+		if (!rc)
+			rc = resolve_budget(c, r, cfg, err);
+	}
+	return rc;
 }
 
 static int add_unit_patterns(const ctx *c, size_t ui, rp_plan_unit *pu, rp_err *err)
@@ -514,11 +867,16 @@ static int cmp_chosen(const ctx *c, size_t a, size_t b)
 	return strcmp(c->img->funcs[x->root].name, c->img->funcs[y->root].name);
 }
 
-static int fill_plan_units(const ctx *c, rp_plan *plan, rp_err *err)
+static int in_region(const unit *u, int r)
+{
+	return u->chosen && u->region == r;
+}
+
+static int fill_plan_units(const ctx *c, int r, rp_plan *plan, rp_err *err)
 {
 	size_t n = 0;
 	for (size_t u = 0; u < c->nunits; u++)
-		n += c->units[u].chosen;
+		n += in_region(&c->units[u], r);
 	size_t *order = malloc((n ? n : 1) * sizeof(size_t));
 	plan->units = calloc(n ? n : 1, sizeof(rp_plan_unit));
 	if (!order || !plan->units) {
@@ -527,7 +885,7 @@ static int fill_plan_units(const ctx *c, rp_plan *plan, rp_err *err)
 	}
 	n = 0;
 	for (size_t u = 0; u < c->nunits; u++)
-		if (c->units[u].chosen)
+		if (in_region(&c->units[u], r))
 			order[n++] = u;
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && cmp_chosen(c, order[j], order[j - 1]) < 0; j--) {
@@ -554,31 +912,51 @@ static int fill_plan_units(const ctx *c, rp_plan *plan, rp_err *err)
 	return rc;
 }
 
-static int make_plan(ctx *c, const rp_map_region *region, uint64_t total, rp_err *err)
+static int make_plan(ctx *c, size_t r, uint64_t total, rp_err *err)
 {
+	const region *rg = &c->regions[r];
 	rp_plan *plan = calloc(1, sizeof(*plan));
 	if (!plan)
 		return rp_err_nomem(err, "writing the plan");
-	c->out->plan = plan;
-	plan->budget = c->opts->budget;
+	c->out->plans[c->out->nplans++] = plan;
+	plan->budget = rg->budget;
 	plan->total_samples = total;
-	if (rp_strdup(&plan->build_id, c->img->build_id, err) || rp_strdup(&plan->outsec, c->opts->outsec, err))
+	plan->align = rg->align;
+	if (rp_strdup(&plan->build_id, c->img->build_id, err) || rp_strdup(&plan->outsec, rg->outsec, err))
 		return err->code;
-	if (region) {
-		if (rp_strdup(&plan->region, region->name, err))
+	if (rg->map_region) {
+		if (rp_strdup(&plan->region, rg->map_region->name, err))
 			return err->code;
-		plan->region_origin = region->origin;
-		plan->region_length = region->length;
+		plan->region_origin = rg->map_region->origin;
+		plan->region_length = rg->map_region->length;
 	}
-	int rc = fill_plan_units(c, plan, err);
+	int rc = fill_plan_units(c, (int)r, plan, err);
 	if (rc)
 		return rc;
-	plan->veneer_reserve = c->out->nveneers * c->veneer;
+	plan->nveneers = region_veneers(c, (int)r);
+	plan->veneer_reserve = plan->nveneers * c->veneer;
+	c->out->nveneers += plan->nveneers;
+	return 0;
+}
+
+static int make_plans(ctx *c, uint64_t total, rp_err *err)
+{
+	c->out->plans = calloc(c->nregions, sizeof(rp_plan *));
+	if (!c->out->plans)
+		return rp_err_nomem(err, "writing the plan");
+	for (size_t r = 0; r < c->nregions; r++)
+		if (make_plan(c, r, total, err))
+			return err->code;
+	c->out->plan = c->out->plans[0];
 	return 0;
 }
 
 static void ctx_release(ctx *c)
 {
+	rp_callgraph_free(c->cg);
+	if (c->have_boot)
+		rp_boot_release(&c->boot);
+	free(c->regions);
 	for (size_t u = 0; c->units && u < c->nunits; u++)
 		free(c->units[u].callees);
 	free(c->units);
@@ -609,6 +987,20 @@ static int ctx_init(ctx *c, const rp_image *img, const rp_map *map, const rp_pla
 	return 0;
 }
 
+/* The call graph feeds veneers, closures and the reset path; an architecture libopcodes is
+ * not set up for here simply has none. */
+static int build_callgraph(ctx *c, rp_err *err)
+{
+	int rc = rp_callgraph_build(&c->cg, c->img, err);
+	if (rc == RP_EINPUT) {
+		c->cg = NULL;
+		err->code = 0;
+		err->msg[0] = '\0';
+		return 0;
+	}
+	return rc;
+}
+
 int rp_place(const rp_image *img, const rp_map *map, const rp_db_totals *totals,
 	     const rp_place_opts *opts, rp_placement *out, rp_err *err)
 {
@@ -618,18 +1010,19 @@ int rp_place(const rp_image *img, const rp_map *map, const rp_db_totals *totals,
 	out->guessed_patterns = map == NULL;
 	if ((rc = ctx_init(&c, img, map, opts, out, err)))
 		goto done;
-	const rp_map_region *region = ram_region(&c, err, &rc);
-	if (rc || (rc = check_budget(&c, region, err)) || (rc = attribute_samples(&c, totals, err)))
+	if ((rc = resolve_regions(&c, err)) || (rc = attribute_samples(&c, totals, err)))
 		goto done;
 	group_clones(&c);
 	group_by_input_section(&c);
 	if ((rc = build_units(&c, err)))
 		goto done;
 	size_units(&c);
+	if ((rc = build_callgraph(&c, err)) || (rc = collect_callees(&c, err)))
+		goto done;
 	if ((rc = apply_exclusions(&c, err)) || (rc = solve(&c, err)))
 		goto done;
-	bytes_used(&c, &out->nveneers);
-	rc = make_plan(&c, region, totals ? totals->total : 0, err);
+	count_cycles(&c, totals ? totals->total : 0);
+	rc = make_plans(&c, totals ? totals->total : 0, err);
 done:
 	ctx_release(&c);
 	if (rc)
@@ -639,7 +1032,12 @@ done:
 
 void rp_placement_release(rp_placement *p)
 {
-	rp_plan_free(p->plan);
+	for (size_t i = 0; i < p->nplans; i++)
+		rp_plan_free(p->plans[i]);
+	free(p->plans);
+	for (size_t i = 0; i < p->nnotes; i++)
+		free(p->notes[i]);
+	free(p->notes);
 	for (size_t i = 0; i < p->nmissing; i++)
 		free(p->missing[i]);
 	for (size_t i = 0; i < p->nkept; i++)

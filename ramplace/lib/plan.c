@@ -88,6 +88,10 @@ static void write_header(FILE *fp, const rp_plan *plan)
 		(unsigned long long)plan->budget, (unsigned long long)plan->veneer_reserve,
 		(unsigned long long)plan->used, (unsigned long long)plan->total_samples,
 		(unsigned long long)plan->moved_samples);
+	if (plan->nveneers)
+		fprintf(fp, "veneers %llu\n", (unsigned long long)plan->nveneers);
+	if (plan->align)
+		fprintf(fp, "align %llu\n", (unsigned long long)plan->align);
 }
 
 static void write_unit(FILE *fp, const rp_plan_unit *u)
@@ -272,7 +276,7 @@ static int expect_fields(reader *rd, size_t n, const char *usage)
 }
 
 enum { SEEN_BUILD_ID = 1, SEEN_OUTSEC = 2, SEEN_REGION = 4, SEEN_BUDGET = 8, SEEN_VENEER = 16,
-       SEEN_USED = 32, SEEN_SAMPLES = 64 };
+       SEEN_USED = 32, SEEN_SAMPLES = 64, SEEN_VENEERS = 128, SEEN_ALIGN = 256 };
 #define SEEN_REQUIRED (SEEN_BUILD_ID | SEEN_OUTSEC | SEEN_BUDGET | SEEN_VENEER | SEEN_USED | SEEN_SAMPLES)
 
 static int mark_seen(reader *rd, unsigned bit, const char *key)
@@ -343,6 +347,15 @@ static int parse_header_key(reader *rd, const char *key)
 		return header_number(rd, SEEN_USED, key, "used BYTES", &plan->used);
 	if (strcmp(key, "samples") == 0)
 		return parse_samples(rd);
+	if (strcmp(key, "veneers") == 0)
+		return header_number(rd, SEEN_VENEERS, key, "veneers COUNT", &plan->nveneers);
+	if (strcmp(key, "align") == 0) {
+		if (header_number(rd, SEEN_ALIGN, key, "align BYTES", &plan->align))
+			return rd->err->code;
+		if (plan->align == 0 || (plan->align & (plan->align - 1)) || plan->align > 4096)
+			return fail(rd, "align must be a power of two up to 4096%s", "");
+		return 0;
+	}
 	return fail(rd, "unknown key '%s'", key);
 }
 

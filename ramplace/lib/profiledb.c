@@ -299,12 +299,24 @@ static int dup_column(char **out, sqlite3_stmt *st, int col, int empty_is_null, 
 
 int rp_db_totals_load(rp_db *db, rp_db_totals *out, rp_err *err)
 {
+	return rp_db_totals_load_weighted(db, 0, out, err);
+}
+
+int rp_db_totals_load_weighted(rp_db *db, int equal, rp_db_totals *out, rp_err *err)
+{
+	/* equal: each run scaled to the mean run's sample count, so a long run does not drown a
+	 * short one; counts stay integers (rounded) */
+	static const char *const sql[2] = {
+		"SELECT function, file, SUM(count) FROM samples GROUP BY function, file ORDER BY 3 DESC, 1, 2",
+		"WITH rt AS (SELECT run_id, SUM(count) AS t FROM samples GROUP BY run_id),"
+		" m AS (SELECT AVG(t) AS mean FROM rt)"
+		" SELECT function, file, CAST(ROUND(SUM(count * (SELECT mean FROM m) / rt.t)) AS INTEGER)"
+		" FROM samples JOIN rt USING (run_id) GROUP BY function, file ORDER BY 3 DESC, 1, 2"
+	};
 	sqlite3_stmt *st;
 	size_t cap = 0;
 	memset(out, 0, sizeof(*out));
-	if (sqlite3_prepare_v2(db->sql,
-		"SELECT function, file, SUM(count) FROM samples GROUP BY function, file"
-		" ORDER BY 3 DESC, 1, 2", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db->sql, sql[equal ? 1 : 0], -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(db, err, "reading samples");
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -1,6 +1,8 @@
 /* check.h: proves on a relinked ELF that a plan landed: every planned function sits inside the
- * plan's output section in the RAM region, the section fits the budget, and nothing planned
- * stayed in flash. */
+ * plan's output section in the RAM region, the section fits the budget, nothing planned stayed
+ * in flash, and the bytes the plan claimed (code + veneers) are what the linker put there,
+ * within the unit alignment. Separately, that nothing the reset handler runs before the copy
+ * lives in RAM. */
 #ifndef RAMPLACE_CHECK_H
 #define RAMPLACE_CHECK_H
 
@@ -18,10 +20,19 @@ typedef struct rp_check_result {
 	size_t nveneers;          /* __*_veneer symbols found inside the output section */
 	size_t nfuncs_checked;
 	size_t nfuncs_placed;     /* of those, found inside the output section (and region) */
+	uint64_t planned_total;   /* plan->used + plan->veneer_reserve */
+	int64_t difference;       /* outsec_size - planned_total */
+	uint64_t planned_veneers; /* plan->nveneers */
 } rp_check_result;
 
 /* Fills res; returns 0 when the check could be done (even with failures), negative on error. */
 int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result *res, rp_err *err);
 void rp_check_result_release(rp_check_result *res);
+
+/* Adds a failure to res for every function the reset handler reaches before it copies the code
+ * (boot.h) that sits in RAM in the relinked ELF (a section loaded from elsewhere, or one of
+ * outsecs). *nchecked gets how many reset-path functions were looked at. */
+int rp_check_reset_path(const rp_image *relinked, const char *const *outsecs, size_t noutsecs,
+			rp_check_result *res, size_t *nchecked, rp_err *err);
 
 #endif

@@ -1,14 +1,18 @@
-/* placement.h: from an image, its link map and a profile to a plan for one RAM region.
+/* placement.h: from an image, its link map and a profile to a plan per RAM region.
  *
  * Placement units are a function with its compiler clones and everything that shares an input
- * section with them (what a linker pattern moves moves together). Units reached by the reset
- * handler stay in flash (it runs before .ramtext is copied), as do --exclude matches. On ARM,
- * each distinct flash function called from RAM costs a veneer in RAM: the solver reserves it. */
+ * section with them (what a linker pattern moves moves together). What the reset handler runs
+ * before the code is copied stays in flash (boot.h), as do excluded units; pinned units and
+ * the static call closure of closure roots must go to RAM. On ARM, each distinct function
+ * called across locations (flash and each region) costs a veneer in the caller's region.
+ * One region without pins, closures or crossing costs is a plain knapsack (knapsack.h);
+ * anything else is the GLPK ILP (ilp.h). */
 #ifndef RAMPLACE_PLACEMENT_H
 #define RAMPLACE_PLACEMENT_H
 
 #include <stdint.h>
 #include <stddef.h>
+#include "ramplace/config.h"
 #include "ramplace/error.h"
 #include "ramplace/image.h"
 #include "ramplace/plan.h"
@@ -24,12 +28,38 @@ typedef struct rp_place_opts {
 	const char *const *exclude; /* glob patterns of functions that stay in flash */
 	size_t nexclude;
 	int keep_boot_path;       /* keep what the reset handler calls in flash */
+	/* several regions (ramplace.yaml): when nregions > 0 they replace budget, align, outsec
+	 * and region above */
+	const rp_region_cfg *regions;
+	size_t nregions;
+	const char *const *pin;   /* globs: units that must be in RAM */
+	size_t npin;
+	const char *const *closure; /* globs: roots whose whole static call closure must be in RAM */
+	size_t nclosure;
+	rp_cost_model cost;       /* cycles per flash fetch, veneer bytes and cycles */
+	int have_cost;            /* the cost model was given: report cycles, weigh arcs */
+	const rp_arc_total *arcs; /* sampled caller->callee arcs (crossing costs); may be NULL */
+	size_t narcs;
+	double time_limit_s;      /* ILP time limit */
+	int force_ilp;            /* use the ILP even for a plain knapsack */
 } rp_place_opts;
 
-#define RP_PLACE_OPTS_INIT { 0, 4, -1, ".ramtext", NULL, NULL, 0, 1 }
+#define RP_PLACE_OPTS_INIT { 0, 4, -1, ".ramtext", NULL, NULL, 0, 1, NULL, 0, NULL, 0, NULL, 0, \
+			     RP_COST_MODEL_INIT, 0, NULL, 0, 10.0, 0 }
 
 typedef struct rp_placement {
-	rp_plan *plan;            /* owned */
+	rp_plan *plan;            /* plans[0] */
+	rp_plan **plans;          /* owned: one per region, in configuration order */
+	size_t nplans;
+	char **notes;             /* reset path, RAM map of auto budgets: lines for the report */
+	size_t nnotes;
+	const char *solver;       /* "knapsack (expanding core)" or "ILP (GLPK)" */
+	int optimal;              /* the solver proved its answer optimal */
+	double gap;               /* ILP: relative optimality gap when the time limit stopped it */
+	double seconds;           /* solver time */
+	int have_cycles;          /* a cost model was given */
+	double cycles_saved;      /* expected cycles saved over the profiled run (cost model) */
+	double cycles_flash;      /* cycles the profiled code took from flash (same model) */
 	char **missing;           /* profiled functions not found in the image ("name" or "name (file)") */
 	size_t nmissing;
 	uint64_t missing_samples;

@@ -37,6 +37,8 @@ typedef struct rp_plan {
 	uint64_t used;           /* sum of unit weights */
 	uint64_t total_samples;
 	uint64_t moved_samples;
+	uint64_t nveneers;       /* veneers expected in the section (optional key, 0 when absent) */
+	uint64_t align;          /* unit alignment (optional key, 0 when absent: 4 assumed) */
 	rp_plan_unit *units;
 	size_t nunits;
 } rp_plan;

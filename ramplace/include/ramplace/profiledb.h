@@ -58,6 +58,8 @@ typedef struct rp_db_totals {
 
 /* Sums samples per (function, file) over every run in the database. */
 int rp_db_totals_load(rp_db *db, rp_db_totals *out, rp_err *err);
+/* Same; equal != 0 weighs every run the same (each scaled to the mean run's sample count). */
+int rp_db_totals_load_weighted(rp_db *db, int equal, rp_db_totals *out, rp_err *err);
 void rp_db_totals_release(rp_db_totals *t);
 
 typedef struct rp_arc_total {
