@@ -85,9 +85,9 @@ static void print_result(const rp_check_result *res, const rp_plan *plan)
 	       res->nfuncs_placed, of_total, res->nfuncs_checked == 1 ? "" : "s", plan->outsec,
 	       (unsigned long long)res->outsec_size, (unsigned long long)plan->budget,
 	       (unsigned long long)res->planned_bytes, res->nveneers, res->nveneers == 1 ? "" : "s");
-	printf("accounting: %s planned %llu bytes (%llu code + %llu veneer(s) of %llu bytes), linked %llu: difference %+lld\n",
+	printf("accounting: %s planned %llu bytes (%llu code + %llu in %llu veneer(s)), linked %llu: difference %+lld\n",
 	       plan->outsec, (unsigned long long)res->planned_total, (unsigned long long)plan->used,
-	       (unsigned long long)plan->nveneers, (unsigned long long)plan->veneer_reserve,
+	       (unsigned long long)plan->veneer_reserve, (unsigned long long)plan->nveneers,
 	       (unsigned long long)res->outsec_size, (long long)res->difference);
 }
 

@@ -36,12 +36,29 @@ static const rp_func *func_starting(const rp_image *img, uint64_t addr, int poin
 	return f && f->addr == a ? f : NULL;
 }
 
+/* A Cortex-M long-branch veneer at addr ("ldr.w pc, [pc, #-0]" and the target word, as GNU
+ * ld writes them): its target function, or NULL. Calls through veneers lead to the real callee. */
+static const rp_func *through_veneer(const rp_image *img, uint64_t addr)
+{
+	unsigned char v[8];
+	rp_err ignored = RP_ERR_INIT;
+	if (img->machine != EM_ARM || img->code_big_endian || rp_image_read(img, addr, v, 8, &ignored))
+		return NULL;
+	if (!(v[0] == 0x5f && v[1] == 0xf8 && v[2] == 0x00 && v[3] == 0xf0))
+		return NULL;
+	uint64_t w = img->big_endian ? (uint64_t)v[4] << 24 | (uint64_t)v[5] << 16 | (uint64_t)v[6] << 8 | v[7]
+				     : (uint64_t)v[7] << 24 | (uint64_t)v[6] << 16 | (uint64_t)v[5] << 8 | v[4];
+	return func_starting(img, w, 1);
+}
+
 static int on_insn(void *p, const rp_insn *in)
 {
 	build_ctx *b = p;
 	b->cg->ninsns++;
 	if (in->kind != RP_INSN_OTHER && in->has_target) {
 		const rp_func *t = func_starting(b->img, in->target, 0);
+		if (!t || strstr(t->name, "_veneer"))
+			t = through_veneer(b->img, in->target) ? through_veneer(b->img, in->target) : t;
 		size_t ti = t ? (size_t)(t - b->img->funcs) : SIZE_MAX;
 		if (t && ti != b->self) {
 			if (rp_grow((void **)&b->sites, &b->cap, b->nsites + 1, sizeof(site), b->err))

@@ -260,6 +260,9 @@ static void fill_insn(rp_disasm *d, rp_insn *in, const uint8_t *bytes, uint64_t 
 	in->mnemonic[m] = '\0';
 	const uint8_t *p = bytes + (in->addr - base);
 	in->kind = d->img->machine == EM_ARM ? arm_kind(in->mnemonic) : riscv_kind(p, in->len);
+	const char *ops = d->text + k + m;
+	ops += strspn(ops, " \t");
+	int ldr_pc = d->img->machine == EM_ARM && strncmp(in->mnemonic, "ldr", 3) == 0 && strncmp(ops, "pc,", 3) == 0;
 	size_t first = 0;
 	if (in->kind != RP_INSN_OTHER && d->naddrs) {
 		in->has_target = 1;
@@ -286,6 +289,12 @@ static void fill_insn(rp_disasm *d, rp_insn *in, const uint8_t *bytes, uint64_t 
 		}
 next:
 		in->nrefs++;
+	}
+	/* "ldr pc, [pc, #n]": a jump through a literal (veneers, long tail calls) */
+	if (ldr_pc && in->nrefs && (in->ref_words[0] & 1)) {
+		in->kind = RP_INSN_JUMP;
+		in->has_target = 1;
+		in->target = in->ref_words[0] & ~1ull;
 	}
 }
 
