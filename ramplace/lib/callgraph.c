@@ -12,6 +12,7 @@ typedef struct site {
 	size_t from, to;
 	int is_call;
 	uint64_t addr;
+	unsigned len;
 } site;
 
 typedef struct build_ctx {
@@ -63,7 +64,7 @@ static int on_insn(void *p, const rp_insn *in)
 		if (t && ti != b->self) {
 			if (rp_grow((void **)&b->sites, &b->cap, b->nsites + 1, sizeof(site), b->err))
 				return b->err->code;
-			b->sites[b->nsites++] = (site){ b->self, ti, in->kind == RP_INSN_CALL, in->addr };
+			b->sites[b->nsites++] = (site){ b->self, ti, in->kind == RP_INSN_CALL, in->addr, in->site_len };
 		}
 	}
 	for (size_t k = 0; k < in->nrefs; k++) {
@@ -95,8 +96,11 @@ static int make_edges(rp_callgraph *cg, site *sites, size_t n, rp_err *err)
 		rp_cg_edge *e = cg->nedges ? &cg->edges[cg->nedges - 1] : NULL;
 		if (!e || e->from != sites[i].from || e->to != sites[i].to) {
 			e = &cg->edges[cg->nedges++];
-			*e = (rp_cg_edge){ sites[i].from, sites[i].to, 0, 0, sites[i].addr };
+			*e = (rp_cg_edge){ sites[i].from, sites[i].to, 0, 0, sites[i].addr, 0, 0, 0 };
 		}
+		e->sites2 += sites[i].len == 2;
+		e->sites4 += sites[i].len == 4;
+		e->sites8 += sites[i].len == 8;
 		if (sites[i].is_call)
 			e->ncalls++;
 		else

@@ -290,6 +290,9 @@ static void fill_insn(rp_disasm *d, rp_insn *in, const uint8_t *bytes, uint64_t 
 next:
 		in->nrefs++;
 	}
+	in->site_len = in->len;
+	if (d->img->machine == EM_RISCV && in->has_target && in->len == 4 && (p[0] & 0x7f) == 0x67)
+		in->site_len = 8;   /* jalr resolved through the auipc before it */
 	/* "ldr pc, [pc, #n]": a jump through a literal (veneers, long tail calls) */
 	if (ldr_pc && in->nrefs && (in->ref_words[0] & 1)) {
 		in->kind = RP_INSN_JUMP;

@@ -54,6 +54,8 @@ typedef struct ctx {
 	size_t nunits;
 	region *regions;
 	size_t nregions;
+	size_t *ufirst, *ufuncs;  /* functions of unit u: ufuncs[ufirst[u] .. ufirst[u+1]) */
+	int no_relax;             /* RISC-V linked with --no-relax: calls stay auipc+jalr */
 	rp_callgraph *cg;         /* NULL when the architecture cannot be disassembled */
 	rp_boot boot;
 	int have_boot;
@@ -228,6 +230,45 @@ static int build_units(ctx *c, rp_err *err)
 	return 0;
 }
 
+/* RISC-V code (RVC) is packed at 2-byte alignment: rounding each input section up to 4 would
+ * over-count. The map does not give alignments, so a section's is read from the flash link: 4
+ * when ld left a 2-byte gap before it to reach a multiple of 4, else 2 (a 4-aligned section
+ * that happened to follow a 4-aligned end is the one case this misses, by 2 bytes). */
+static uint64_t insec_align(const ctx *c, size_t k)
+{
+	const rp_map_insec *s = &c->map->insecs[k];
+	if (s->addr % 4 || k == 0)
+		return 2;
+	const rp_map_insec *prev = &c->map->insecs[k - 1];
+	uint64_t end = prev->addr + prev->size;
+	return end % 4 == 2 && s->addr == end + 2 ? 4 : 2;
+}
+
+static uint64_t insec_bytes(const ctx *c, size_t k)
+{
+	const rp_map_insec *s = &c->map->insecs[k];
+	if (c->img->machine != EM_RISCV)
+		return round_up(s->size, c->regions[0].align);
+	return round_up(s->size, 2) + (insec_align(c, k) > 2 ? 2 : 0);
+}
+
+/* RISC-V: the bytes unit ui adds when laid out from *offset in the section (exact padding for
+ * the guessed alignments, in the order the fragment lists its input sections). */
+static uint64_t layout_unit(const ctx *c, size_t ui, uint64_t *offset)
+{
+	uint64_t start = *offset;
+	for (size_t j = c->ufirst[ui]; j < c->ufirst[ui + 1]; j++) {
+		size_t i = c->ufuncs[j], k = c->insec_of[i];
+		int dup = 0;
+		for (size_t q = c->ufirst[ui]; q < j; q++)
+			dup |= c->insec_of[c->ufuncs[q]] == k;
+		if (k == SIZE_MAX || dup)
+			continue;
+		*offset = round_up(*offset, insec_align(c, k)) + c->map->insecs[k].size;
+	}
+	return *offset - start;
+}
+
 static void size_units(ctx *c)
 {
 	if (c->map) {
@@ -238,7 +279,7 @@ static void size_units(ctx *c)
 			if (k == SIZE_MAX || seen[k])
 				continue;
 			seen[k] = 1;
-			c->units[c->unit_of[i]].size += round_up(c->map->insecs[k].size, c->opts->align);
+			c->units[c->unit_of[i]].size += insec_bytes(c, k);
 		}
 		free(seen);
 	} else {
@@ -457,12 +498,46 @@ static size_t count_veneers(const ctx *c)
 	return n;
 }
 
+static int location(const unit *u)
+{
+	return u->chosen ? u->region : -1;
+}
+
+/* RISC-V linker relaxation, which makes code size depend on where it ends up. A call between
+ * flash and RAM (far apart) cannot stay jal or c.jal, so ld keeps auipc+jalr: +4 or +6 bytes
+ * for each such site in moved code. Inside a RAM section of at most 2 KiB (RV32C), every call
+ * reaches as c.jal/c.j: -2 per jal site, -6 per auipc+jalr pair. upper: the growth with every
+ * callee elsewhere (a bound for the solvers). Other architectures: 0. */
+static int64_t relax_delta(const ctx *c, size_t ui, int upper)
+{
+	if (c->img->machine != EM_RISCV || !c->cg)
+		return 0;
+	const unit *u = &c->units[ui];
+	int small = !upper && u->chosen && c->regions[u->region].budget <= 2046 && c->img->elfclass == 32 &&
+		    !c->no_relax;
+	int64_t d = 0;
+	for (size_t j = c->ufirst[ui]; j < c->ufirst[ui + 1]; j++) {
+		size_t i = c->ufuncs[j];
+		for (size_t k = c->cg->first[i]; k < c->cg->first[i + 1]; k++) {
+			const rp_cg_edge *e = &c->cg->edges[k];
+			const unit *t = &c->units[c->unit_of[e->to]];
+			if (t == u)
+				continue;
+			if (upper || location(t) != location(u))
+				d += 4 * (int64_t)e->sites4 + 6 * (int64_t)e->sites2;
+			else if (small)
+				d -= 2 * (int64_t)e->sites4 + 6 * (int64_t)e->sites8;
+		}
+	}
+	return d;
+}
+
 static uint64_t bytes_used(const ctx *c, size_t *nveneers)
 {
 	uint64_t used = 0;
 	for (size_t u = 0; u < c->nunits; u++)
 		if (c->units[u].chosen)
-			used += c->units[u].size;
+			used += c->units[u].size + (uint64_t)relax_delta(c, u, 0);
 	*nveneers = c->veneer ? count_veneers(c) : 0;
 	return used + *nveneers * c->veneer;
 }
@@ -520,7 +595,7 @@ static int solve_knapsack(ctx *c, rp_err *err)
 	for (size_t u = 0; u < c->nunits; u++) {
 		if (!is_candidate(&c->units[u]))
 			continue;
-		c->units[u].weight = c->units[u].size + c->units[u].ncallees * c->veneer;
+		c->units[u].weight = c->units[u].size + c->units[u].ncallees * c->veneer + (uint64_t)relax_delta(c, u, 1);
 		items[n] = (rp_ks_item){ c->units[u].weight, c->units[u].samples };
 		cand[n++] = u;
 	}
@@ -628,7 +703,8 @@ static int build_ilp(ctx *c, ilp_parts *p, rp_ilp_problem *pb, rp_err *err)
 		if (!is_candidate(&c->units[u]))
 			continue;
 		p->item_of[u] = n;
-		p->items[n] = (rp_ilp_item){ c->units[u].size, (double)c->units[u].samples, c->units[u].must_why != NULL };
+		p->items[n] = (rp_ilp_item){ c->units[u].size + (uint64_t)relax_delta(c, u, 1), (double)c->units[u].samples,
+					     c->units[u].must_why != NULL };
 		p->cand[n++] = u;
 	}
 	for (size_t i = 0; i < c->img->nfuncs; i++)
@@ -894,14 +970,17 @@ static int fill_plan_units(const ctx *c, int r, rp_plan *plan, rp_err *err)
 			order[j - 1] = t;
 		}
 	int rc = 0;
+	uint64_t offset = 0;
 	for (size_t k = 0; k < n && !rc; k++) {
 		const unit *u = &c->units[order[k]];
 		const rp_func *root = &c->img->funcs[u->root];
 		rp_plan_unit *pu = &plan->units[plan->nunits++];
 		pu->size = u->size;
-		pu->weight = u->size;
+		if (c->img->machine == EM_RISCV && c->map)
+			pu->size = layout_unit(c, order[k], &offset);
+		pu->weight = pu->size + (uint64_t)relax_delta(c, order[k], 0);
 		pu->samples = u->samples;
-		plan->used += u->size;
+		plan->used += pu->weight;
 		plan->moved_samples += u->samples;
 		if (rp_strdup(&pu->name, root->name, err) || rp_strdup(&pu->file, root->file, err))
 			rc = err->code;
@@ -953,6 +1032,8 @@ static int make_plans(ctx *c, uint64_t total, rp_err *err)
 
 static void ctx_release(ctx *c)
 {
+	free(c->ufirst);
+	free(c->ufuncs);
 	rp_callgraph_free(c->cg);
 	if (c->have_boot)
 		rp_boot_release(&c->boot);
@@ -987,6 +1068,27 @@ static int ctx_init(ctx *c, const rp_image *img, const rp_map *map, const rp_pla
 	return 0;
 }
 
+/* Functions grouped by unit (a counting sort), so per-unit walks do not scan every function. */
+static int index_units(ctx *c, rp_err *err)
+{
+	c->ufirst = calloc(c->nunits + 1, sizeof(size_t));
+	c->ufuncs = malloc((c->img->nfuncs ? c->img->nfuncs : 1) * sizeof(size_t));
+	if (!c->ufirst || !c->ufuncs)
+		return rp_err_nomem(err, "preparing the placement");
+	for (size_t i = 0; i < c->img->nfuncs; i++)
+		c->ufirst[c->unit_of[i] + 1]++;
+	for (size_t u = 0; u < c->nunits; u++)
+		c->ufirst[u + 1] += c->ufirst[u];
+	size_t *fill = malloc((c->nunits ? c->nunits : 1) * sizeof(size_t));
+	if (!fill)
+		return rp_err_nomem(err, "preparing the placement");
+	memcpy(fill, c->ufirst, c->nunits * sizeof(size_t));
+	for (size_t i = 0; i < c->img->nfuncs; i++)
+		c->ufuncs[fill[c->unit_of[i]]++] = i;
+	free(fill);
+	return 0;
+}
+
 /* The call graph feeds veneers, closures and the reset path; an architecture libopcodes is
  * not set up for here simply has none. */
 static int build_callgraph(ctx *c, rp_err *err)
@@ -997,6 +1099,14 @@ static int build_callgraph(ctx *c, rp_err *err)
 		err->code = 0;
 		err->msg[0] = '\0';
 		return 0;
+	}
+	/* an auipc+jalr call to a target within jal's 1 MiB means ld did not relax: --no-relax */
+	for (size_t k = 0; !rc && c->cg && k < c->cg->nedges; k++) {
+		const rp_cg_edge *e = &c->cg->edges[k];
+		uint64_t to = c->img->funcs[e->to].addr;
+		uint64_t dist = to > e->first_site ? to - e->first_site : e->first_site - to;
+		if (e->sites8 && dist < (1u << 20) - 4096)
+			c->no_relax = 1;
 	}
 	return rc;
 }
@@ -1017,7 +1127,7 @@ int rp_place(const rp_image *img, const rp_map *map, const rp_db_totals *totals,
 	if ((rc = build_units(&c, err)))
 		goto done;
 	size_units(&c);
-	if ((rc = build_callgraph(&c, err)) || (rc = collect_callees(&c, err)))
+	if ((rc = index_units(&c, err)) || (rc = build_callgraph(&c, err)) || (rc = collect_callees(&c, err)))
 		goto done;
 	if ((rc = apply_exclusions(&c, err)) || (rc = solve(&c, err)))
 		goto done;

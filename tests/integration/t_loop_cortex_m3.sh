@@ -85,6 +85,14 @@ else
 	fail "no warning for the renamed function"; cat "$work/renamed.err"
 fi
 
+
+# exact accounting: what the plan claimed (code + veneers) is what the linker put in .ramtext,
+# within the 4-byte unit alignment
+acc=$(grep -E '^accounting: \.ramtext planned [0-9]+ bytes' "$work/loop.log" | head -1)
+diff=$(sed -nE 's/.*difference [+-]?([0-9]+)$/\1/p' <<<"$acc")
+if [ -n "$diff" ] && [ "$diff" -le 4 ]; then pass "exact accounting: ${acc#accounting: }"; else fail "accounting off: '$acc'"; fi
+grep -Eq '^reset path: [0-9]+ functions? run before the copy, 0 in RAM$' "$work/loop.log" &&
+	pass "check: nothing on the reset path runs from RAM" || fail "no clean reset-path line from check"
 grep -E 'moved|samples in RAM|check:|placement in' "$work/loop.log" | sed 's/^/  /'
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

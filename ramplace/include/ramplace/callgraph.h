@@ -16,6 +16,8 @@ typedef struct rp_cg_edge {
 	unsigned ncalls;       /* call sites (bl, jal...) */
 	unsigned nbranches;    /* tail or conditional branch sites */
 	uint64_t first_site;   /* lowest site address */
+	unsigned sites2, sites4, sites8; /* sites by encoded length (RISC-V relaxation: c.jal, jal,
+					    auipc+jalr) */
 } rp_cg_edge;
 
 typedef struct rp_callgraph {

@@ -26,6 +26,7 @@ typedef enum rp_insn_kind {
 typedef struct rp_insn {
 	uint64_t addr;
 	unsigned len;
+	unsigned site_len;       /* bytes of the call sequence: 8 for a RISC-V auipc+jalr pair, else len */
 	rp_insn_kind kind;
 	int has_target;          /* direct (or auipc-resolved) target known */
 	uint64_t target;         /* Thumb bit cleared */
