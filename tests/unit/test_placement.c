@@ -132,6 +132,66 @@ static void test_same_plan_twice(void **state)
 	rp_image_free(img);
 }
 
+/* Two regions, a pin and a closure go to the ILP: each plan fits its region with its veneers,
+ * the pinned and closure functions are in RAM, and the fast region gets the densest code. */
+static void test_regions_pins_closures(void **state)
+{
+	(void)state;
+	rp_image *img = load(TEST_DATA_DIR "/elf/arm-m3.elf");
+	rp_db_totals t = totals();
+	rp_place_opts opts = RP_PLACE_OPTS_INIT;
+	rp_region_cfg regions[2];
+	rp_region_cfg_defaults(&regions[0]);
+	rp_region_cfg_defaults(&regions[1]);
+	regions[0].name = (char *)"fast";
+	regions[0].outsec = (char *)".ramtext";
+	regions[0].budget = 32;
+	regions[1].name = (char *)"slow";
+	regions[1].outsec = (char *)".slowtext";
+	regions[1].budget = 96;
+	regions[1].speed = 0.5;
+	const char *pin[] = { "cold_split" }, *closure[] = { "b_entry" };
+	opts.regions = regions;
+	opts.nregions = 2;
+	opts.pin = pin;
+	opts.npin = 1;
+	opts.closure = closure;
+	opts.nclosure = 1;
+	opts.cost.flash_fetch_cycles = 3;
+	opts.have_cost = 1;
+	rp_placement p;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_place(img, NULL, &t, &opts, &p, &err), 0);
+	assert_int_equal(p.nplans, 2);
+	assert_string_equal(p.solver, "ILP (GLPK)");
+	assert_true(p.optimal);
+	assert_string_equal(p.plans[1]->outsec, ".slowtext");
+	int cold = 0, bentry = 0, helper_b = 0;
+	for (size_t r = 0; r < 2; r++) {
+		const rp_plan *plan = p.plans[r];
+		assert_true(plan->used + plan->veneer_reserve <= plan->budget);
+		cold |= unit_named(plan, "cold_split", NULL) != NULL;
+		bentry |= unit_named(plan, "b_entry", NULL) != NULL;
+		helper_b |= unit_named(plan, "helper", "b.c") != NULL;
+	}
+	assert_true(cold && bentry && helper_b);
+	assert_true(p.have_cycles && p.cycles_saved > 0);
+	rp_placement_release(&p);
+
+	/* a closure over the reset handler cannot be honoured: said so, with the function */
+	closure[0] = "_start";
+	assert_int_equal(rp_place(img, NULL, &t, &opts, &p, &err), RP_EINPUT);
+	assert_non_null(strstr(err.msg, "'a_entry' must be in RAM (in the static call closure of a closure root) but cannot move: called by the reset handler"));
+	/* a closure larger than both regions: how many bytes over */
+	closure[0] = "b_entry";
+	pin[0] = "*";
+	opts.keep_boot_path = 0;
+	assert_int_equal(rp_place(img, NULL, &t, &opts, &p, &err), RP_EINPUT);
+	assert_non_null(strstr(err.msg, "infeasible: pinned and closure functions need"));
+	assert_non_null(strstr(err.msg, "over the 128-byte budget by"));
+	rp_image_free(img);
+}
+
 static void test_bad_budget_and_empty_profile(void **state)
 {
 	(void)state;
@@ -154,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_plan_on_arm),
 		cmocka_unit_test(test_clones_move_together_and_veneers_count),
 		cmocka_unit_test(test_same_plan_twice),
+		cmocka_unit_test(test_regions_pins_closures),
 		cmocka_unit_test(test_bad_budget_and_empty_profile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
