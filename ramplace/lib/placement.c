@@ -441,9 +441,13 @@ static int check_musts(ctx *c, rp_err *err)
 	}
 	for (size_t r = 0; r < c->nregions; r++)
 		room += c->regions[r].budget;
+	char roots[200] = "";
+	for (size_t k = 0; k < c->opts->nclosure; k++)
+		snprintf(roots + strlen(roots), sizeof(roots) - strlen(roots), "%s'%s'", k ? ", " : "; closure of ",
+			 c->opts->closure[k]);
 	if (bytes > room)
-		return rp_err_set(err, RP_EINPUT, "infeasible: pinned and closure functions need %llu bytes in %zu unit(s) (%s%s), over the %llu-byte budget by %llu",
-				  (unsigned long long)bytes, n, names, n > 8 ? ", ..." : "", (unsigned long long)room,
+		return rp_err_set(err, RP_EINPUT, "infeasible: pinned and closure functions need %llu bytes in %zu unit(s) (%s%s%s), over the %llu-byte budget by %llu",
+				  (unsigned long long)bytes, n, names, n > 8 ? ", ..." : "", roots, (unsigned long long)room,
 				  (unsigned long long)(bytes - room));
 	return 0;
 }
@@ -843,7 +847,8 @@ static int resolve_budget(ctx *c, size_t r, const rp_region_cfg *cfg, rp_err *er
 	const char *what = cfg && cfg->name ? cfg->name : "--budget";
 	if (cfg && cfg->budget_auto) {
 		if (!rg->map_region)
-			return rp_err_set(err, RP_EUSAGE, "region '%s': budget auto needs the link map (--map) to know the RAM region", what);
+			return rp_err_set(err, RP_EUSAGE, "%s%s%sbudget auto needs the link map (--map) to know the RAM region",
+					  cfg->name ? "region '" : "", cfg->name ? cfg->name : "", cfg->name ? "': " : "--budget: ");
 		rp_ram_map ram;
 		int rc = rp_budget_auto(c->img, rg->map_region, rg->outsec, cfg->reserve, rg->align, &ram, err);
 		if (rc)

@@ -56,6 +56,23 @@ expect_refusal "unreadable profile.db" "dir.db" "not a regular file" "$RAMPLACE"
 echo "garbage that is not SQLite at all, but long enough to have a header ..........." >junk.db
 expect_refusal "corrupt profile.db" "junk.db" "not a database" "$RAMPLACE" --budget 1K junk.db "$elf"
 
+# ramplace.yaml: file:line:column for unknown keys, wrong types, impossible combinations, and
+# a closure bigger than the budget explained with how many bytes over
+printf 'regions:\n  - name: ram\n    budgett: 1K\n' >typo.yaml
+expect_refusal "config: unknown key" "typo.yaml:3:5" "unknown key 'budgett' in a region" "$RAMPLACE" --config typo.yaml profile.db "$elf"
+printf 'regions:\n  - {name: ram, budget: [1K]}\n' >type.yaml
+expect_refusal "config: wrong type" "type.yaml:2:25" "'budget' must be a single value, not a list" "$RAMPLACE" --config type.yaml profile.db "$elf"
+printf 'regions:\n  - {name: ram, budget: 1K}\ncost: {flash-wait-states: 1, cycles-per-flash-fetch: 2}\n' >both.yaml
+expect_refusal "config: impossible combination" "both.yaml:3:30" "not both" "$RAMPLACE" --config both.yaml profile.db "$elf"
+printf 'regions:\n  - {name: ram, budget: 1K\n' >broken.yaml
+expect_refusal "config: broken YAML" "broken.yaml:3:1" "did not find expected" "$RAMPLACE" --config broken.yaml profile.db "$elf"
+head -c 100000 /dev/urandom | tr -d '\000' >noise.yaml
+expect_refusal "config: binary noise" "noise.yaml:" "" "$RAMPLACE" --config noise.yaml profile.db "$elf"
+expect_refusal "config: missing" "nosuch.yaml" "No such file" "$RAMPLACE" --config nosuch.yaml profile.db "$elf"
+printf 'regions:\n  - {name: ram, budget: 64}\nclosure: [main]\n' >closure.yaml
+expect_refusal "config: closure over the budget" "infeasible" "over the 64-byte budget by" "$RAMPLACE" --config closure.yaml --map "$map" profile.db "$elf"
+expect_refusal "budget auto without a map" "budget auto" "needs the link map" "$RAMPLACE" --budget auto profile.db "$elf"
+
 # an empty profile: the database exists but holds no samples
 cp profile.db empty.db
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("DELETE FROM samples"); c.commit()' empty.db

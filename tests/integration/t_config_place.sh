@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# t_config_place.sh: `ramplace place --config` on the maptest fixture (tests/data/maptest): two
+# regions give two fragments and two plans, solved by the ILP with the cost model reported in
+# cycles; command-line options override the file; `--budget auto` prints the RAM map and a
+# budget equal to the region minus .data, .bss, stack and heap; `ramplace callgraph` prints
+# the graph as text and DOT.
+# Needs: $RAMPLACE, $RAMPLACE_SRC.
+set -euo pipefail
+: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok: $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
+elf=$RAMPLACE_SRC/tests/data/maptest/maptest.elf
+map=$RAMPLACE_SRC/tests/data/maptest/maptest.map
+
+# samples on the maptest functions, by name through a pclist of their addresses
+"$RAMPLACE" callgraph "$elf" >cg.txt
+"$RAMPLACE" callgraph --dot --from main "$elf" >cg.dot
+grep -q '^main -> ' cg.txt && pass "callgraph lists main's calls" || fail "no edges from main"
+head -1 cg.dot | grep -q '^digraph callgraph {$' && tail -1 cg.dot | grep -q '^}$' && pass "DOT output" || fail "bad DOT"
+awk '/^ \.text\./ && NF == 4 { print $2, 100 }' "$map" | head -8 >pcs.txt
+"$RAMPLACE" import --quiet profile.db "$elf" pcs.txt
+
+cat >two.yaml <<'YAML'
+regions:
+  - name: fast
+    budget: 128
+  - name: slow
+    budget: 512
+    output-section: .slowtext
+    speed: 0.5
+cost:
+  flash-wait-states: 3
+solver:
+  time-limit: 5
+YAML
+"$RAMPLACE" place --config two.yaml --map "$map" profile.db "$elf" >two.out
+[ -s ramtext.ld ] && [ -s ramtext.ld.plan ] && [ -s slowtext.ld ] && [ -s slowtext.ld.plan ] &&
+	pass "two fragments and two plans" || fail "missing fragment or plan"
+grep -q '^output-section .slowtext$' slowtext.ld.plan && pass "second plan names its section" || fail "second plan"
+grep -q '^solver: ILP (GLPK), optimal$' two.out && pass "ILP, optimal" || { cat two.out; fail "no optimal ILP line"; }
+grep -Eq '^expected cycles saved: [0-9]+ of [0-9]+ \([0-9.]+%\) at 4 cycles per flash fetch' two.out &&
+	pass "objective reported in cycles" || fail "no cycles line"
+used=$(awk '$1 == "used" { print $2 }' ramtext.ld.plan)
+[ "$used" -le 128 ] && pass "fast region within its 128 bytes ($used)" || fail "fast region over budget: $used"
+
+# the command line overrides the file: --budget for the first region
+"$RAMPLACE" place --config two.yaml --budget 64 --map "$map" profile.db "$elf" >over.out
+[ "$(awk '$1 == "budget" { print $2 }' ramtext.ld.plan)" = 64 ] && pass "--budget overrides the config" || fail "--budget ignored"
+
+# budget auto: the RAM region minus .data, .bss, stack and heap
+"$RAMPLACE" place --budget auto --map "$map" profile.db "$elf" >auto.out
+grep -q '^RAM map of RAM' auto.out && grep -q 'free for code: [0-9]* bytes (budget auto)' auto.out &&
+	pass "budget auto prints the RAM map" || { cat auto.out; fail "no RAM map"; }
+free=$(sed -nE 's/.*free for code: ([0-9]+) bytes.*/\1/p' auto.out)
+[ "$(awk '$1 == "budget" { print $2 }' ramtext.ld.plan)" = "$free" ] && pass "plan budget is the free room ($free)" ||
+	fail "plan budget differs from the RAM map"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
