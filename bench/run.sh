@@ -18,5 +18,9 @@ for cls in strong subset spanner; do
 	done
 done
 echo
+echo "== call-graph ILP, two regions (GLPK; goals: n=2000 optimal within 2 s, n=10000 within 0.1 % in 10 s)"
+"$build/bench/bench_ilp" 2000 2
+"$build/bench/bench_ilp" 10000 10
+echo
 echo "== ramplace record against QEMU's gdbstub (Cortex-M3 example)"
 "$root/bench/bench_record.sh" "$build"
