@@ -146,7 +146,7 @@ static void test_check_passes(void **state)
 	};
 	rp_plan plan = { .build_id = (char *)"ab", .outsec = (char *)".ramtext", .region = (char *)"RAM",
 			 .region_origin = 0x20000000, .region_length = 0x10000, .budget = 1024, .used = 396,
-			 .units = units, .nunits = 4 };
+			 .veneer_reserve = 24, .nveneers = 3, .units = units, .nunits = 4 };
 	rp_image *img = load_maptest();
 	rp_check_result res;
 	rp_err err = RP_ERR_INIT;
@@ -159,6 +159,8 @@ static void test_check_passes(void **state)
 	assert_int_equal(res.outsec_size, 0x1a8);
 	assert_int_equal(res.planned_bytes, 396);
 	assert_int_equal(res.nveneers, 3); /* __filt_a_run_veneer, __filt_b_run_veneer, __memset_veneer */
+	assert_int_equal(res.planned_total, 420);
+	assert_int_equal(res.difference, 4);   /* within the 4-byte unit alignment */
 	rp_check_result_release(&res);
 
 	/* the same ELF against a tighter budget and a plan that knows a smaller region */
@@ -191,10 +193,12 @@ static void test_check_fails(void **state)
 	rp_check_result res;
 	rp_err err = RP_ERR_INIT;
 	assert_int_equal(rp_check_run(img, &plan, &res, &err), 0);
-	assert_int_equal(res.nfailures, 3);
+	assert_int_equal(res.nfailures, 4);
 	assert_string_equal(res.failures[0], "'step' (filt_b.c) is at 0x000002d0 in flash, not in .ramtext");
 	assert_string_equal(res.failures[1], "'memset' is at 0x00000314 in flash, not in .ramtext");
 	assert_string_equal(res.failures[2], "'gone' (gone.c) is not in the relinked ELF: inlined or renamed?");
+	/* and the section holds other code than the plan claimed */
+	assert_string_equal(res.failures[3], "accounting: '.ramtext' is 424 bytes, the plan claimed 172 (172 code + 0 veneer bytes): +252 bytes, more than the 4-byte unit alignment");
 	assert_int_equal(res.nfuncs_checked, 3);
 	assert_int_equal(res.nfuncs_placed, 0);
 	rp_check_result_release(&res);
