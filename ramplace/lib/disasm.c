@@ -316,6 +316,9 @@ int rp_disasm_func(rp_disasm *d, const rp_func *f, rp_insn_fn fn, void *ctx, rp_
 {
 	if (f->size == 0)
 		return 0;
+	if (f->size > d->img->nbytes)   /* cannot be backed by the file: no allocation for it */
+		return rp_err_set(err, RP_EINPUT, "%s: '%s' is %llu bytes, larger than the file", d->img->path, f->name,
+				  (unsigned long long)f->size);
 	uint8_t *bytes = malloc(f->size);
 	if (!bytes)
 		return rp_err_nomem(err, "disassembling");

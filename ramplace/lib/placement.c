@@ -97,6 +97,7 @@ static int push_str(char ***list, size_t *n, rp_err *err, const char *fmt, ...)
 	return 0;
 }
 
+static int note(ctx *c, rp_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int note(ctx *c, rp_err *err, const char *fmt, ...)
 {
 	char buf[512];
@@ -323,8 +324,6 @@ static void keep(ctx *c, size_t fi, const char *why)
 		u->kept_func = fi;
 	}
 }
-
-static int note(ctx *c, rp_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static int boot_notes(ctx *c, rp_err *err)
 {

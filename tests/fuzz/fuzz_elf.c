@@ -1,8 +1,11 @@
 /* fuzz_elf.c: libFuzzer target for the image model: load any bytes as an ELF, then exercise
- * every lookup and the call decoder on each function found. */
+ * every lookup and the call decoder on each function found, and the libopcodes call graph and
+ * reset-path analysis on the whole image. */
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ramplace/boot.h"
+#include "ramplace/callgraph.h"
 #include "ramplace/calls.h"
 #include "ramplace/image.h"
 
@@ -28,6 +31,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (f->size < 65536)
 			rp_calls_scan(img, f, ignore, NULL, &err);
 		rp_image_offset_to_addr(img, f->addr, &addr, &err);
+	}
+	rp_callgraph *cg = NULL;
+	if (img->nfuncs < 4096 && rp_callgraph_build(&cg, img, &err) == 0) {
+		const char *outsecs[] = { ".ramtext" };
+		rp_boot boot;
+		if (rp_boot_analyze(&boot, img, cg, outsecs, 1, &err) == 0)
+			rp_boot_release(&boot);
+		rp_callgraph_free(cg);
 	}
 	rp_image_free(img);
 	return 0;
