@@ -86,4 +86,9 @@ int rp_image_read(const rp_image *img, uint64_t vma, void *buf, size_t len, rp_e
  * program headers). Returns 0 and sets *vaddr, or RP_EINPUT when no segment covers it. */
 int rp_image_offset_to_addr(const rp_image *img, uint64_t offset, uint64_t *vaddr, rp_err *err);
 
+/* The address and size of the data object (STT_OBJECT or STT_NOTYPE, defined) called name, a
+ * global preferred over a local. Returns 0, or RP_EINPUT "<path>: no data symbol 'name'...". */
+int rp_image_data_symbol(const rp_image *img, const char *name, uint64_t *addr, uint64_t *size,
+			 rp_err *err);
+
 #endif

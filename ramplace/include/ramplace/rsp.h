@@ -169,4 +169,28 @@ const rp_rsp_reg *rp_rsp_tdesc_find(const rp_rsp_tdesc *td, const char *name);
  * registers), or -1 when a size is not a whole number of bytes. */
 int64_t rp_rsp_tdesc_g_offset(const rp_rsp_tdesc *td, unsigned regnum);
 
+/* ---- memory and breakpoints (rsp_mem.c) ---- */
+
+/* Largest piece one `m`/`M` packet moves; every gdbserver accepts packets of this size. */
+#define RP_RSP_MEM_CHUNK 1024
+
+/* Reads len bytes at addr of the halted target into buf (`m`, in pieces). Fails with
+ * "host:port: reading N bytes at 0xADDR: <reply>" on an error reply or garbage. */
+int rp_rsp_read_mem(rp_rsp *rsp, uint64_t addr, void *buf, size_t len, rp_err *err);
+
+/* Writes len bytes from buf at addr of the halted target (`M`, in pieces). */
+int rp_rsp_write_mem(rp_rsp *rsp, uint64_t addr, const void *buf, size_t len, rp_err *err);
+
+/* Inserts a breakpoint at addr: hardware (Z1) when the server has them, else software (Z0);
+ * kind is the instruction's size in bytes (2 for Thumb and RVC, 4). *type says which (1 or 0),
+ * for rp_rsp_remove_breakpoint. */
+int rp_rsp_insert_breakpoint(rp_rsp *rsp, uint64_t addr, int kind, int *type, rp_err *err);
+int rp_rsp_remove_breakpoint(rp_rsp *rsp, int type, uint64_t addr, int kind, rp_err *err);
+
+/* Decodes an `m` reply (hex bytes) into out[0, cap): *n bytes, 1..cap (a server may send
+ * fewer than asked). Fails with RP_EINPUT on an error reply ("E01"), an empty or odd-length
+ * reply, a non-hex digit (with its offset) or more than cap bytes; `what` says which read. */
+int rp_rsp_parse_mem(unsigned char *out, size_t cap, size_t *n, const char *reply, size_t rlen,
+		     const char *what, const char *name, rp_err *err);
+
 #endif
