@@ -41,7 +41,8 @@ fuzz)
 		corpus="$root/tests/fuzz/corpus/${name#fuzz_}"
 		work=$(mktemp -d)
 		[ -d "$corpus" ] && cp -r "$corpus"/. "$work"/
-		if "$target" -max_total_time="$fuzz_seconds" -max_len=65536 -timeout=10 "$work" >"$work.log" 2>&1; then
+		if "$target" -max_total_time="$fuzz_seconds" -max_len=65536 -timeout=10 \
+			-artifact_prefix="$root/build-fuzz/$name-" "$work" >"$work.log" 2>&1; then
 			echo "fuzz: $name: $(grep -Eo 'Done [0-9]+ runs' "$work.log" | tail -1) without a crash"
 			passed=$((passed + 1))
 		else

@@ -116,7 +116,8 @@ static int load_sections(loader *ld, rp_err *err)
 		sec->is_exec = (sh.sh_flags & SHF_EXECINSTR) != 0;
 		sec->is_alloc = (sh.sh_flags & SHF_ALLOC) != 0;
 		sec->is_nobits = sh.sh_type == SHT_NOBITS;
-		if (!sec->is_nobits && sh.sh_type != SHT_NULL &&
+		/* every section with file contents is read later (hash, code): bound it here */
+		if (!sec->is_nobits && (sh.sh_size || sh.sh_type != SHT_NULL) &&
 		    (sh.sh_offset > ld->img->nbytes || sh.sh_size > ld->img->nbytes - sh.sh_offset))
 			return rp_err_set(err, RP_EINPUT, "%s: section '%s' at offset 0x%llx runs past the end of the file",
 					  ld->name, sec->name, (unsigned long long)sh.sh_offset);

@@ -67,6 +67,24 @@ if grep -Eq '^\s+\*/?[a-z0-9_]+\.o\(\.text\.[A-Za-z0-9_.]+\)$' "$loop/ram/ramtex
 share=$(grep -Eo 'placement in .*: [0-9.]+% of samples in code running from RAM' "$work/loop.log" | head -1 | grep -Eo '[0-9.]+%' | tr -d %)
 if python3 -c "import sys; sys.exit(0 if float('$share') >= 50 else 1)"; then pass "relinked firmware: $share % of samples in RAM"; else fail "only $share % of samples in RAM after relinking"; fi
 
+# the profile survives the relink: placing again from the same profile.db on the relinked ELF
+# (new build-id, every address moved) chooses the same functions, with no warning
+"$RAMPLACE" --budget 1K --map "$loop/ram/fw.map" -o "$work/again.ld" "$loop/profile.db" "$loop/ram/fw.elf" >"$work/again.out" 2>"$work/again.err"
+if [ "$(grep '^unit ' "$plan" | cut -d' ' -f2-3)" = "$(grep '^unit ' "$work/again.ld.plan" | cut -d' ' -f2-3)" ] && [ ! -s "$work/again.err" ]; then
+	pass "same plan from the profile on the relinked ELF"
+else
+	fail "the plan changed after the relink"; cat "$work/again.err"
+fi
+# a function renamed since the profile was taken is named in a warning, and the rest still maps
+cp "$loop/profile.db" "$work/renamed.db"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("UPDATE samples SET function = ? WHERE function = ?", ("vm_run_v1", "vm_run")); c.commit()' "$work/renamed.db"
+"$RAMPLACE" --budget 1K --map "$loop/ram/fw.map" -o "$work/renamed.ld" "$work/renamed.db" "$loop/ram/fw.elf" >/dev/null 2>"$work/renamed.err"
+if grep -q "warning: 1 profiled function(s) with [0-9]* samples are not in .*: vm_run_v1$" "$work/renamed.err" && grep -q "^unit compare_records" "$work/renamed.ld.plan"; then
+	pass "renamed function named in a warning"
+else
+	fail "no warning for the renamed function"; cat "$work/renamed.err"
+fi
+
 grep -E 'moved|samples in RAM|check:|placement in' "$work/loop.log" | sed 's/^/  /'
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -172,7 +172,10 @@ static void test_hostile_files(void **state)
 	assert_int_equal(rp_read_file(&buf, &len, ELF_DIR "arm-m3-stripped.elf", &err), 0);
 	expect_load_error(buf, len, "no function symbols");
 	free(buf);
+	/* found by fuzz_elf: an allocated SHT_NULL section whose size runs past the file */
 	rp_image *img = NULL;
+	assert_int_equal(rp_image_load(&img, TEST_DATA_DIR "/../fuzz/corpus/elf/regress-null-section-size", &err), RP_EINPUT);
+	assert_non_null(strstr(err.msg, "past the end"));
 	assert_int_equal(rp_image_load(&img, ELF_DIR "no-such.elf", &err), RP_EINPUT);
 	assert_non_null(strstr(err.msg, "No such file"));
 }
