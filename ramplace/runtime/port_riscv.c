@@ -9,12 +9,13 @@
  *  - with RAMPLACE_PROFILE_KEEP_MTVEC the firmware's own trap code calls
  *    ramplace_profile_timer_interrupt(mepc, interrupted ra) on a machine timer interrupt.
  *
- * Settings: RAMPLACE_PROFILE_CLOCK_HZ (mtime frequency, default 32768 as on sifive_e),
- * RAMPLACE_PROFILE_CLINT (CLINT base, default 0x02000000). */
+ * Settings: RAMPLACE_PROFILE_CLOCK_HZ (the mtime frequency, required: 32768 on a HiFive1,
+ * 10000000 on QEMU 7.2's sifive_e), RAMPLACE_PROFILE_CLINT (CLINT base, default 0x02000000). */
 #include "ramplace_profile.h"
 
 #ifndef RAMPLACE_PROFILE_CLOCK_HZ
-#define RAMPLACE_PROFILE_CLOCK_HZ 32768u
+/* No default: a HiFive1's FE310 counts mtime at 32768 Hz, QEMU 7.2's sifive_e at 10 MHz. */
+#error "define RAMPLACE_PROFILE_CLOCK_HZ: the mtime frequency in Hz"
 #endif
 #ifndef RAMPLACE_PROFILE_CLINT
 #define RAMPLACE_PROFILE_CLINT 0x02000000u

@@ -12,8 +12,8 @@
  * Build-time settings (-D...):
  *   RAMPLACE_PROFILE_BINS      bins of static storage (default 4096 = 8 KiB of RAM)
  *   RAMPLACE_PROFILE_ARCS      arc slots, 12 bytes each (default 0: no arcs)
- *   RAMPLACE_PROFILE_CLOCK_HZ  the timer's input clock: the core clock for SysTick (required on
- *                              Cortex-M), the mtime frequency on RISC-V (default 32768, sifive_e)
+ *   RAMPLACE_PROFILE_CLOCK_HZ  the timer's input clock (required): the core clock for SysTick on
+ *                              Cortex-M, the mtime frequency on RISC-V
  * 32-bit targets only: the descriptor's addresses are 32-bit. See docs/runtime.md. */
 #ifndef RAMPLACE_PROFILE_H
 #define RAMPLACE_PROFILE_H
