@@ -21,45 +21,96 @@ static const char usage[] =
 	"  -f, --format FMT   auto (default), pclog or pclist\n"
 	"  -q, --quiet        print nothing on success\n";
 
-static int parse_files(rp_samples *s, rp_import_format fmt, char **files, int nfiles, rp_err *err)
+typedef struct import_run {
+	rp_samples s;
+	double rate_hz;        /* shared by every file, else 0 */
+	char method[64];
+	char notes[256];
+	int nfiles;
+	rp_import_format detected;  /* of the first file, named in the run's tool column */
+} import_run;
+
+static void add_note(import_run *r, const char *fmt, unsigned long long n, const char *name)
 {
-	for (int i = 0; i < nfiles; i++) {
-		char *text;
-		size_t len;
-		const char *name = strcmp(files[i], "-") == 0 ? "<stdin>" : files[i];
-		int rc = rp_read_file(&text, &len, files[i], err);
-		if (rc)
-			return rc;
-		rc = rp_import_parse(s, fmt, text, len, name, err);
-		free(text);
-		if (rc)
-			return rc;
-	}
+	size_t used = strlen(r->notes);
+	snprintf(r->notes + used, sizeof(r->notes) - used, "%s", used ? "; " : "");
+	used = strlen(r->notes);
+	snprintf(r->notes + used, sizeof(r->notes) - used, fmt, n, name);
+}
+
+static int parse_one(import_run *r, rp_import_format fmt, const rp_image *img, const char *path, rp_err *err)
+{
+	char *text;
+	size_t len;
+	rp_samples one;
+	rp_import_meta meta;
+	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	int rc = rp_read_file(&text, &len, path, err);
+	if (rc)
+		return rc;
+	rp_samples_init(&one);
+	if (r->nfiles == 0)
+		r->detected = fmt == RP_IMPORT_AUTO ? rp_import_detect(text, len) : fmt;
+	rc = rp_import_file(&one, &meta, fmt, img, text, len, name, err);
+	free(text);
+	if (!rc)
+		rc = rp_samples_merge(&r->s, &one, name, err);
+	rp_samples_release(&one);
+	if (rc)
+		return rc;
+	r->rate_hz = r->nfiles == 0 || r->rate_hz == meta.rate_hz ? meta.rate_hz : 0.0;
+	if (r->nfiles++ == 0)
+		snprintf(r->method, sizeof(r->method), "%s", meta.method);
+	if (meta.saturated)
+		add_note(r, "%llu histogram bins saturated at 65535 in %s (their counts are lower bounds)",
+			 (unsigned long long)meta.saturated, name);
+	if (meta.nbb)
+		add_note(r, "%llu basic-block counts in %s not used", (unsigned long long)meta.nbb, name);
 	return 0;
 }
 
-static int store(const char *db_path, const char *elf_path, const rp_samples *s, const char *source,
+static int parse_files(import_run *r, rp_import_format fmt, const rp_image *img, char **files,
+		       int nfiles, rp_err *err)
+{
+	for (int i = 0; i < nfiles; i++) {
+		int rc = parse_one(r, fmt, img, files[i], err);
+		if (rc)
+			return rc;
+	}
+	if (r->s.total == 0 && r->s.narcs == 0)
+		return rp_err_set(err, RP_EINPUT, "%s: no samples found", files[0]);
+	return 0;
+}
+
+static int store(const char *db_path, const rp_image *img, const import_run *r, const char *source,
 		 rp_import_format fmt, int quiet, rp_err *err)
 {
-	rp_image *img = NULL;
 	rp_db *db = NULL;
-	char tool[64];
+	char tool[64], stop[320];
 	int64_t run_id = 0;
 	snprintf(tool, sizeof(tool), "import:%s", rp_import_format_name(fmt));
+	snprintf(stop, sizeof(stop), "end of file%s%s", r->notes[0] ? "; " : "", r->notes);
 	rp_run_info info = RP_RUN_INFO_INIT;
+	uint64_t scale = r->s.scale ? r->s.scale : 1;
+	double taken = r->s.taken ? (double)r->s.taken : (double)r->s.total / (double)scale;
 	info.source = source;
 	info.tool = tool;
-	info.stop_reason = "end of file";
-	int rc = rp_image_load(&img, elf_path, err);
+	info.method = r->method;
+	info.rate_hz = r->rate_hz;
+	info.duration_s = r->rate_hz > 0 ? taken / r->rate_hz : 0.0;
+	info.stop_reason = stop;
+	int rc = rp_db_open(&db, db_path, err);
 	if (!rc)
-		rc = rp_db_open(&db, db_path, err);
-	if (!rc)
-		rc = rp_db_store_run(db, img, &info, s, &run_id, err);
-	if (!rc && !quiet)
-		printf("imported %llu samples at %zu addresses from %s as run %lld\n",
-		       (unsigned long long)s->total, s->pcs_used, source, (long long)run_id);
+		rc = rp_db_store_run(db, img, &info, &r->s, &run_id, err);
+	if (!rc && !quiet) {
+		printf("imported %.0f samples", taken);
+		if (r->s.narcs)
+			printf(" and %zu call arcs", r->s.narcs);
+		printf(" from %s as run %lld\n", source, (long long)run_id);
+		if (r->notes[0])
+			printf("note: %s\n", r->notes);
+	}
 	rp_db_close(db);
-	rp_image_free(img);
 	return rc;
 }
 
@@ -83,18 +134,20 @@ int cmd_import(int argc, char **argv, rp_err *err)
 	}
 	if (argc - optind < 3)
 		return cli_usage_error(err, "import", "expects profile.db, firmware.elf and at least one FILE");
-	/* the ELF must be good before the files are worth parsing */
+	/* the ELF must be good before the files are worth parsing: it gives byte order,
+	 * address size and the functions histogram bins are split over */
 	rp_image *img = NULL;
 	if ((rc = rp_image_load(&img, argv[optind + 1], err)))
 		return rc;
-	rp_image_free(img);
-	rp_samples s;
-	rp_samples_init(&s);
+	import_run r;
+	memset(&r, 0, sizeof(r));
+	rp_samples_init(&r.s);
 	char source[512];
 	snprintf(source, sizeof(source), "file %s%s", argv[optind + 2], argc - optind > 3 ? " ..." : "");
-	rc = parse_files(&s, fmt, argv + optind + 2, argc - optind - 2, err);
+	rc = parse_files(&r, fmt, img, argv + optind + 2, argc - optind - 2, err);
 	if (!rc)
-		rc = store(argv[optind], argv[optind + 1], &s, source, fmt, quiet, err);
-	rp_samples_release(&s);
+		rc = store(argv[optind], img, &r, source, fmt == RP_IMPORT_AUTO ? r.detected : fmt, quiet, err);
+	rp_samples_release(&r.s);
+	rp_image_free(img);
 	return rc;
 }

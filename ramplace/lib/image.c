@@ -377,6 +377,15 @@ const rp_func *rp_image_func_at(const rp_image *img, uint64_t pc)
 		if (lo - i > 8)
 			break;
 	}
+	/* a zero-size symbol (assembly without .size, e.g. crtstuff's frame_dummy) covers up to the
+	 * next function or the end of its section, as gprof and nm-based tools take it */
+	if (lo > 0 && img->funcs[lo - 1].size == 0) {
+		const rp_func *f = &img->funcs[lo - 1];
+		const rp_section *sec = f->section < img->nsections ? &img->sections[f->section] : NULL;
+		if (sec && pc >= sec->vma && pc - sec->vma < sec->size &&
+		    (lo == img->nfuncs || pc < img->funcs[lo].addr))
+			return f;
+	}
 	return NULL;
 }
 

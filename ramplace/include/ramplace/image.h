@@ -69,7 +69,8 @@ void rp_image_free(rp_image *img);
 /* Human name of the architecture ("arm", "riscv32", ...). */
 const char *rp_image_arch(const rp_image *img);
 
-/* The function whose [addr, addr+size) holds pc (Thumb bit ignored), or NULL. */
+/* The function whose [addr, addr+size) holds pc (Thumb bit ignored), or NULL. A zero-size
+ * function symbol covers up to the next function or the end of its section. */
 const rp_func *rp_image_func_at(const rp_image *img, uint64_t pc);
 
 /* A function by name; file disambiguates statics (NULL: prefer the global, then any local). */
