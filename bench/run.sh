@@ -13,3 +13,9 @@ done
 echo
 echo "== ramplace record against QEMU's gdbstub (Cortex-M3 example)"
 "$root/bench/bench_record.sh" "$build"
+echo
+echo "== collection methods against exact instruction counts (total variation distance)"
+"$root/bench/bench_methods.sh" "$build"
+echo
+echo "== the target-side sampling runtime: RAM and instructions per sample"
+"$root/bench/bench_runtime_overhead.sh" "$build"

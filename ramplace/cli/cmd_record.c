@@ -53,6 +53,8 @@ static void usage(void)
 	       "  --timeout MS              bound on every reply (default 2000)\n"
 	       "  --no-callers              do not record lr/ra -> pc arcs\n"
 	       "  --quiet                   no progress line\n"
+	       "  --runtime                 read the target-side runtime's histogram instead\n"
+	       "                            (see 'ramplace record --runtime --help')\n"
 	       "  --help                    print this and exit\n\n"
 	       "The run ends at --duration, --samples, when the target exits, or on Ctrl-C; the\n"
 	       "samples gathered are stored in every case.\n");
@@ -244,6 +246,10 @@ int cmd_record(int argc, char **argv, rp_err *err)
 	o.sampler = sdflt;
 	o.rsp = rdflt;
 	o.sampler.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	/* --runtime is another collection method with its own options (cmd_record_runtime.c) */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--runtime") == 0)
+			return cmd_record_runtime(argc, argv, err);
 	int rc = parse_args(&o, argc, argv, err);
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
