@@ -28,8 +28,16 @@ extern char __text_start[], __text_end[];
 #define ITERATIONS 2000
 #endif
 
+/* Buffer sizes: a board with less RAM passes smaller ones (the RISC-V example's 16 KiB DTIM). */
+#ifndef CORPUS_SIZE
 #define CORPUS_SIZE 4096
+#endif
+#ifndef RECORD_COUNT
 #define RECORD_COUNT 400
+#endif
+#ifndef FW_BOARD
+#define FW_BOARD "mps2-an385 (Cortex-M3)"
+#endif
 #define HASH_COUNT 300
 #define COLLATZ_N 20
 #define DIGITS_N 60
@@ -193,7 +201,7 @@ int main(void)
 	int bucket = profile_on(__text_start, __text_end, PROFILE_BUCKET, PROFILE_INTERVAL_US);
 #endif
 	initialise_monitor_handles();
-	printf("ramplace demo firmware: mps2-an385 (Cortex-M3), %u rounds\n", rounds);
+	printf("ramplace demo firmware: " FW_BOARD ", %u rounds\n", rounds);
 	crc32_init();
 	if (crc32_selftest() != 0)
 		fail(&t, 0, "crc32 self-test failed");

@@ -26,7 +26,7 @@ fi
 loop=$work/loop
 plan=$loop/ram/ramtext.ld.plan
 
-# the hot set (functions holding 90 % of the samples) is larger than the 1 KiB budget
+# the hot set (functions holding 99 % of the samples) is larger than the 1 KiB budget
 hot_bytes=$("$RAMPLACE" report "$loop/profile.db" | python3 -c '
 import subprocess, sys
 # report rows in the gprof layout: percent time first, the name last
@@ -36,7 +36,7 @@ cum = 0.0
 for r in rows:
     names.append(r[-1])
     cum += float(r[0])
-    if cum >= 90: break
+    if cum >= 99: break
 nm = subprocess.run(["arm-none-eabi-nm", "-S", sys.argv[1]], capture_output=True, text=True).stdout
 size = {}
 for line in nm.splitlines():

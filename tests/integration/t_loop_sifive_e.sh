@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# t_loop_sifive_e.sh: the whole loop on the bundled RISC-V firmware (QEMU sifive_e, code in XIP
+# flash, .ramtext in the 16 KiB DTIM), as examples/sifive-e-riscv/loop.sh runs it (which itself
+# fails when `ramplace check` fails or the relinked firmware's output differs), plus independent
+# assertions on what it produced: the hot set was larger than the budget, every planned function
+# sits in the DTIM per riscv64-unknown-elf-nm and was in flash before, the relinked firmware
+# spends most sampled time in RAM, the boot code calls no memcpy/memset, the reset path's
+# callees were kept in flash, and the firmware's exit status reaches QEMU's.
+# Needs: $RAMPLACE, $RAMPLACE_SRC; riscv64-unknown-elf-gcc + picolibc, qemu-system-riscv32.
+set -euo pipefail
+: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok: $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
+NM=riscv64-unknown-elf-nm
+
+if RAMPLACE="$RAMPLACE" BUDGET=1K ITERATIONS=800 "$RAMPLACE_SRC/examples/sifive-e-riscv/loop.sh" "$work/loop" >"$work/loop.log" 2>&1; then
+	pass "loop.sh: record, place, relink, check, identical output"
+else
+	cat "$work/loop.log"
+	fail "loop.sh failed"
+	echo "$passed passed, $failed failed"
+	exit 1
+fi
+loop=$work/loop
+plan=$loop/ram/ramtext.ld.plan
+
+grep -q '^result:  ok$' "$loop/flash.out" && [ "$(wc -l <"$loop/flash.out")" -ge 6 ] &&
+	pass "the firmware printed its report over semihosting" || fail "no report in flash.out"
+grep -q 'boot code calls no memcpy/memset' "$work/loop.log" && pass "check-startup" || fail "check-startup did not pass"
+
+# the hot set (functions holding 99 % of the samples) is larger than the 1 KiB budget
+hot_bytes=$("$RAMPLACE" report "$loop/profile.db" | python3 -c '
+import subprocess, sys
+rows = [l.split() for l in sys.stdin if l.split() and l.split()[0].rstrip("%").replace(".", "", 1).isdigit()]
+names = []
+for r in rows:
+    names.append(r[3])
+    if float(r[1].rstrip("%")) >= 99: break
+nm = subprocess.run(["riscv64-unknown-elf-nm", "-S", sys.argv[1]], capture_output=True, text=True).stdout
+size = {}
+for line in nm.splitlines():
+    f = line.split()
+    if len(f) == 4: size[f[3]] = int(f[1], 16)
+print(sum(size.get(n, 0) for n in set(names)))' "$loop/flash/fw.elf")
+if [ "$hot_bytes" -gt 1024 ]; then pass "hot set is $hot_bytes bytes, more than the 1024-byte budget"; else fail "hot set only $hot_bytes bytes"; fi
+
+# every function named in the plan is in the DTIM (0x8000xxxx) now and was in XIP flash before
+nplanned=0
+bad=0
+while read -r kind name file; do
+	[ "$kind" = func ] || continue
+	nplanned=$((nplanned + 1))
+	now=$($NM "$loop/ram/fw.elf" | awk -v n="$name" '$3 == n { print $1; exit }')
+	before=$($NM "$loop/flash/fw.elf" | awk -v n="$name" '$3 == n { print $1; exit }')
+	case "$now:$before" in 8000*:204*) ;; *) bad=$((bad + 1)); echo "  $name ($file) at '$now', before '$before'" ;; esac
+done <"$plan"
+if [ "$nplanned" -ge 5 ] && [ "$bad" -eq 0 ]; then pass "$nplanned planned functions moved from 0x204xxxxx to 0x8000xxxx"; else fail "$bad of $nplanned planned functions not moved"; fi
+
+# the reset path: _start is the entry, what it calls stays in flash even when hot enough
+if grep -q 'kept in flash: main: called by the reset handler' "$work/loop.log" &&
+   ! grep -Eq '^func main\b' "$plan"; then pass "main (called by _start) kept in flash"
+else fail "main not kept in flash by the boot-path rule"; fi
+
+# .ramtext is in the DTIM, loaded from flash, and the data after it fits the 16 KiB
+read -r vma lma < <(riscv64-unknown-elf-objdump -h "$loop/ram/fw.elf" | awk '$2 == ".ramtext" { print $4, $5 }')
+case "$vma:$lma" in 80000000:204*) pass ".ramtext runs at 0x$vma, loaded from 0x$lma" ;; *) fail ".ramtext at $vma/$lma" ;; esac
+
+# measured after relinking: most samples now fall in code running from RAM
+share=$(grep -Eo 'placement in .*: [0-9.]+% of samples in code running from RAM' "$work/loop.log" | head -1 | grep -Eo '[0-9.]+%' | tr -d %)
+if python3 -c "import sys; sys.exit(0 if float('$share') >= 50 else 1)"; then pass "relinked firmware: $share % of samples in RAM"; else fail "only $share % of samples in RAM after relinking"; fi
+
+# the firmware's exit status is QEMU's: a firmware whose main returns 3 makes QEMU exit with 3
+cat >"$work/exit3.c" <<'C'
+#include <stdio.h>
+int main(void) { printf("exiting with 3\n"); return 3; }
+C
+rv="riscv64-unknown-elf-gcc -march=rv32imac -mabi=ilp32 --specs=picolibc.specs"
+$rv -O2 -c "$RAMPLACE_SRC/examples/sifive-e-riscv/startup.c" -o "$work/startup.o"
+echo '/* empty */' >"$work/ramtext.ld"
+$rv --oslib=semihost -nostartfiles -Wl,--no-relax -T "$RAMPLACE_SRC/examples/sifive-e-riscv/sifive-e.ld" \
+	-L"$work" "$work/exit3.c" "$work/startup.o" -o "$work/exit3.elf"
+set +e
+(cd "$work" && timeout 30 qemu-system-riscv32 -M sifive_e -nographic -monitor none -serial none -bios none \
+	-chardev stdio,id=semi -semihosting-config enable=on,target=native,chardev=semi \
+	-kernel exit3.elf </dev/null >exit3.out 2>&1)
+status=$?
+set -e
+if [ "$status" -eq 3 ] && grep -q 'exiting with 3' "$work/exit3.out"; then pass "exit status 3 reaches QEMU"; else fail "QEMU exit status $status: $(cat "$work/exit3.out")"; fi
+
+grep -E 'moved|samples in RAM|check:|placement in' "$work/loop.log" | sed 's/^/  /'
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
