@@ -35,11 +35,14 @@ grep -q 'boot code calls no memcpy/memset' "$work/loop.log" && pass "check-start
 # the hot set (functions holding 99 % of the samples) is larger than the 1 KiB budget
 hot_bytes=$("$RAMPLACE" report "$loop/profile.db" | python3 -c '
 import subprocess, sys
-rows = [l.split() for l in sys.stdin if l.split() and l.split()[0].rstrip("%").replace(".", "", 1).isdigit()]
+# report rows in the gprof layout: percent time first, the name last
+rows = [l.split() for l in sys.stdin if len(l.split()) >= 4 and l.split()[0].replace(".", "", 1).isdigit()]
 names = []
+cum = 0.0
 for r in rows:
-    names.append(r[3])
-    if float(r[1].rstrip("%")) >= 99: break
+    names.append(r[-1])
+    cum += float(r[0])
+    if cum >= 99: break
 nm = subprocess.run(["riscv64-unknown-elf-nm", "-S", sys.argv[1]], capture_output=True, text=True).stdout
 size = {}
 for line in nm.splitlines():
