@@ -45,13 +45,19 @@ for line in nm.splitlines():
 print(sum(size.get(n, 0) for n in set(names)))' "$loop/flash/fw.elf")
 if [ "$hot_bytes" -gt 1024 ]; then pass "hot set is $hot_bytes bytes, more than the 1024-byte budget"; else fail "hot set only $hot_bytes bytes"; fi
 
+# addr_of ELF NAME FILE: the address of function NAME, defined in FILE when FILE is not "-"
+# (statics of the same name live in several files; nm -l tells them apart by their line info)
+addr_of() {
+	arm-none-eabi-nm -l "$1" 2>/dev/null | awk -v n="$2" -v f="$3" '!found && $3 == n && (f == "-" || $4 ~ ("/" f ":")) { print $1; found = 1 }'
+}
+
 # every function named in the plan is at a RAM address in the relinked ELF
 nplanned=0
 bad=0
 while read -r kind name file; do
 	[ "$kind" = func ] || continue
 	nplanned=$((nplanned + 1))
-	addr=$(arm-none-eabi-nm "$loop/ram/fw.elf" | awk -v n="$name" '$3 == n { print $1; exit }')
+	addr=$(addr_of "$loop/ram/fw.elf" "$name" "$file")
 	case "$addr" in 2000*) ;; *) bad=$((bad + 1)); echo "  $name ($file) at '$addr'" ;; esac
 done <"$plan"
 if [ "$nplanned" -ge 5 ] && [ "$bad" -eq 0 ]; then pass "$nplanned planned functions all at 0x2000xxxx"; else fail "$bad of $nplanned planned functions not in RAM"; fi

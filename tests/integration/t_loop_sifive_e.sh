@@ -51,14 +51,20 @@ for line in nm.splitlines():
 print(sum(size.get(n, 0) for n in set(names)))' "$loop/flash/fw.elf")
 if [ "$hot_bytes" -gt 1024 ]; then pass "hot set is $hot_bytes bytes, more than the 1024-byte budget"; else fail "hot set only $hot_bytes bytes"; fi
 
+# addr_of ELF NAME FILE: the address of function NAME, defined in FILE when FILE is not "-"
+# (statics of the same name live in several files; nm -l tells them apart by their line info)
+addr_of() {
+	$NM -l "$1" 2>/dev/null | awk -v n="$2" -v f="$3" '!found && $3 == n && (f == "-" || $4 ~ ("/" f ":")) { print $1; found = 1 }'
+}
+
 # every function named in the plan is in the DTIM (0x8000xxxx) now and was in XIP flash before
 nplanned=0
 bad=0
 while read -r kind name file; do
 	[ "$kind" = func ] || continue
 	nplanned=$((nplanned + 1))
-	now=$($NM "$loop/ram/fw.elf" | awk -v n="$name" '$3 == n { print $1; exit }')
-	before=$($NM "$loop/flash/fw.elf" | awk -v n="$name" '$3 == n { print $1; exit }')
+	now=$(addr_of "$loop/ram/fw.elf" "$name" "$file")
+	before=$(addr_of "$loop/flash/fw.elf" "$name" "$file")
 	case "$now:$before" in 8000*:204*) ;; *) bad=$((bad + 1)); echo "  $name ($file) at '$now', before '$before'" ;; esac
 done <"$plan"
 if [ "$nplanned" -ge 5 ] && [ "$bad" -eq 0 ]; then pass "$nplanned planned functions moved from 0x204xxxxx to 0x8000xxxx"; else fail "$bad of $nplanned planned functions not moved"; fi
