@@ -56,7 +56,7 @@ static const char usage[] =
 	"      --allow-boot-path also move what the reset handler calls (unsafe)\n"
 	"      --min-mapped PCT  refuse when less than PCT%% of the profiled samples fall in\n"
 	"                        functions the ELF still has (default 50)\n"
-	"      --force           place from a stale profile anyway\n"
+	"      --force           place from a stale profile anyway (also: RAMPLACE_FORCE=1)\n"
 	"  -q, --quiet           print nothing but errors and warnings\n";
 
 static int add_exclude(place_args *a, const char *glob, rp_err *err)
@@ -126,6 +126,9 @@ static int parse_args(place_args *a, int argc, char **argv, rp_err *err)
 		return cli_usage_error(err, "place", "expects profile.db and firmware.elf");
 	if (!a->have_budget)
 		return cli_usage_error(err, "place", "--budget is required");
+	const char *force = getenv("RAMPLACE_FORCE"); /* how the build integrations pass --force */
+	if (force && *force && strcmp(force, "0") != 0)
+		a->force = 1;
 	a->db_path = argv[optind];
 	a->elf_path = argv[optind + 1];
 	a->opts.exclude = a->exclude;
