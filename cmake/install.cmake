@@ -12,8 +12,8 @@ set(RAMPLACE_SHARE_DIR "${CMAKE_INSTALL_DATADIR}/ramplace")
 install(TARGETS ramplace RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES docs/ramplace.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 
-set_target_properties(ramplace_core PROPERTIES OUTPUT_NAME ramplace)
-install(TARGETS ramplace_core ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# libramplace_core.a in the build tree (tests link it by that name), libramplace.a installed
+install(FILES $<TARGET_FILE:ramplace_core> DESTINATION ${CMAKE_INSTALL_LIBDIR} RENAME libramplace.a)
 file(GLOB RAMPLACE_PUBLIC_HEADERS ramplace/include/ramplace/*.h ldgen/*.h)
 install(FILES ${RAMPLACE_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ramplace)
 

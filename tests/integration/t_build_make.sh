@@ -25,7 +25,7 @@ if grep -q "empty placement" "$b/ramtext.ld" && [ -s "$b/fw.map" ]; then pass "f
 run_fw "$b/fw.elf" >"$work/flash.out"
 
 mk profile GDB_PORT="$(free_port)" >"$work/profile.log" 2>&1 || { cat "$work/profile.log"; fail "make profile"; }
-if "$RAMPLACE" report "$b/profile.db" | grep -q vm_run; then pass "make profile recorded the firmware"; else fail "no profile"; fi
+if grep -q vm_run < <("$RAMPLACE" report "$b/profile.db"); then pass "make profile recorded the firmware"; else fail "no profile"; fi
 
 mk ramplace >"$work/ramplace.log" 2>&1 || { cat "$work/ramplace.log"; fail "make ramplace"; }
 if grep -q "^check: .* functions in .ramtext" "$work/ramplace.log" && ! grep -q "empty placement" "$b/ramtext.ld"; then
