@@ -17,6 +17,8 @@ packages=(
 	gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi
 	gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
 	qemu-system-arm qemu-system-misc gdb-multiarch
+	# build integrations: Ninja generator, LLVM linker, patch tools
+	ninja-build lld git patch
 )
 
 missing=()

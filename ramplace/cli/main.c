@@ -19,6 +19,8 @@ static const struct cmd commands[] = {
 	{ "import", cmd_import, "import a profile file (gdb p $pc log, PC list) into profile.db" },
 	{ "report", cmd_report, "print the flat profile held in profile.db" },
 	{ "check", cmd_check, "verify on the relinked ELF that the plan landed and the budget holds" },
+	{ "annotate", cmd_annotate, "write a patch marking the planned functions' definitions with a RAM section attribute" },
+	{ "emit", cmd_emit, "write the plan for another build system: lld, ESP-IDF, Zephyr" },
 };
 
 static void print_help(FILE *out)

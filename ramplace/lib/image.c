@@ -241,7 +241,8 @@ static void content_hash(rp_image *img)
 			h1 = (h1 ^ p[k]) * 0x100000001b3ull;
 			h2 = (h2 ^ p[k]) * 0x100000001b3ull + 1;
 		}
-		if (s->is_nobits)
+		/* a corrupt header may point past the end of the file: hash only what is there */
+		if (s->is_nobits || s->file_offset > img->nbytes || s->size > img->nbytes - s->file_offset)
 			continue;
 		for (uint64_t k = 0; k < s->size; k++) {
 			unsigned char b = img->bytes[s->file_offset + k];
@@ -424,6 +425,8 @@ int rp_image_read(const rp_image *img, uint64_t vma, void *buf, size_t len, rp_e
 		if (!s->is_alloc || s->is_nobits || vma < s->vma || vma - s->vma > s->size ||
 		    len > s->size - (vma - s->vma))
 			continue;
+		if (s->file_offset > img->nbytes || s->size > img->nbytes - s->file_offset)
+			continue; /* a corrupt header pointing past the end of the file */
 		memcpy(buf, img->bytes + s->file_offset + (vma - s->vma), len);
 		return 0;
 	}

@@ -519,3 +519,49 @@ void rp_run_rows_free(rp_run_row *rows, size_t n)
 	}
 	free(rows);
 }
+
+int rp_db_images_load(rp_db *db, rp_db_image **out, size_t *n, rp_err *err)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(db->sql,
+		"SELECT i.build_id, i.path, i.arch, count(*),"
+		" (SELECT COALESCE(SUM(s.count), 0) FROM samples s JOIN runs r2 ON s.run_id = r2.id"
+		"  WHERE r2.image_id = i.id)"
+		" FROM images i JOIN runs r ON r.image_id = i.id GROUP BY i.id ORDER BY 5 DESC, 1",
+		-1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, err, "reading images");
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (rp_grow((void **)out, &cap, *n + 1, sizeof(**out), err))
+			break;
+		rp_db_image *im = &(*out)[*n];
+		memset(im, 0, sizeof(*im));
+		(*n)++;
+		if (dup_column(&im->build_id, st, 0, 0, err) || dup_column(&im->path, st, 1, 0, err) ||
+		    dup_column(&im->arch, st, 2, 0, err))
+			break;
+		im->nruns = (size_t)sqlite3_column_int64(st, 3);
+		im->samples = (uint64_t)sqlite3_column_int64(st, 4);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		rp_db_images_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return rc == SQLITE_ROW ? err->code : sql_fail(db, err, "reading images");
+	}
+	return 0;
+}
+
+void rp_db_images_free(rp_db_image *images, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(images[i].build_id);
+		free(images[i].path);
+		free(images[i].arch);
+	}
+	free(images);
+}

@@ -94,4 +94,18 @@ int rp_db_arcs_load(rp_db *db, rp_arc_total **out, size_t *n, rp_err *err);
 int rp_db_arcs_load_run(rp_db *db, int64_t run_id, rp_arc_total **out, size_t *n, rp_err *err);
 void rp_arc_totals_free(rp_arc_total *arcs, size_t n);
 
+/* One build the profile was taken on, with what was recorded on it. */
+typedef struct rp_db_image {
+	char *build_id;
+	char *path;       /* the ELF's path when it was last recorded or imported */
+	char *arch;
+	size_t nruns;
+	uint64_t samples; /* all samples of its runs, "<unknown>" included */
+} rp_db_image;
+
+/* Lists the builds that runs were taken on, most samples first. *out is the caller's (free with
+ * rp_db_images_free). */
+int rp_db_images_load(rp_db *db, rp_db_image **out, size_t *n, rp_err *err);
+void rp_db_images_free(rp_db_image *images, size_t n);
+
 #endif
