@@ -13,3 +13,6 @@ done
 echo
 echo "== ramplace record against QEMU's gdbstub (Cortex-M3 example)"
 "$root/bench/bench_record.sh" "$build"
+echo
+echo "== exact counts from QEMU: libramplace-qemu.so against -d exec logging (Cortex-M3 example)"
+"$root/bench/bench_qemu_plugin.sh" "$build"

@@ -1,7 +1,11 @@
 /* cmd_import.c: `ramplace import [--format F] profile.db firmware.elf FILE...`: reads profile
  * files other tools wrote ("-" is standard input) and stores them as one run, symbolized
  * against firmware.elf. Every file is parsed before anything is written. */
+#include <fcntl.h>
 #include <getopt.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +20,15 @@ static const char usage[] =
 	"\n"
 	"Imports profiles into profile.db as one run, symbolized against firmware.elf.\n"
 	"FILE '-' is standard input. Formats (detected unless --format says):\n"
+	"  gmon     gprof's gmon.out (glibc, eCos, embedded runtimes): histogram and arcs;\n"
+	"           byte order and address size from firmware.elf\n"
+	"  openocd  gmon.out from OpenOCD's 'profile' command (bins always little-endian)\n"
+	"  qemu     exact counts from libramplace-qemu.so:\n"
+	"           qemu-system-arm ... -plugin /path/libramplace-qemu.so,out=FILE\n"
+	"  qemu-log a log of qemu-system-* -d exec,nochain,in_asm -D FILE\n"
 	"  pclog    a gdb log of 'p $pc' lines: $1 = (void (*)()) 0x2000f1c4 <run_repl+12>\n"
 	"  pclist   one hex PC per line, optionally followed by a decimal count\n"
-	"  -f, --format FMT   auto (default), pclog or pclist\n"
+	"  -f, --format FMT   auto (default), gmon, openocd, qemu, qemu-log, pclog, pclist\n"
 	"  -q, --quiet        print nothing on success\n";
 
 typedef struct import_run {
@@ -38,6 +48,27 @@ static void add_note(import_run *r, const char *fmt, unsigned long long n, const
 	snprintf(r->notes + used, sizeof(r->notes) - used, fmt, n, name);
 }
 
+/* QEMU logs run to gigabytes: a regular file is mapped, not copied. */
+static int map_file(char **text, size_t *len, int *mapped, const char *path, rp_err *err)
+{
+	struct stat st;
+	*mapped = 0;
+	int fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		close(fd);
+		if (p != MAP_FAILED) {
+			*text = p;
+			*len = (size_t)st.st_size;
+			*mapped = 1;
+			return 0;
+		}
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	return rp_read_file(text, len, path, err);
+}
+
 static int parse_one(import_run *r, rp_import_format fmt, const rp_image *img, const char *path, rp_err *err)
 {
 	char *text;
@@ -45,14 +76,18 @@ static int parse_one(import_run *r, rp_import_format fmt, const rp_image *img, c
 	rp_samples one;
 	rp_import_meta meta;
 	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-	int rc = rp_read_file(&text, &len, path, err);
+	int mapped = 0;
+	int rc = map_file(&text, &len, &mapped, path, err);
 	if (rc)
 		return rc;
 	rp_samples_init(&one);
 	if (r->nfiles == 0)
 		r->detected = fmt == RP_IMPORT_AUTO ? rp_import_detect(text, len) : fmt;
 	rc = rp_import_file(&one, &meta, fmt, img, text, len, name, err);
-	free(text);
+	if (mapped)
+		munmap(text, len);
+	else
+		free(text);
 	if (!rc)
 		rc = rp_samples_merge(&r->s, &one, name, err);
 	rp_samples_release(&one);
@@ -64,6 +99,9 @@ static int parse_one(import_run *r, rp_import_format fmt, const rp_image *img, c
 	if (meta.saturated)
 		add_note(r, "%llu histogram bins saturated at 65535 in %s (their counts are lower bounds)",
 			 (unsigned long long)meta.saturated, name);
+	if (meta.blocks_without_insns)
+		add_note(r, "%llu translation blocks of %s counted at their start only (log made without -d in_asm)",
+			 (unsigned long long)meta.blocks_without_insns, name);
 	if (meta.nbb)
 		add_note(r, "%llu basic-block counts in %s not used", (unsigned long long)meta.nbb, name);
 	return 0;
