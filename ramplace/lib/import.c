@@ -64,6 +64,13 @@ int rp_import_file(rp_samples *s, rp_import_meta *meta, rp_import_format fmt, co
 			return rp_err_set(err, RP_EUSAGE, "%s: a gmon.out is imported into an empty histogram", name);
 		return import_gmon(s, meta, fmt == RP_IMPORT_OPENOCD, img, data, len, name, err);
 	}
+	if (fmt == RP_IMPORT_PROF) {
+		rp_prof_header h;
+		int rc = rp_import_prof(s, &h, img, data, len, name, err);
+		if (!rc)
+			snprintf(meta->method, sizeof(meta->method), "sampled");
+		return rc;
+	}
 	if (fmt == RP_IMPORT_QEMU || fmt == RP_IMPORT_QEMU_LOG)
 		return import_qemu(s, meta, fmt, data, len, name, err);
 	return rp_import_parse(s, fmt, data, len, name, err);

@@ -151,6 +151,8 @@ rp_import_format rp_import_detect(const char *text, size_t len)
 		return RP_IMPORT_GMON;
 	if (len >= 16 && memcmp(text, "# ramplace-qemu ", 16) == 0)
 		return RP_IMPORT_QEMU;
+	if (rp_prof_detect(text, len))
+		return RP_IMPORT_PROF;
 	while (it.lineno < 500 && next_line(&it, "", &has, &scratch) == 0 && has) {
 		if (after_history_prefix(skip_space(it.buf)))
 			return RP_IMPORT_PCLOG;
@@ -207,8 +209,10 @@ int rp_import_format_parse(rp_import_format *out, const char *name, rp_err *err)
 		*out = RP_IMPORT_QEMU;
 	else if (strcmp(name, "qemu-log") == 0)
 		*out = RP_IMPORT_QEMU_LOG;
+	else if (strcmp(name, "prof") == 0)
+		*out = RP_IMPORT_PROF;
 	else
-		return rp_err_set(err, RP_EUSAGE, "--format: unknown format '%s' (auto, pclog, pclist, gmon, openocd, qemu, qemu-log)", name);
+		return rp_err_set(err, RP_EUSAGE, "--format: unknown format '%s' (auto, gmon, openocd, qemu, qemu-log, prof, pclog, pclist)", name);
 	return 0;
 }
 
@@ -227,6 +231,8 @@ const char *rp_import_format_name(rp_import_format fmt)
 		return "qemu";
 	case RP_IMPORT_QEMU_LOG:
 		return "qemu-log";
+	case RP_IMPORT_PROF:
+		return "prof";
 	default:
 		return "auto";
 	}
