@@ -151,14 +151,14 @@ rp_import_format rp_import_detect(const char *text, size_t len)
 		return RP_IMPORT_GMON;
 	if (len >= 16 && memcmp(text, "# ramplace-qemu ", 16) == 0)
 		return RP_IMPORT_QEMU;
-	if (rp_prof_detect(text, len))
-		return RP_IMPORT_PROF;
 	while (it.lineno < 500 && next_line(&it, "", &has, &scratch) == 0 && has) {
 		if (after_history_prefix(skip_space(it.buf)))
 			return RP_IMPORT_PCLOG;
 		if (strncmp(it.buf, "Trace ", 6) == 0 || strncmp(it.buf, "IN:", 3) == 0)
 			return RP_IMPORT_QEMU_LOG;
 	}
+	if (rp_prof_detect(text, len))
+		return RP_IMPORT_PROF;
 	return RP_IMPORT_PCLIST;
 }
 

@@ -47,6 +47,8 @@ static int is_key(const char *p, const char *end)
 {
 	int alpha = 0;
 	const char *q = p;
+	if (!isalpha((unsigned char)*p) || (end - p > 1 && p[0] == '0'))
+		return 0;
 	for (; q < end && (isalnum((unsigned char)*q) || *q == '_' || *q == '-' || *q == '.'); q++)
 		alpha |= isalpha((unsigned char)*q) && !isxdigit((unsigned char)*q);
 	return q > p && alpha && (q == end || *q == ' ' || *q == '\t' || *q == ':');
