@@ -19,3 +19,6 @@ echo "== collection methods against exact instruction counts (total variation di
 echo
 echo "== the target-side sampling runtime: RAM and instructions per sample"
 "$root/bench/bench_runtime_overhead.sh" "$build"
+echo
+echo "== exact counts from QEMU: libramplace-qemu.so against -d exec logging (Cortex-M3 example)"
+"$root/bench/bench_qemu_plugin.sh" "$build"

@@ -364,9 +364,18 @@ static int file_ops(ops *o, rp_attr_result *res, const lines *l, const target *t
 			rc = push_note(&res->annotated, &res->nannotated, err, "%s %s:%d", t[k].name, t[k].rel, t[k].line);
 		}
 	}
+	/* after the last unconditional #include: one inside #ifdef FEATURE would vanish with it */
+	int depth = 0;
 	for (size_t j = 0; j < l->n && j < first; j++) {
 		const char *s = skip_space(l->v[j]);
-		if (strncmp(s, "#include", 8) == 0)
+		if (*s != '#')
+			continue;
+		s = skip_space(s + 1);
+		if (strncmp(s, "if", 2) == 0)
+			depth++;
+		else if (strncmp(s, "endif", 5) == 0 && depth > 0)
+			depth--;
+		else if (strncmp(s, "include", 7) == 0 && depth == 0)
 			inc_at = j + 1;
 	}
 	for (size_t j = 0; j < l->n; j++)

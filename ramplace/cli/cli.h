@@ -18,6 +18,7 @@ int cmd_check(int argc, char **argv, rp_err *err);
 int cmd_report(int argc, char **argv, rp_err *err);
 int cmd_annotate(int argc, char **argv, rp_err *err);
 int cmd_emit(int argc, char **argv, rp_err *err);
+int cmd_diff(int argc, char **argv, rp_err *err);
 
 /* Sets err to a usage error for `cmd` and returns RP_EUSAGE. */
 int cli_usage_error(rp_err *err, const char *cmd, const char *what);

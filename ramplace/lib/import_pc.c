@@ -149,9 +149,16 @@ rp_import_format rp_import_detect(const char *text, size_t len)
 	rp_err scratch;
 	if (len >= 4 && memcmp(text, "gmon", 4) == 0)
 		return RP_IMPORT_GMON;
-	while (it.lineno < 500 && next_line(&it, "", &has, &scratch) == 0 && has)
+	if (len >= 16 && memcmp(text, "# ramplace-qemu ", 16) == 0)
+		return RP_IMPORT_QEMU;
+	while (it.lineno < 500 && next_line(&it, "", &has, &scratch) == 0 && has) {
 		if (after_history_prefix(skip_space(it.buf)))
 			return RP_IMPORT_PCLOG;
+		if (strncmp(it.buf, "Trace ", 6) == 0 || strncmp(it.buf, "IN:", 3) == 0)
+			return RP_IMPORT_QEMU_LOG;
+	}
+	if (rp_prof_detect(text, len))
+		return RP_IMPORT_PROF;
 	return RP_IMPORT_PCLIST;
 }
 
@@ -198,8 +205,14 @@ int rp_import_format_parse(rp_import_format *out, const char *name, rp_err *err)
 		*out = RP_IMPORT_GMON;
 	else if (strcmp(name, "openocd") == 0)
 		*out = RP_IMPORT_OPENOCD;
+	else if (strcmp(name, "qemu") == 0)
+		*out = RP_IMPORT_QEMU;
+	else if (strcmp(name, "qemu-log") == 0)
+		*out = RP_IMPORT_QEMU_LOG;
+	else if (strcmp(name, "prof") == 0)
+		*out = RP_IMPORT_PROF;
 	else
-		return rp_err_set(err, RP_EUSAGE, "--format: unknown format '%s' (auto, pclog, pclist, gmon, openocd)", name);
+		return rp_err_set(err, RP_EUSAGE, "--format: unknown format '%s' (auto, gmon, openocd, qemu, qemu-log, prof, pclog, pclist)", name);
 	return 0;
 }
 
@@ -214,6 +227,12 @@ const char *rp_import_format_name(rp_import_format fmt)
 		return "gmon";
 	case RP_IMPORT_OPENOCD:
 		return "openocd";
+	case RP_IMPORT_QEMU:
+		return "qemu";
+	case RP_IMPORT_QEMU_LOG:
+		return "qemu-log";
+	case RP_IMPORT_PROF:
+		return "prof";
 	default:
 		return "auto";
 	}

@@ -229,7 +229,7 @@ void rp_report_flat(FILE *out, const rp_profile *p, long limit)
 		fprintf(out, "\nEach sample counts as %g seconds.\n", 1.0 / p->rate_hz);
 	else
 		fprintf(out, "\nEach sample counts as 1 sample (no sampling rate known).\n");
-	snprintf(unit, sizeof(unit), "%c%c/call", prefix, p->rate_hz > 0 ? 's' : 'x');
+	snprintf(unit, sizeof(unit), p->rate_hz > 0 ? "%cs/call" : "smp/call", prefix);
 	if (p->total <= 0)
 		fprintf(out, " no time accumulated\n\n");
 	fprintf(out, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "%  ", "cumulative", "self  ", "",

@@ -248,7 +248,7 @@ void rp_report_diff(FILE *out, const rp_profile *old, const rp_profile *new_, in
 	}
 	const char *unit = old->rate_hz > 0 && new_->rate_hz > 0 ? "seconds" : "samples";
 	fprintf(out, "diff of self %s (lower is better)\n", unit);
-	fprintf(out, "%-*s %10.10s -> %-10.10s   %10s   %9s (error%%)\n", width, "", old_name, new_name, "diff", "diff%");
+	fprintf(out, "%-*s %10.10s -> %10.10s : %10s = %9s (error%%)\n", width, "", old_name, new_name, "diff", "diff%");
 	for (size_t i = 0; i < n && (limit < 0 || (long)i < limit); i++)
 		diff_line(out, old, new_, rows[i].name, rows[i].file, rows[i].old, rows[i].new_, exact_old, exact_new, width);
 	diff_line(out, old, new_, "total", NULL, told, tnew, exact_old, exact_new, width);

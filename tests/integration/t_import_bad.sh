@@ -71,5 +71,30 @@ expect_refusal "gmon: unknown tag" badtag.out "unknown record tag 9"
 expect_refusal "gmon: overlapping records of another scale" scales.out "different scale"
 expect_refusal "openocd: truncated" shortbins.out "truncated" --format openocd
 
+# QEMU plugin output and -d exec logs
+printf '# ramplace-qemu 1\n# insns-executed 3\n1000 1\n1004 2\n# end\n' >plugin.txt
+"$RAMPLACE" import --quiet ok.db "$elf" plugin.txt   # the good file imports
+head -c 30 plugin.txt >plugin-trunc.txt
+printf '# ramplace-qemu 1\n# insns-executed 3\n1000 1\n1004 2\n' >plugin-noend.txt
+printf '# ramplace-qemu 1\n# insns-executed 9\n1000 1\n1004 2\n# end\n' >plugin-sum.txt
+printf '# ramplace-qemu 1\n1000 1\nzzz 2\n# end\n' >plugin-garbage.txt
+printf '# ramplace-qemu 1\n1000 99999999999999999999999\n# end\n' >plugin-oversized.txt
+printf 'Trace 0: 0x7f00 [00000000/00001000/00000110/ff000200] helper\n' >exec.log
+"$RAMPLACE" import --quiet ok.db "$elf" exec.log
+printf 'Trace 0: 0x7f00 [00000000/00001000/00000110/ff000200] helper\nTrace 0: 0x7f00 [0000' >exec-trunc.log
+printf 'Trace 0: 0x7f00 {garbage}\n' >exec-garbage.log
+printf 'IN: helper\n0x00001000:  4770  bx lr\n\n' >exec-notrace.log
+python3 -c 'import sys; sys.stdout.buffer.write(bytes(b for b in range(1, 256) if b != 10) * 2 + b"\n")' >random.bin
+expect_refusal "qemu: truncated" plugin-trunc.txt "truncated"
+expect_refusal "qemu: no end line" plugin-noend.txt "truncated: no '# end' line"
+expect_refusal "qemu: counts against header" plugin-sum.txt "the counts sum to 3 but the header says 9"
+expect_refusal "qemu: garbage line" plugin-garbage.txt "expected 'hex-address decimal-count'"
+expect_refusal "qemu: oversized count" plugin-oversized.txt "expected 'hex-address decimal-count'"
+expect_refusal "qemu: garbage file" random.bin "not the output of libramplace-qemu.so" --format qemu
+expect_refusal "qemu-log: truncated" exec-trunc.log "truncated: the last line has no newline"
+expect_refusal "qemu-log: garbage Trace" exec-garbage.log "malformed Trace line"
+expect_refusal "qemu-log: no Trace lines" exec-notrace.log "no 'Trace' lines"
+expect_refusal "qemu-log: garbage file" random.bin "no 'Trace' lines" --format qemu-log
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -31,7 +31,8 @@ static void header(buf *o)
 	memcpy(o->b, "gmon", 4);
 	o->n = 4;
 	put(o, 1, 4);
-	put(o, 0, 12);
+	memset(o->b + o->n, 0, 12);
+	o->n += 12;
 }
 
 /* a histogram record over [low, high) with nbins bins, bins[i] = counts[i] (rest 0) */
