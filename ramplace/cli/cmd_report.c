@@ -1,9 +1,12 @@
 /* cmd_report.c: `ramplace report profile.db`: the flat profile summed over every run, in
- * gprof's columns (% time, cumulative, self samples, name), and with --elf the placement view:
- * the share of samples in code that runs from RAM (sections loaded elsewhere than they run). */
+ * gprof's columns (% time, cumulative, self samples, name); with --callers the sampled
+ * caller->callee arcs (from the return address taken with each sample); with --elf the placement
+ * view: the share of samples in code that runs from RAM (sections loaded elsewhere than they
+ * run). */
 #include <getopt.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "ramplace/image.h"
@@ -13,7 +16,8 @@ static const char usage[] =
 	"usage: ramplace report [--limit N] [--elf firmware.elf] profile.db\n"
 	"\n"
 	"Prints the flat profile: every function's share of the samples of all runs.\n"
-	"  -n, --limit N   print at most N functions (default: all)\n"
+	"  -n, --limit N   print at most N functions (and N arcs) (default: all)\n"
+	"  -c, --callers   also print the sampled caller -> callee arcs\n"
 	"  -e, --elf FILE  also show where the sampled functions sit in FILE: code that runs\n"
 	"                  from RAM (loaded from flash, copied at boot) versus flash\n";
 
@@ -43,6 +47,54 @@ static int print_placement(const rp_db_totals *t, const char *elf_path, rp_err *
 	return 0;
 }
 
+static int same_func(const char *a, const char *afile, const char *b, const char *bfile)
+{
+	return strcmp(a, b) == 0 && ((!afile && !bfile) || (afile && bfile && strcmp(afile, bfile) == 0));
+}
+
+static uint64_t samples_of(const rp_db_totals *t, const char *func, const char *file)
+{
+	for (size_t i = 0; i < t->nfuncs; i++)
+		if (same_func(t->funcs[i].func, t->funcs[i].file, func, file))
+			return t->funcs[i].count;
+	return 0;
+}
+
+static const char *paren(const char *file, char *buf, size_t cap)
+{
+	if (!file)
+		return "";
+	snprintf(buf, cap, " (%s)", file);
+	return buf;
+}
+
+/* The arcs, most sampled first, with the share of the callee's samples each explains. An arc
+ * whose return address lies in the sampled function itself is left out: that is a stale
+ * LR/ra (the function called something earlier) far more often than recursion. */
+static int print_callers(rp_db *db, const rp_db_totals *t, long limit, rp_err *err)
+{
+	rp_arc_total *arcs;
+	size_t n, shown = 0;
+	char f1[300], f2[300];
+	int rc = rp_db_arcs_load(db, &arcs, &n, err);
+	if (rc)
+		return rc;
+	printf("\nSampled callers: %zu arc(s); 'of callee' is the share of the callee's samples\n\n", n);
+	printf("%10s %10s  %s\n", "samples", "of callee", "caller -> callee");
+	for (size_t i = 0; i < n && (limit < 0 || (long)shown < limit); i++) {
+		const rp_arc_total *a = &arcs[i];
+		if (same_func(a->caller, a->caller_file, a->callee, a->callee_file))
+			continue;
+		uint64_t of = samples_of(t, a->callee, a->callee_file);
+		printf("%10llu %9.1f%%  %s%s -> %s%s\n", (unsigned long long)a->count,
+		       of ? 100.0 * (double)a->count / (double)of : 0.0, a->caller,
+		       paren(a->caller_file, f1, sizeof(f1)), a->callee, paren(a->callee_file, f2, sizeof(f2)));
+		shown++;
+	}
+	rp_arc_totals_free(arcs, n);
+	return 0;
+}
+
 static void print_flat(const rp_db_totals *t, long limit)
 {
 	double cumulative = 0;
@@ -62,13 +114,14 @@ int cmd_report(int argc, char **argv, rp_err *err)
 {
 	static const struct option longopts[] = {
 		{ "limit", required_argument, NULL, 'n' }, { "elf", required_argument, NULL, 'e' },
+		{ "callers", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	long limit = -1;
 	const char *elf_path = NULL;
-	int c;
-	while ((c = getopt_long(argc, argv, "+n:e:h", longopts, NULL)) != -1) {
+	int c, callers = 0;
+	while ((c = getopt_long(argc, argv, "+n:e:ch", longopts, NULL)) != -1) {
 		if (c == 'n') {
 			char *end;
 			limit = strtol(optarg, &end, 10);
@@ -76,6 +129,8 @@ int cmd_report(int argc, char **argv, rp_err *err)
 				return cli_usage_error(err, "report", "--limit takes a number");
 		} else if (c == 'e') {
 			elf_path = optarg;
+		} else if (c == 'c') {
+			callers = 1;
 		} else if (c == 'h') {
 			fputs(usage, stdout);
 			return 0;
@@ -91,11 +146,15 @@ int cmd_report(int argc, char **argv, rp_err *err)
 	if (rc)
 		return rc;
 	rc = rp_db_totals_load(db, &t, err);
-	rp_db_close(db);
-	if (rc)
+	if (rc) {
+		rp_db_close(db);
 		return rc;
+	}
 	print_flat(&t, limit);
-	if (elf_path)
+	if (callers)
+		rc = print_callers(db, &t, limit, err);
+	rp_db_close(db);
+	if (rc == 0 && elf_path)
 		rc = print_placement(&t, elf_path, err);
 	rp_db_totals_release(&t);
 	return rc;
