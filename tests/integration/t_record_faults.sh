@@ -122,6 +122,14 @@ name="missing --remote is a usage error"
 record p.db fw.elf
 if [ "$status" -eq 2 ] && one_error_line "--remote HOST:PORT is required"; then pass; else fail "status $status"; fi
 
+name="bad --method and --min-run are usage errors"
+record --remote 127.0.0.1:1 --method dwt-only p.db fw.elf
+s1=$status
+cp err err1
+record --remote 127.0.0.1:1 --min-run -5 p.db fw.elf
+if [ "$s1" -eq 2 ] && grep -q 'method wants auto or halt' err1 && [ "$status" -eq 2 ] &&
+   one_error_line "--min-run wants microseconds"; then pass; else fail "status $s1/$status"; fi
+
 name="bad elf fails before connecting"
 start_server ok 0
 record --remote "127.0.0.1:$port" p.db no-such.elf
