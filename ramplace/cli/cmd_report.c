@@ -1,7 +1,9 @@
 /* cmd_report.c: `ramplace report profile.db`: the profile summed over every run (or one run)
  * in gprof's flat and call-graph layouts, iprof's per-image and per-address tables, exports
  * (JSON, callgrind, folded stacks), and with --elf the placement view: the share of samples in
- * code that runs from RAM (sections loaded elsewhere than they run). Formatting is report.c's. */
+ * code that runs from RAM (sections loaded elsewhere than they run); with --callers the sampled
+ * caller->callee arcs (from the return address taken with each sample). Formatting is
+ * report.c's. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -21,6 +23,8 @@ static const char usage[] =
 	"  -n, --limit N    print at most N functions (default: all)\n"
 	"  -r, --run N      only run N (see --runs)\n"
 	"  -q, --graph      also print the call graph in gprof's layout (needs arcs)\n"
+	"  -c, --callers    also print the sampled caller -> callee arcs, with the share of the\n"
+	"                   callee's samples each explains\n"
 	"  -a, --addresses  iprof's per-function table: cycles, %, cum %, addr, function\n"
 	"  -i, --by-image   iprof's per-image table: cycles, %, cum %, image\n"
 	"      --runs       list the runs: id, build, tool, method, rate, samples, notes\n"
@@ -60,9 +64,51 @@ static int print_placement(const rp_db_totals *t, const char *elf_path, rp_err *
 typedef struct report_args {
 	long limit;
 	int64_t run;
-	int graph, addresses, by_image, runs;
+	int graph, callers, addresses, by_image, runs;
 	const char *elf_path, *json, *callgrind, *folded;
 } report_args;
+
+static int same_func(const char *a, const char *afile, const char *b, const char *bfile)
+{
+	return strcmp(a, b) == 0 && ((!afile && !bfile) || (afile && bfile && strcmp(afile, bfile) == 0));
+}
+
+static uint64_t samples_of(const rp_db_totals *t, const char *func, const char *file)
+{
+	for (size_t i = 0; i < t->nfuncs; i++)
+		if (same_func(t->funcs[i].func, t->funcs[i].file, func, file))
+			return t->funcs[i].count;
+	return 0;
+}
+
+static const char *paren(const char *file, char *buf, size_t cap)
+{
+	if (!file)
+		return "";
+	snprintf(buf, cap, " (%s)", file);
+	return buf;
+}
+
+/* The arcs, most sampled first, with the share of the callee's samples each explains. An arc
+ * whose return address lies in the sampled function itself is left out: that is a stale
+ * LR/ra (the function called something earlier) far more often than recursion. */
+static void print_callers(const rp_db_totals *t, const rp_arc_total *arcs, size_t n, long limit)
+{
+	size_t shown = 0;
+	char f1[300], f2[300];
+	printf("\nSampled callers: %zu arc(s); 'of callee' is the share of the callee's samples\n\n", n);
+	printf("%10s %10s  %s\n", "samples", "of callee", "caller -> callee");
+	for (size_t i = 0; i < n && (limit < 0 || (long)shown < limit); i++) {
+		const rp_arc_total *a = &arcs[i];
+		if (same_func(a->caller, a->caller_file, a->callee, a->callee_file))
+			continue;
+		uint64_t of = samples_of(t, a->callee, a->callee_file);
+		printf("%10llu %9.1f%%  %s%s -> %s%s\n", (unsigned long long)a->count,
+		       of ? 100.0 * (double)a->count / (double)of : 0.0, a->caller,
+		       paren(a->caller_file, f1, sizeof(f1)), a->callee, paren(a->callee_file, f2, sizeof(f2)));
+		shown++;
+	}
+}
 
 static void print_runs(const rp_run_row *runs, size_t n)
 {
@@ -145,6 +191,8 @@ static int print_report(const report_args *a, const rp_db_totals *t, const rp_ar
 		rp_report_flat(stdout, &p, a->limit);
 		if (a->graph)
 			rp_report_callgraph(stdout, &p);
+		if (a->callers)
+			print_callers(t, arcs, narcs, a->limit);
 		if (a->elf_path)
 			rc = print_placement(t, a->elf_path, err);
 	}
@@ -161,6 +209,7 @@ static int parse_args(report_args *a, int argc, char **argv, rp_err *err)
 	static const struct option longopts[] = {
 		{ "limit", required_argument, NULL, 'n' }, { "elf", required_argument, NULL, 'e' },
 		{ "run", required_argument, NULL, 'r' },   { "graph", no_argument, NULL, 'q' },
+		{ "callers", no_argument, NULL, 'c' },
 		{ "addresses", no_argument, NULL, 'a' },   { "by-image", no_argument, NULL, 'i' },
 		{ "runs", no_argument, NULL, 'R' },        { "json", required_argument, NULL, 'J' },
 		{ "callgrind", required_argument, NULL, 'C' }, { "folded", required_argument, NULL, 'F' },
@@ -170,7 +219,7 @@ static int parse_args(report_args *a, int argc, char **argv, rp_err *err)
 	char *end;
 	memset(a, 0, sizeof(*a));
 	a->limit = -1;
-	while ((c = getopt_long(argc, argv, "+n:e:r:qaih", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+n:e:r:qcaih", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			a->limit = strtol(optarg, &end, 10);
@@ -184,6 +233,7 @@ static int parse_args(report_args *a, int argc, char **argv, rp_err *err)
 			break;
 		case 'e': a->elf_path = optarg; break;
 		case 'q': a->graph = 1; break;
+		case 'c': a->callers = 1; break;
 		case 'a': a->addresses = 1; break;
 		case 'i': a->by_image = 1; break;
 		case 'R': a->runs = 1; break;
