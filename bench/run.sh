@@ -24,3 +24,12 @@ echo "== call-graph ILP, two regions (GLPK; goals: n=2000 optimal within 2 s, n=
 echo
 echo "== ramplace record against QEMU's gdbstub (Cortex-M3 example)"
 "$root/bench/bench_record.sh" "$build"
+echo
+echo "== collection methods against exact instruction counts (total variation distance)"
+"$root/bench/bench_methods.sh" "$build"
+echo
+echo "== the target-side sampling runtime: RAM and instructions per sample"
+"$root/bench/bench_runtime_overhead.sh" "$build"
+echo
+echo "== exact counts from QEMU: libramplace-qemu.so against -d exec logging (Cortex-M3 example)"
+"$root/bench/bench_qemu_plugin.sh" "$build"

@@ -11,10 +11,14 @@ packages=(
 	libelf-dev libdw-dev binutils-dev binutils-multiarch-dev libglpk-dev libyaml-dev libsqlite3-dev
 	# tests, fuzzing, benchmarks
 	libcmocka-dev clang libclang-rt-14-dev python3 glpk-utils bc
+	# import tests: sqlite3 compares databases (gprof and gcc -pg come with build-essential)
+	sqlite3
 	# example firmware: cross toolchains, C libraries, emulators, debugger
 	gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi
 	gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
 	qemu-system-arm qemu-system-misc gdb-multiarch
+	# build integrations: Ninja generator, LLVM linker, patch tools
+	ninja-build lld git patch
 )
 
 missing=()

@@ -16,6 +16,12 @@
 #include "programs.h"
 #include "records.h"
 
+#ifdef PROFILE_RUNTIME
+/* make PROFILE_RUNTIME=1: ramplace's sampling runtime covers .text while main runs */
+#include "ramplace_profile.h"
+extern char __text_start[], __text_end[];
+#endif
+
 /* Rounds to run: about 2 s under plain qemu-system-arm at the default. Override with
  * -DITERATIONS=n (make ITERATIONS=n, cmake -DFW_ITERATIONS=n). */
 #ifndef ITERATIONS
@@ -191,6 +197,9 @@ int main(void)
 	struct totals t = { 0 };
 	uint32_t rng = 0x2545f491u;
 
+#ifdef PROFILE_RUNTIME
+	int bucket = profile_on(__text_start, __text_end, PROFILE_BUCKET, PROFILE_INTERVAL_US);
+#endif
 	initialise_monitor_handles();
 	printf("ramplace demo firmware: " FW_BOARD ", %u rounds\n", rounds);
 	crc32_init();
@@ -202,5 +211,16 @@ int main(void)
 		stage_vm(&t, round);
 	}
 	print_report(&t);
+#ifdef PROFILE_RUNTIME
+	profile_off();
+	if (bucket < 0)
+		fail(&t, rounds, "profile_on refused its arguments");
+	printf("profile: %" PRIu32 " samples (%" PRIu32 " outside, %" PRIu32 " lost), %d-byte buckets, %" PRIu32 " Hz\n",
+	       ramplace_profile.ticks, ramplace_profile.outside, ramplace_profile.saturated, bucket,
+	       ramplace_profile.rate_hz);
+	ramplace_profile_ready();	/* `ramplace record --runtime` reads the histogram here */
+	if (PROFILE_GMON[0] && profile_dump_semihosting(PROFILE_GMON) != 0)
+		fail(&t, rounds, "could not write " PROFILE_GMON " over semihosting");
+#endif
 	return t.failures ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -26,6 +26,10 @@ void __libc_init_array(void);	/* newlib: runs _init and the .init_array construc
 
 typedef void (*vector)(void);
 
+#ifdef PROFILE_RUNTIME
+void ramplace_profile_systick_handler(void);
+#endif
+
 /* Word copy; the linker script keeps every region 4-byte aligned. */
 BOOT_TEXT static void copy_words(volatile uint32_t *dst, const uint32_t *src, const uint32_t *dst_end)
 {
@@ -88,7 +92,11 @@ __attribute__((section(".vectors"), used)) static const vector vector_table[16] 
 	Default_Handler,	/* DebugMonitor */
 	0,
 	Default_Handler,	/* PendSV */
+#ifdef PROFILE_RUNTIME
+	ramplace_profile_systick_handler,	/* ramplace's sampling runtime */
+#else
 	Default_Handler,	/* SysTick */
+#endif
 };
 
 /* __libc_init_array and __libc_fini_array call these; crti.o/crtn.o are not linked

@@ -12,9 +12,13 @@ typedef int (*rp_cmd_fn)(int argc, char **argv, rp_err *err);
 
 int cmd_place(int argc, char **argv, rp_err *err);
 int cmd_record(int argc, char **argv, rp_err *err);
+int cmd_record_runtime(int argc, char **argv, rp_err *err); /* record --runtime */
 int cmd_import(int argc, char **argv, rp_err *err);
 int cmd_check(int argc, char **argv, rp_err *err);
 int cmd_report(int argc, char **argv, rp_err *err);
+int cmd_annotate(int argc, char **argv, rp_err *err);
+int cmd_emit(int argc, char **argv, rp_err *err);
+int cmd_diff(int argc, char **argv, rp_err *err);
 int cmd_callgraph(int argc, char **argv, rp_err *err);
 
 /* Sets err to a usage error for `cmd` and returns RP_EUSAGE. */

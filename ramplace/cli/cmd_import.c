@@ -1,100 +1,287 @@
 /* cmd_import.c: `ramplace import [--format F] profile.db firmware.elf FILE...`: reads profile
  * files other tools wrote ("-" is standard input) and stores them as one run, symbolized
  * against firmware.elf. Every file is parsed before anything is written. */
+#include <fcntl.h>
 #include <getopt.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "ramplace/import.h"
+#include "ramplace/profdir.h"
 #include "ramplace/profiledb.h"
 #include "ramplace/util.h"
 
 static const char usage[] =
 	"usage: ramplace import [--format FMT] profile.db firmware.elf FILE...\n"
+	"       ramplace import [--image ELF]... [--signature ID=ELF]... profile.db firmware.elf DIR\n"
 	"\n"
 	"Imports profiles into profile.db as one run, symbolized against firmware.elf.\n"
-	"FILE '-' is standard input. Formats (detected unless --format says):\n"
+	"FILE '-' is standard input. A directory DIR of name-imageid[-pid].prof files (Itsy\n"
+	"profd) is a database of several images: each file becomes a run on the ELF whose\n"
+	"build-id starts with its imageid (firmware.elf, --image ELF) or that --signature names.\n"
+	"Formats (detected unless --format says):\n"
+	"  gmon     gprof's gmon.out (glibc, eCos, embedded runtimes): histogram and arcs;\n"
+	"           byte order and address size from firmware.elf\n"
+	"  openocd  gmon.out from OpenOCD's 'profile' command (bins always little-endian)\n"
+	"  qemu     exact counts from libramplace-qemu.so:\n"
+	"           qemu-system-arm ... -plugin /path/libramplace-qemu.so,out=FILE\n"
+	"  qemu-log a log of qemu-system-* -d exec,nochain,in_asm -D FILE\n"
+	"  prof     'offset count' samples (Itsy profd): 'key value' header lines, then\n"
+	"           hex file offsets into the ELF and counts\n"
 	"  pclog    a gdb log of 'p $pc' lines: $1 = (void (*)()) 0x2000f1c4 <run_repl+12>\n"
 	"  pclist   one hex PC per line, optionally followed by a decimal count\n"
-	"  -f, --format FMT   auto (default), pclog or pclist\n"
+	"  -f, --format FMT   auto (default), gmon, openocd, qemu, qemu-log, prof, pclog, pclist\n"
+	"      --image ELF    another ELF a profile directory's files may belong to\n"
+	"      --signature ID=ELF  the file with image id ID belongs to ELF\n"
 	"  -q, --quiet        print nothing on success\n";
 
-static int parse_files(rp_samples *s, rp_import_format fmt, char **files, int nfiles, rp_err *err)
+typedef struct import_run {
+	rp_samples s;
+	double rate_hz;        /* shared by every file, else 0 */
+	char method[64];
+	char notes[256];
+	int nfiles;
+	rp_import_format detected;  /* of the first file, named in the run's tool column */
+} import_run;
+
+static void add_note(import_run *r, const char *fmt, unsigned long long n, const char *name)
 {
-	for (int i = 0; i < nfiles; i++) {
-		char *text;
-		size_t len;
-		const char *name = strcmp(files[i], "-") == 0 ? "<stdin>" : files[i];
-		int rc = rp_read_file(&text, &len, files[i], err);
-		if (rc)
-			return rc;
-		rc = rp_import_parse(s, fmt, text, len, name, err);
-		free(text);
-		if (rc)
-			return rc;
+	size_t used = strlen(r->notes);
+	snprintf(r->notes + used, sizeof(r->notes) - used, "%s", used ? "; " : "");
+	used = strlen(r->notes);
+	snprintf(r->notes + used, sizeof(r->notes) - used, fmt, n, name);
+}
+
+/* QEMU logs run to gigabytes: a regular file is mapped, not copied. */
+static int map_file(char **text, size_t *len, int *mapped, const char *path, rp_err *err)
+{
+	struct stat st;
+	*mapped = 0;
+	int fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		close(fd);
+		if (p != MAP_FAILED) {
+			*text = p;
+			*len = (size_t)st.st_size;
+			*mapped = 1;
+			return 0;
+		}
+	} else if (fd >= 0) {
+		close(fd);
 	}
+	return rp_read_file(text, len, path, err);
+}
+
+static int parse_one(import_run *r, rp_import_format fmt, const rp_image *img, const char *path, rp_err *err)
+{
+	char *text;
+	size_t len;
+	rp_samples one;
+	rp_import_meta meta;
+	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	int mapped = 0;
+	int rc = map_file(&text, &len, &mapped, path, err);
+	if (rc)
+		return rc;
+	rp_samples_init(&one);
+	if (r->nfiles == 0)
+		r->detected = fmt == RP_IMPORT_AUTO ? rp_import_detect(text, len) : fmt;
+	rc = rp_import_file(&one, &meta, fmt, img, text, len, name, err);
+	if (mapped)
+		munmap(text, len);
+	else
+		free(text);
+	if (!rc)
+		rc = rp_samples_merge(&r->s, &one, name, err);
+	rp_samples_release(&one);
+	if (rc)
+		return rc;
+	r->rate_hz = r->nfiles == 0 || r->rate_hz == meta.rate_hz ? meta.rate_hz : 0.0;
+	if (r->nfiles++ == 0)
+		snprintf(r->method, sizeof(r->method), "%s", meta.method);
+	if (meta.saturated)
+		add_note(r, "%llu histogram bins saturated at 65535 in %s (their counts are lower bounds)",
+			 (unsigned long long)meta.saturated, name);
+	if (meta.blocks_without_insns)
+		add_note(r, "%llu translation blocks of %s counted at their start only (log made without -d in_asm)",
+			 (unsigned long long)meta.blocks_without_insns, name);
+	if (meta.nbb)
+		add_note(r, "%llu basic-block counts in %s not used", (unsigned long long)meta.nbb, name);
 	return 0;
 }
 
-static int store(const char *db_path, const char *elf_path, const rp_samples *s, const char *source,
+static int parse_files(import_run *r, rp_import_format fmt, const rp_image *img, char **files,
+		       int nfiles, rp_err *err)
+{
+	for (int i = 0; i < nfiles; i++) {
+		int rc = parse_one(r, fmt, img, files[i], err);
+		if (rc)
+			return rc;
+	}
+	if (r->s.total == 0 && r->s.narcs == 0)
+		return rp_err_set(err, RP_EINPUT, "%s: no samples found", files[0]);
+	return 0;
+}
+
+static int store(const char *db_path, const rp_image *img, const import_run *r, const char *source,
 		 rp_import_format fmt, int quiet, rp_err *err)
 {
-	rp_image *img = NULL;
 	rp_db *db = NULL;
-	char tool[64];
+	char tool[64], stop[320];
 	int64_t run_id = 0;
 	snprintf(tool, sizeof(tool), "import:%s", rp_import_format_name(fmt));
+	snprintf(stop, sizeof(stop), "end of file%s%s", r->notes[0] ? "; " : "", r->notes);
 	rp_run_info info = RP_RUN_INFO_INIT;
+	uint64_t scale = r->s.scale ? r->s.scale : 1;
+	double taken = r->s.taken ? (double)r->s.taken : (double)r->s.total / (double)scale;
 	info.source = source;
 	info.tool = tool;
-	info.stop_reason = "end of file";
-	int rc = rp_image_load(&img, elf_path, err);
+	info.method = r->method;
+	info.rate_hz = r->rate_hz;
+	info.duration_s = r->rate_hz > 0 ? taken / r->rate_hz : 0.0;
+	info.stop_reason = stop;
+	int rc = rp_db_open(&db, db_path, err);
+	if (!rc)
+		rc = rp_db_store_run(db, img, &info, &r->s, &run_id, err);
+	if (!rc && !quiet) {
+		printf("imported %.0f samples", taken);
+		if (r->s.narcs)
+			printf(" and %zu call arcs", r->s.narcs);
+		printf(" from %s as run %lld\n", source, (long long)run_id);
+		if (r->notes[0])
+			printf("note: %s\n", r->notes);
+	}
+	rp_db_close(db);
+	return rc;
+}
+
+#define MAX_ELVES 32
+
+typedef struct import_args {
+	rp_import_format fmt;
+	int quiet;
+	const char *elf_paths[MAX_ELVES];   /* [0] is firmware.elf, then --image */
+	size_t nelves;
+	char *sig_ids[MAX_ELVES];           /* --signature ID=ELF */
+	const char *sig_paths[MAX_ELVES];
+	size_t nsigs;
+} import_args;
+
+/* One run per file of a profd directory, each on the image its signature names. */
+static int import_dir(const char *db_path, const char *dir, const import_args *a, rp_err *err)
+{
+	rp_image *elves[2 * MAX_ELVES] = { 0 };
+	rp_prof_sig sigs[MAX_ELVES];
+	rp_prof_dir d = { 0 };
+	rp_db *db = NULL;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < a->nelves; i++)
+		rc = rp_image_load(&elves[i], a->elf_paths[i], err);
+	for (size_t i = 0; !rc && i < a->nsigs; i++) {
+		rc = rp_image_load(&elves[a->nelves + i], a->sig_paths[i], err);
+		sigs[i] = (rp_prof_sig){ a->sig_ids[i], elves[a->nelves + i] };
+	}
+	if (!rc)
+		rc = rp_prof_dir_load(&d, dir, (const rp_image *const *)elves, a->nelves, sigs, a->nsigs, err);
 	if (!rc)
 		rc = rp_db_open(&db, db_path, err);
-	if (!rc)
-		rc = rp_db_store_run(db, img, &info, s, &run_id, err);
-	if (!rc && !quiet)
-		printf("imported %llu samples at %zu addresses from %s as run %lld\n",
-		       (unsigned long long)s->total, s->pcs_used, source, (long long)run_id);
+	for (size_t i = 0; !rc && i < d.n; i++) {
+		rp_prof_entry *e = &d.entries[i];
+		char source[600], notes[400];
+		int64_t run_id;
+		rp_run_info info = RP_RUN_INFO_INIT;
+		snprintf(source, sizeof(source), "file %s", e->path);
+		snprintf(notes, sizeof(notes), "image %s%s%s%s%s", e->header.image[0] ? e->header.image : e->name,
+			 e->own ? " (no ELF with this signature: offsets kept)" : "",
+			 e->header.version[0] ? "; profiler version " : "", e->header.version, "");
+		info.source = source;
+		info.tool = "import:prof";
+		info.method = "sampled";
+		info.stop_reason = notes;
+		rc = rp_db_store_run(db, e->img, &info, &e->samples, &run_id, err);
+		if (!rc && !a->quiet)
+			printf("imported %llu samples of %s (%s%s) as run %lld\n", (unsigned long long)e->samples.total,
+			       e->name, e->own ? "signature " : "", e->own ? e->image_id : e->img->path, (long long)run_id);
+	}
 	rp_db_close(db);
-	rp_image_free(img);
+	rp_prof_dir_release(&d);
+	for (size_t i = 0; i < 2 * MAX_ELVES; i++)
+		rp_image_free(elves[i]);
 	return rc;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int parse_args(import_args *a, int argc, char **argv, rp_err *err)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' }, { "quiet", no_argument, NULL, 'q' },
+		{ "image", required_argument, NULL, 'I' },  { "signature", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 }
+	};
+	int c, rc;
+	memset(a, 0, sizeof(*a));
+	a->nelves = 1;
+	while ((c = getopt_long(argc, argv, "+f:qh", longopts, NULL)) != -1) {
+		if (c == 'f') {
+			if ((rc = rp_import_format_parse(&a->fmt, optarg, err)))
+				return rc;
+		} else if (c == 'q') {
+			a->quiet = 1;
+		} else if (c == 'I' && a->nelves < MAX_ELVES) {
+			a->elf_paths[a->nelves++] = optarg;
+		} else if (c == 'S' && a->nsigs < MAX_ELVES && strchr(optarg, '=')) {
+			char *eq = strchr(optarg, '=');
+			*eq = '\0';
+			a->sig_ids[a->nsigs] = optarg;
+			a->sig_paths[a->nsigs++] = eq + 1;
+		} else if (c == 'h') {
+			return 1;
+		} else {
+			return cli_usage_error(err, "import", c == 'S' ? "--signature takes ID=ELF" : "unknown option");
+		}
+	}
+	if (argc - optind < 3)
+		return cli_usage_error(err, "import", "expects profile.db, firmware.elf and at least one FILE");
+	a->elf_paths[0] = argv[optind + 1];
+	return 0;
 }
 
 int cmd_import(int argc, char **argv, rp_err *err)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' }, { "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 }
-	};
-	rp_import_format fmt = RP_IMPORT_AUTO;
-	int c, quiet = 0, rc = 0;
-	while ((c = getopt_long(argc, argv, "+f:qh", longopts, NULL)) != -1) {
-		if (c == 'f' && (rc = rp_import_format_parse(&fmt, optarg, err)))
-			return rc;
-		else if (c == 'q')
-			quiet = 1;
-		else if (c == 'h')
-			return fputs(usage, stdout) < 0 ? RP_EIO : 0;
-		else if (c != 'f')
-			return cli_usage_error(err, "import", "unknown option");
+	import_args a;
+	int rc = parse_args(&a, argc, argv, err);
+	if (rc)
+		return rc > 0 ? (fputs(usage, stdout) < 0 ? RP_EIO : 0) : rc;
+	if (is_dir(argv[optind + 2])) {
+		if (argc - optind != 3)
+			return cli_usage_error(err, "import", "a profile directory is imported on its own");
+		return import_dir(argv[optind], argv[optind + 2], &a, err);
 	}
-	if (argc - optind < 3)
-		return cli_usage_error(err, "import", "expects profile.db, firmware.elf and at least one FILE");
-	/* the ELF must be good before the files are worth parsing */
+	/* the ELF must be good before the files are worth parsing: it gives byte order,
+	 * address size and the functions histogram bins are split over */
 	rp_image *img = NULL;
 	if ((rc = rp_image_load(&img, argv[optind + 1], err)))
 		return rc;
-	rp_image_free(img);
-	rp_samples s;
-	rp_samples_init(&s);
+	import_run r;
+	memset(&r, 0, sizeof(r));
+	rp_samples_init(&r.s);
 	char source[512];
 	snprintf(source, sizeof(source), "file %s%s", argv[optind + 2], argc - optind > 3 ? " ..." : "");
-	rc = parse_files(&s, fmt, argv + optind + 2, argc - optind - 2, err);
+	rc = parse_files(&r, a.fmt, img, argv + optind + 2, argc - optind - 2, err);
 	if (!rc)
-		rc = store(argv[optind], argv[optind + 1], &s, source, fmt, quiet, err);
-	rp_samples_release(&s);
+		rc = store(argv[optind], img, &r, source, a.fmt == RP_IMPORT_AUTO ? r.detected : a.fmt, a.quiet, err);
+	rp_samples_release(&r.s);
+	rp_image_free(img);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include "ldgen.h"
 #include "ramplace/config.h"
 #include "ramplace/placement.h"
+#include "ramplace/staleness.h"
 #include "ramplace/util.h"
 
 typedef struct place_args {
@@ -34,7 +35,19 @@ typedef struct place_args {
 	rp_region_cfg *regions;     /* owned copy with the command-line overrides */
 	size_t nregions;
 	char **fragments, **plans;  /* per region, owned */
+	int force;
+	double min_mapped;        /* refuse below this share of profiled samples mapping */
 } place_args;
+
+/* What profile.db holds, when it exists. */
+typedef struct profile {
+	rp_db_totals totals;
+	rp_arc_total *arcs;       /* with a cost model: sampled arcs, for crossing costs */
+	size_t narcs;
+	rp_db_image *images;
+	size_t nimages;
+	int have;
+} profile;
 
 static const char usage[] =
 	"usage: ramplace [place] --budget SIZE [options] profile.db firmware.elf\n"
@@ -62,6 +75,9 @@ static const char usage[] =
 	"      --flash-wait-states N   cost model: report cycles, weigh crossing calls\n"
 	"      --time-limit S    ILP time limit in seconds (default 10)\n"
 	"      --ilp             use the ILP even for a plain knapsack\n"
+	"      --min-mapped PCT  refuse when less than PCT%% of the profiled samples fall in\n"
+	"                        functions the ELF still has (default 50)\n"
+	"      --force           place from a stale profile anyway (also: RAMPLACE_FORCE=1)\n"
 	"  -q, --quiet           print nothing but errors and warnings\n";
 
 static int add_glob(const char ***list, size_t *n, const char *glob, rp_err *err)
@@ -84,6 +100,16 @@ static int parse_double(double *out, const char *text, const char *what, double 
 	return 0;
 }
 
+static int parse_percent(double *out, const char *text, rp_err *err)
+{
+	char *end;
+	double v = strtod(text, &end);
+	if (end == text || (*end && strcmp(end, "%") != 0) || !(v >= 0.0 && v <= 100.0))
+		return rp_err_set(err, RP_EUSAGE, "--min-mapped: '%s' is not a percentage from 0 to 100", text);
+	*out = v / 100.0;
+	return 0;
+}
+
 static int parse_args(place_args *a, int argc, char **argv, rp_err *err)
 {
 	static const struct option longopts[] = {
@@ -93,6 +119,7 @@ static int parse_args(place_args *a, int argc, char **argv, rp_err *err)
 		{ "align", required_argument, NULL, 'a' },  { "veneer-size", required_argument, NULL, 'v' },
 		{ "output-section", required_argument, NULL, 'S' },
 		{ "allow-boot-path", no_argument, NULL, 'B' }, { "quiet", no_argument, NULL, 'q' },
+		{ "min-mapped", required_argument, NULL, 'M' }, { "force", no_argument, NULL, 'F' },
 		{ "config", required_argument, NULL, 'c' }, { "pin", required_argument, NULL, 'p' },
 		{ "closure", required_argument, NULL, 'C' }, { "flash-wait-states", required_argument, NULL, 'W' },
 		{ "time-limit", required_argument, NULL, 'T' }, { "ilp", no_argument, NULL, 'I' },
@@ -136,6 +163,8 @@ static int parse_args(place_args *a, int argc, char **argv, rp_err *err)
 		case 'S': a->opts.outsec = optarg; break;
 		case 'B': a->opts.keep_boot_path = 0; break;
 		case 'q': a->quiet = 1; break;
+		case 'F': a->force = 1; break;
+		case 'M': rc = parse_percent(&a->min_mapped, optarg, err); break;
 		case 'h': fputs(usage, stdout); return 1;
 		default: return cli_usage_error(err, "place", "unknown option");
 		}
@@ -146,11 +175,13 @@ static int parse_args(place_args *a, int argc, char **argv, rp_err *err)
 		return cli_usage_error(err, "place", "expects profile.db and firmware.elf");
 	if (!a->have_budget && !a->config_path)
 		return cli_usage_error(err, "place", "--budget (or --config with regions) is required");
+	const char *force = getenv("RAMPLACE_FORCE"); /* how the build integrations pass --force */
+	if (force && *force && strcmp(force, "0") != 0)
+		a->force = 1;
 	a->db_path = argv[optind];
 	a->elf_path = argv[optind + 1];
 	return 0;
 }
-
 static int append_names(const char ***list, size_t *n, char *const *names, size_t count, rp_err *err)
 {
 	for (size_t i = 0; i < count; i++)
@@ -257,47 +288,81 @@ static int apply_config(place_args *a, rp_err *err)
 	return 0;
 }
 
+
 /* No profile.db yet is the first build: place nothing. An existing but empty one is an error. */
-static int load_profile(place_args *a, rp_db_totals *totals, rp_arc_total **arcs, size_t *narcs, int *have,
-			rp_err *err)
+static int load_profile(place_args *a, profile *pr, rp_err *err)
 {
 	struct stat st;
 	rp_db *db;
-	*have = 0;
 	if (stat(a->db_path, &st) != 0)
 		return 0;
 	int rc = rp_db_open_existing(&db, a->db_path, err);
 	if (rc)
 		return rc;
-	rc = rp_db_totals_load_weighted(db, a->cfg && a->cfg->weighting == RP_WEIGHT_EQUAL, totals, err);
-	if (!rc && a->opts.have_cost) {
-		rc = rp_db_arcs_load(db, arcs, narcs, err);
-		if (rc)
-			rp_db_totals_release(totals);
-	}
-	a->opts.arcs = *arcs;
-	a->opts.narcs = *narcs;
+	rc = rp_db_totals_load_weighted(db, a->cfg && a->cfg->weighting == RP_WEIGHT_EQUAL, &pr->totals, err);
+	if (!rc)
+		rc = rp_db_images_load(db, &pr->images, &pr->nimages, err);
+	if (!rc && a->opts.have_cost)
+		rc = rp_db_arcs_load(db, &pr->arcs, &pr->narcs, err);
+	a->opts.arcs = pr->arcs;
+	a->opts.narcs = pr->narcs;
 	rp_db_close(db);
 	if (rc)
 		return rc;
-	if (totals->total == 0) {
-		rp_db_totals_release(totals);
+	if (pr->totals.total == 0)
 		return rp_err_set(err, RP_EINPUT, "%s: the profile holds no samples; run 'ramplace record' or 'ramplace import' first",
 				  a->db_path);
-	}
-	*have = 1;
+	pr->have = 1;
 	return 0;
 }
 
-static void print_warnings(const rp_placement *p, const place_args *a)
+static void profile_release(profile *pr)
 {
-	if (p->nmissing) {
-		fprintf(stderr, "ramplace: warning: %zu profiled function(s) with %llu samples are not in %s (renamed or removed since the profile was taken):",
-			p->nmissing, (unsigned long long)p->missing_samples, a->elf_path);
-		for (size_t i = 0; i < p->nmissing && i < 20; i++)
-			fprintf(stderr, "%s %s", i ? "," : "", p->missing[i]);
-		fprintf(stderr, "%s\n", p->nmissing > 20 ? ", ..." : "");
+	rp_db_totals_release(&pr->totals);
+	rp_db_images_free(pr->images, pr->nimages);
+	rp_arc_totals_free(pr->arcs, pr->narcs);
+}
+
+static void print_vanished(const rp_staleness *st, const place_args *a)
+{
+	fprintf(stderr, "ramplace: warning: %zu profiled function(s) with %llu samples are not in %s (removed, inlined or renamed since):",
+		st->nvanished, (unsigned long long)(st->profiled - st->mapped), a->elf_path);
+	for (size_t i = 0; i < st->nvanished && i < 20; i++) {
+		const rp_stale_func *v = &st->vanished[i];
+		fprintf(stderr, "%s %s%s%s%s (%llu)", i ? "," : "", v->name, v->file ? " (" : "",
+			v->file ? v->file : "", v->file ? ")" : "", (unsigned long long)v->samples);
+		if (v->now)
+			fprintf(stderr, " now %s?", v->now);
 	}
+	fprintf(stderr, "%s\n", st->nvanished > 20 ? ", ..." : "");
+}
+
+/* Says how stale the profile is and refuses, unless --force, when too little of it maps. */
+static int assess_profile(const place_args *a, const rp_image *img, const profile *pr, rp_err *err)
+{
+	rp_staleness st;
+	int rc = rp_staleness_assess(&st, img, pr->images, pr->nimages, &pr->totals, err);
+	if (rc)
+		return rc;
+	double share = rp_staleness_mapped_share(&st);
+	if (st.nother)
+		fprintf(stderr, "ramplace: note: %s: %llu of %llu samples were recorded on %s build %.12s (%s), not on %s (%.12s); %.1f%% of the profiled samples still map\n",
+			a->db_path, (unsigned long long)st.other_samples, (unsigned long long)pr->totals.total,
+			st.nother > 1 ? "another build, e.g." : "another", st.other_build_id, st.other_path,
+			a->elf_path, img->build_id, 100.0 * share);
+	if (st.nvanished)
+		print_vanished(&st, a);
+	if (share < a->min_mapped && !a->force)
+		rc = rp_err_set(err, RP_EINPUT, "%s: only %.1f%% of %llu profiled samples map to functions of %s (--min-mapped %.0f%%): the profile is stale; record it again on this build, or pass --force",
+				a->db_path, 100.0 * share, (unsigned long long)st.profiled, a->elf_path,
+				100.0 * a->min_mapped);
+	rp_staleness_release(&st);
+	return rc;
+}
+
+/* Profiled functions missing from the ELF are named by assess_profile, before placing. */
+static void print_warnings(const rp_placement *p)
+{
 	if (p->guessed_patterns && p->plan->nunits)
 		fprintf(stderr, "ramplace: warning: no --map: input sections guessed from symbol names; "
 				"pass the link map (-Wl,-Map) for exact patterns and sizes\n");
@@ -368,28 +433,26 @@ static int run_place(place_args *a, rp_err *err)
 {
 	rp_image *img = NULL;
 	rp_map *map = NULL;
-	rp_db_totals totals = { 0 };
-	rp_arc_total *arcs = NULL;
-	size_t narcs = 0;
+	profile pr = { .have = 0 };
 	rp_placement placement = { 0 };
-	int have_profile = 0;
 	int rc = rp_image_load(&img, a->elf_path, err);
 	if (!rc && a->map_path)
 		rc = rp_map_load(&map, a->map_path, err);
 	if (!rc)
-		rc = load_profile(a, &totals, &arcs, &narcs, &have_profile, err);
+		rc = load_profile(a, &pr, err);
+	if (!rc && pr.have)
+		rc = assess_profile(a, img, &pr, err);
 	if (!rc)
-		rc = rp_place(img, map, have_profile ? &totals : NULL, &a->opts, &placement, err);
+		rc = rp_place(img, map, pr.have ? &pr.totals : NULL, &a->opts, &placement, err);
 	if (!rc)
 		rc = write_outputs(&placement, a, err);
 	if (!rc) {
-		print_warnings(&placement, a);
+		print_warnings(&placement);
 		if (!a->quiet)
-			print_report(&placement, a, have_profile);
+			print_report(&placement, a, pr.have);
 	}
 	rp_placement_release(&placement);
-	rp_arc_totals_free(arcs, narcs);
-	rp_db_totals_release(&totals);
+	profile_release(&pr);
 	rp_map_free(map);
 	rp_image_free(img);
 	return rc;
@@ -412,7 +475,7 @@ static void args_release(place_args *a)
 
 int cmd_place(int argc, char **argv, rp_err *err)
 {
-	place_args a = { .opts = RP_PLACE_OPTS_INIT, .output = "ramtext.ld", .flash_wait_states = -1 };
+	place_args a = { .opts = RP_PLACE_OPTS_INIT, .output = "ramtext.ld", .flash_wait_states = -1, .min_mapped = 0.5 };
 	int rc = parse_args(&a, argc, argv, err);
 	if (rc == 0)
 		rc = apply_config(&a, err);

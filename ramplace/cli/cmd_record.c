@@ -10,6 +10,9 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -48,11 +51,17 @@ static void usage(void)
 	       "  --duration SECONDS        stop after this long (default: until another limit)\n"
 	       "  --samples N               stop after N samples\n"
 	       "  --rate HZ                 mean sampling rate (default 0: as fast as possible)\n"
+	       "  --min-run USEC            halting: the target runs at least this long between\n"
+	       "                            samples (default 30)\n"
+	       "  --method auto|halt        auto (default): on Cortex-M read the DWT PC sample\n"
+	       "                            register without halting when it works, else halt\n"
 	       "  --seed N                  seed of the randomized intervals (default: from the clock)\n"
 	       "  --connect-timeout MS      bound on connecting (default 3000)\n"
 	       "  --timeout MS              bound on every reply (default 2000)\n"
 	       "  --no-callers              do not record lr/ra -> pc arcs\n"
 	       "  --quiet                   no progress line\n"
+	       "  --runtime                 read the target-side runtime's histogram instead\n"
+	       "                            (see 'ramplace record --runtime --help')\n"
 	       "  --help                    print this and exit\n\n"
 	       "The run ends at --duration, --samples, when the target exits, or on Ctrl-C; the\n"
 	       "samples gathered are stored in every case.\n");
@@ -103,7 +112,7 @@ static int parse_remote(struct record_opts *o, const char *text, rp_err *err)
 }
 
 enum { OPT_REMOTE = 256, OPT_DURATION, OPT_SAMPLES, OPT_RATE, OPT_SEED, OPT_CTIMEOUT, OPT_TIMEOUT,
-       OPT_NO_CALLERS, OPT_QUIET, OPT_HELP };
+       OPT_NO_CALLERS, OPT_QUIET, OPT_HELP, OPT_MIN_RUN, OPT_METHOD };
 
 static const struct option long_opts[] = {
 	{ "remote", required_argument, NULL, OPT_REMOTE },
@@ -116,6 +125,8 @@ static const struct option long_opts[] = {
 	{ "no-callers", no_argument, NULL, OPT_NO_CALLERS },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "min-run", required_argument, NULL, OPT_MIN_RUN },
+	{ "method", required_argument, NULL, OPT_METHOD },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -143,6 +154,18 @@ static int parse_args(struct record_opts *o, int argc, char **argv, rp_err *err)
 		case OPT_RATE:
 			rc = parse_double(&o->sampler.rate_hz, optarg, 0, 1e7,
 					  "--rate wants a rate in Hz (0: as fast as possible)", err);
+			break;
+		case OPT_MIN_RUN:
+			rc = parse_double(&o->sampler.min_run_us, optarg, 0, 1e7,
+					  "--min-run wants microseconds (0..10000000)", err);
+			break;
+		case OPT_METHOD:
+			if (strcmp(optarg, "auto") == 0)
+				o->sampler.method = RP_SAMPLER_METHOD_AUTO;
+			else if (strcmp(optarg, "halt") == 0)
+				o->sampler.method = RP_SAMPLER_METHOD_HALT;
+			else
+				rc = cli_usage_error(err, "record", "--method wants auto or halt");
 			break;
 		case OPT_SEED:
 			rc = parse_u64(&o->sampler.seed, optarg, UINT64_MAX, "--seed wants a number", err);
@@ -208,7 +231,7 @@ static int record(struct record_opts *o, rp_db *db, const rp_image *img, rp_err 
 	rp_run_info info = RP_RUN_INFO_INIT;
 	info.source = source;
 	info.tool = "record";
-	info.method = "halt";
+	info.method = res.method;
 	info.rate_hz = res.stats.rate_hz;
 	info.duration_s = res.stats.elapsed_s;
 	info.stop_reason = res.reason;
@@ -217,13 +240,15 @@ static int record(struct record_opts *o, rp_db *db, const rp_image *img, rp_err 
 	if (res.stats.samples > 0)
 		rc = rp_db_store_run(db, img, &info, &samples, &run_id, err);
 	if (rc == 0) {
-		printf("recorded %llu samples in %.2f s (%.0f samples/s) from %s; stopped: %s",
+		printf("recorded %llu samples in %.2f s (%.0f samples/s, %s) from %s; stopped: %s",
 		       (unsigned long long)res.stats.samples, res.stats.elapsed_s, res.stats.rate_hz,
-		       rp_rsp_name(rsp), res.reason);
+		       res.method, rp_rsp_name(rsp), res.reason);
 		if (res.stats.samples > 0)
 			printf("; run %lld in %s\n", (long long)run_id, o->db_path);
 		else
 			printf("; nothing stored\n");
+		if (res.method_note[0])
+			printf("no DWT sampling: %s; halted the target instead\n", res.method_note);
 		fflush(stdout);
 	}
 	rp_samples_release(&samples);
@@ -244,6 +269,10 @@ int cmd_record(int argc, char **argv, rp_err *err)
 	o.sampler = sdflt;
 	o.rsp = rdflt;
 	o.sampler.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	/* --runtime is another collection method with its own options (cmd_record_runtime.c) */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--runtime") == 0)
+			return cmd_record_runtime(argc, argv, err);
 	int rc = parse_args(&o, argc, argv, err);
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
@@ -269,6 +298,10 @@ int cmd_record(int argc, char **argv, rp_err *err)
 	sigaction(SIGINT, &sa, &old);
 	o.rsp.cancel = &interrupted;
 	o.sampler.stop_flag = &interrupted;
+#ifdef __linux__
+	/* waits of tens of microseconds: the default 50 us timer slack would double them */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+#endif
 
 	rc = record(&o, db, img, err);
 

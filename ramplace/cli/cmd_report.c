@@ -1,21 +1,39 @@
-/* cmd_report.c: `ramplace report profile.db`: the flat profile summed over every run, in
- * gprof's columns (% time, cumulative, self samples, name), and with --elf the placement view:
- * the share of samples in code that runs from RAM (sections loaded elsewhere than they run). */
+/* cmd_report.c: `ramplace report profile.db`: the profile summed over every run (or one run)
+ * in gprof's flat and call-graph layouts, iprof's per-image and per-address tables, exports
+ * (JSON, callgrind, folded stacks), and with --elf the placement view: the share of samples in
+ * code that runs from RAM (sections loaded elsewhere than they run); with --callers the sampled
+ * caller->callee arcs (from the return address taken with each sample). Formatting is
+ * report.c's. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "ramplace/image.h"
 #include "ramplace/profiledb.h"
+#include "ramplace/report.h"
+#include "ramplace/util.h"
 
 static const char usage[] =
-	"usage: ramplace report [--limit N] [--elf firmware.elf] profile.db\n"
+	"usage: ramplace report [options] profile.db\n"
 	"\n"
-	"Prints the flat profile: every function's share of the samples of all runs.\n"
-	"  -n, --limit N   print at most N functions (default: all)\n"
-	"  -e, --elf FILE  also show where the sampled functions sit in FILE: code that runs\n"
-	"                  from RAM (loaded from flash, copied at boot) versus flash\n";
+	"Prints the flat profile of all runs (or of --run N) in gprof's layout: % time, cumulative\n"
+	"and self seconds (samples when no sampling rate is known), calls where arcs give them.\n"
+	"  -n, --limit N    print at most N functions (default: all)\n"
+	"  -r, --run N      only run N (see --runs)\n"
+	"  -q, --graph      also print the call graph in gprof's layout (needs arcs)\n"
+	"  -c, --callers    also print the sampled caller -> callee arcs, with the share of the\n"
+	"                   callee's samples each explains\n"
+	"  -a, --addresses  iprof's per-function table: cycles, %, cum %, addr, function\n"
+	"  -i, --by-image   iprof's per-image table: cycles, %, cum %, image\n"
+	"      --runs       list the runs: id, build, tool, method, rate, samples, notes\n"
+	"  -e, --elf FILE   also show where the sampled functions sit in FILE: code that runs\n"
+	"                   from RAM (loaded from flash, copied at boot) versus flash; with\n"
+	"                   --addresses, the addresses come from FILE\n"
+	"      --json FILE        write the profile as JSON (docs/report-formats.md; - is stdout)\n"
+	"      --callgrind FILE   write it in callgrind format, for KCacheGrind\n"
+	"      --folded FILE      write folded stacks (caller;callee count), for flamegraph.pl\n";
 
 /* Code that runs where it is not loaded was copied at boot: that is RAM code. */
 static int print_placement(const rp_db_totals *t, const char *elf_path, rp_err *err)
@@ -43,60 +61,220 @@ static int print_placement(const rp_db_totals *t, const char *elf_path, rp_err *
 	return 0;
 }
 
-static void print_flat(const rp_db_totals *t, long limit)
+typedef struct report_args {
+	long limit;
+	int64_t run;
+	int graph, callers, addresses, by_image, runs;
+	const char *elf_path, *json, *callgrind, *folded;
+} report_args;
+
+static int same_func(const char *a, const char *afile, const char *b, const char *bfile)
 {
-	double cumulative = 0;
-	printf("Flat profile: %llu samples in %zu run(s) on %zu build(s)\n\n",
-	       (unsigned long long)t->total, t->nruns, t->nimages);
-	printf("%7s %11s %10s  %s\n", "% time", "cumulative", "self", "name");
-	for (size_t i = 0; i < t->nfuncs && (limit < 0 || (long)i < limit); i++) {
-		const rp_func_total *f = &t->funcs[i];
-		double share = t->total ? 100.0 * (double)f->count / (double)t->total : 0.0;
-		cumulative += share;
-		printf("%6.2f%% %10.2f%% %10llu  %s%s%s%s\n", share, cumulative, (unsigned long long)f->count,
-		       f->func, f->file ? " (" : "", f->file ? f->file : "", f->file ? ")" : "");
+	return strcmp(a, b) == 0 && ((!afile && !bfile) || (afile && bfile && strcmp(afile, bfile) == 0));
+}
+
+static uint64_t samples_of(const rp_db_totals *t, const char *func, const char *file)
+{
+	for (size_t i = 0; i < t->nfuncs; i++)
+		if (same_func(t->funcs[i].func, t->funcs[i].file, func, file))
+			return t->funcs[i].count;
+	return 0;
+}
+
+static const char *paren(const char *file, char *buf, size_t cap)
+{
+	if (!file)
+		return "";
+	snprintf(buf, cap, " (%s)", file);
+	return buf;
+}
+
+/* The arcs, most sampled first, with the share of the callee's samples each explains. An arc
+ * whose return address lies in the sampled function itself is left out: that is a stale
+ * LR/ra (the function called something earlier) far more often than recursion. */
+static void print_callers(const rp_db_totals *t, const rp_arc_total *arcs, size_t n, long limit)
+{
+	size_t shown = 0;
+	char f1[300], f2[300];
+	printf("\nSampled callers: %zu arc(s); 'of callee' is the share of the callee's samples\n\n", n);
+	printf("%10s %10s  %s\n", "samples", "of callee", "caller -> callee");
+	for (size_t i = 0; i < n && (limit < 0 || (long)shown < limit); i++) {
+		const rp_arc_total *a = &arcs[i];
+		if (same_func(a->caller, a->caller_file, a->callee, a->callee_file))
+			continue;
+		uint64_t of = samples_of(t, a->callee, a->callee_file);
+		printf("%10llu %9.1f%%  %s%s -> %s%s\n", (unsigned long long)a->count,
+		       of ? 100.0 * (double)a->count / (double)of : 0.0, a->caller,
+		       paren(a->caller_file, f1, sizeof(f1)), a->callee, paren(a->callee_file, f2, sizeof(f2)));
+		shown++;
 	}
 }
 
-int cmd_report(int argc, char **argv, rp_err *err)
+static void print_runs(const rp_run_row *runs, size_t n)
+{
+	printf("%4s  %-16.16s %-14s %-10s %10s %12s  %s\n", "run", "build", "tool", "method", "rate Hz",
+	       "samples", "notes");
+	for (size_t i = 0; i < n; i++)
+		printf("%4lld  %-16.16s %-14s %-10s %10.0f %12.0f  %s\n", (long long)runs[i].id, runs[i].build_id,
+		       runs[i].tool, runs[i].method[0] ? runs[i].method : "-", runs[i].rate_hz, runs[i].samples,
+		       runs[i].stop_reason);
+}
+
+typedef void (*export_fn)(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns);
+
+static void json_export(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns)
+{
+	rp_report_json(out, p, runs, nruns);
+}
+
+static void callgrind_export(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns)
+{
+	(void)nruns;
+	rp_report_callgrind(out, p, nruns ? runs[0].image_path : "firmware");
+}
+
+static void folded_export(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns)
+{
+	(void)runs;
+	(void)nruns;
+	rp_report_folded(out, p);
+}
+
+/* Writes an export through rp_afile (never half-written), or to stdout for "-". */
+static int write_export(const char *path, export_fn fn, const rp_profile *p, const rp_run_row *runs,
+			size_t nruns, rp_err *err)
+{
+	if (strcmp(path, "-") == 0) {
+		fn(stdout, p, runs, nruns);
+		return fflush(stdout) ? rp_err_set(err, RP_EIO, "<stdout>: write failed") : 0;
+	}
+	rp_afile af;
+	int rc = rp_afile_open(&af, path, err);
+	if (rc)
+		return rc;
+	fn(af.fp, p, runs, nruns);
+	return rp_afile_commit(&af, err);
+}
+
+static int exports(const report_args *a, const rp_profile *p, const rp_run_row *runs, size_t nruns, rp_err *err)
+{
+	int rc = 0;
+	if (!rc && a->json)
+		rc = write_export(a->json, json_export, p, runs, nruns, err);
+	if (!rc && a->callgrind)
+		rc = write_export(a->callgrind, callgrind_export, p, runs, nruns, err);
+	if (!rc && a->folded)
+		rc = write_export(a->folded, folded_export, p, runs, nruns, err);
+	return rc;
+}
+
+static int print_report(const report_args *a, const rp_db_totals *t, const rp_arc_total *arcs, size_t narcs,
+			const rp_run_row *runs, size_t nruns, rp_err *err)
+{
+	rp_profile p;
+	rp_image *img = NULL;
+	int rc = rp_profile_build(&p, t, arcs, narcs, err);
+	if (rc)
+		return rc;
+	int to_stdout = (a->json && !strcmp(a->json, "-")) || (a->callgrind && !strcmp(a->callgrind, "-")) ||
+			(a->folded && !strcmp(a->folded, "-"));
+	if (a->runs) {
+		print_runs(runs, nruns);
+	} else if (a->by_image) {
+		rp_report_by_image(stdout, runs, nruns);
+	} else if (a->addresses) {
+		if (a->elf_path && (rc = rp_image_load(&img, a->elf_path, err)))
+			goto out;
+		rp_report_addresses(stdout, &p, img, a->limit);
+	} else if (!to_stdout) {
+		printf("Flat profile: %.0f samples in %zu run(s) on %zu build(s)\n", t->taken, t->nruns, t->nimages);
+		rp_report_flat(stdout, &p, a->limit);
+		if (a->graph)
+			rp_report_callgraph(stdout, &p);
+		if (a->callers)
+			print_callers(t, arcs, narcs, a->limit);
+		if (a->elf_path)
+			rc = print_placement(t, a->elf_path, err);
+	}
+	if (!rc)
+		rc = exports(a, &p, runs, nruns, err);
+out:
+	rp_image_free(img);
+	rp_profile_release(&p);
+	return rc;
+}
+
+static int parse_args(report_args *a, int argc, char **argv, rp_err *err)
 {
 	static const struct option longopts[] = {
 		{ "limit", required_argument, NULL, 'n' }, { "elf", required_argument, NULL, 'e' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		{ "run", required_argument, NULL, 'r' },   { "graph", no_argument, NULL, 'q' },
+		{ "callers", no_argument, NULL, 'c' },
+		{ "addresses", no_argument, NULL, 'a' },   { "by-image", no_argument, NULL, 'i' },
+		{ "runs", no_argument, NULL, 'R' },        { "json", required_argument, NULL, 'J' },
+		{ "callgrind", required_argument, NULL, 'C' }, { "folded", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 }
 	};
-	long limit = -1;
-	const char *elf_path = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "+n:e:h", longopts, NULL)) != -1) {
-		if (c == 'n') {
-			char *end;
-			limit = strtol(optarg, &end, 10);
-			if (*end || limit < 0)
+	char *end;
+	memset(a, 0, sizeof(*a));
+	a->limit = -1;
+	while ((c = getopt_long(argc, argv, "+n:e:r:qcaih", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			a->limit = strtol(optarg, &end, 10);
+			if (*end || a->limit < 0)
 				return cli_usage_error(err, "report", "--limit takes a number");
-		} else if (c == 'e') {
-			elf_path = optarg;
-		} else if (c == 'h') {
-			fputs(usage, stdout);
-			return 0;
-		} else {
-			return cli_usage_error(err, "report", "unknown option");
+			break;
+		case 'r':
+			a->run = strtoll(optarg, &end, 10);
+			if (*end || a->run <= 0)
+				return cli_usage_error(err, "report", "--run takes a run number");
+			break;
+		case 'e': a->elf_path = optarg; break;
+		case 'q': a->graph = 1; break;
+		case 'c': a->callers = 1; break;
+		case 'a': a->addresses = 1; break;
+		case 'i': a->by_image = 1; break;
+		case 'R': a->runs = 1; break;
+		case 'J': a->json = optarg; break;
+		case 'C': a->callgrind = optarg; break;
+		case 'F': a->folded = optarg; break;
+		case 'h': return 1;
+		default: return cli_usage_error(err, "report", "unknown option");
 		}
 	}
 	if (argc - optind != 1)
 		return cli_usage_error(err, "report", "expects profile.db");
+	return 0;
+}
+
+int cmd_report(int argc, char **argv, rp_err *err)
+{
+	report_args a;
+	int rc = parse_args(&a, argc, argv, err);
+	if (rc)
+		return rc > 0 ? (fputs(usage, stdout) < 0 ? RP_EIO : 0) : rc;
 	rp_db *db;
 	rp_db_totals t;
-	int rc = rp_db_open_existing(&db, argv[optind], err);
-	if (rc)
+	rp_arc_total *arcs = NULL;
+	rp_run_row *runs = NULL;
+	size_t narcs = 0, nruns = 0;
+	if ((rc = rp_db_open_existing(&db, argv[optind], err)))
 		return rc;
-	rc = rp_db_totals_load(db, &t, err);
+	rc = rp_db_totals_load_run(db, a.run, &t, err);
+	if (!rc && (rc = rp_db_arcs_load_run(db, a.run, &arcs, &narcs, err)))
+		rp_db_totals_release(&t);
+	if (!rc && (rc = rp_db_runs_load(db, &runs, &nruns, err))) {
+		rp_db_totals_release(&t);
+		rp_arc_totals_free(arcs, narcs);
+	}
 	rp_db_close(db);
 	if (rc)
 		return rc;
-	print_flat(&t, limit);
-	if (elf_path)
-		rc = print_placement(&t, elf_path, err);
+	rc = print_report(&a, &t, arcs, narcs, runs, nruns, err);
+	rp_run_rows_free(runs, nruns);
+	rp_arc_totals_free(arcs, narcs);
 	rp_db_totals_release(&t);
 	return rc;
 }

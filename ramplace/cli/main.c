@@ -16,9 +16,12 @@ struct cmd {
 static const struct cmd commands[] = {
 	{ "place", cmd_place, "choose functions for RAM from a profile; write ramtext.ld and the plan" },
 	{ "record", cmd_record, "sample a running target's PC over the GDB remote protocol" },
-	{ "import", cmd_import, "import a profile file (gdb p $pc log, PC list) into profile.db" },
+	{ "import", cmd_import, "import a profile file (gmon.out, QEMU counts, profd, gdb log) into profile.db" },
 	{ "report", cmd_report, "print the flat profile held in profile.db" },
+	{ "diff", cmd_diff, "compare two profiles function by function (before/after table)" },
 	{ "check", cmd_check, "verify on the relinked ELF that the plan landed and the budget holds" },
+	{ "annotate", cmd_annotate, "write a patch marking the planned functions' definitions with a RAM section attribute" },
+	{ "emit", cmd_emit, "write the plan for another build system: lld, ESP-IDF, Zephyr" },
 	{ "callgraph", cmd_callgraph, "print the static call graph (text or DOT) decoded from the ELF" },
 };
 

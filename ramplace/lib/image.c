@@ -241,7 +241,8 @@ static void content_hash(rp_image *img)
 			h1 = (h1 ^ p[k]) * 0x100000001b3ull;
 			h2 = (h2 ^ p[k]) * 0x100000001b3ull + 1;
 		}
-		if (s->is_nobits)
+		/* a corrupt header may point past the end of the file: hash only what is there */
+		if (s->is_nobits || s->file_offset > img->nbytes || s->size > img->nbytes - s->file_offset)
 			continue;
 		for (uint64_t k = 0; k < s->size; k++) {
 			unsigned char b = img->bytes[s->file_offset + k];
@@ -377,6 +378,15 @@ const rp_func *rp_image_func_at(const rp_image *img, uint64_t pc)
 		if (lo - i > 8)
 			break;
 	}
+	/* a zero-size symbol (assembly without .size, e.g. crtstuff's frame_dummy) covers up to the
+	 * next function or the end of its section, as gprof and nm-based tools take it */
+	if (lo > 0 && img->funcs[lo - 1].size == 0) {
+		const rp_func *f = &img->funcs[lo - 1];
+		const rp_section *sec = f->section < img->nsections ? &img->sections[f->section] : NULL;
+		if (sec && pc >= sec->vma && pc - sec->vma < sec->size &&
+		    (lo == img->nfuncs || pc < img->funcs[lo].addr))
+			return f;
+	}
 	return NULL;
 }
 
@@ -415,6 +425,8 @@ int rp_image_read(const rp_image *img, uint64_t vma, void *buf, size_t len, rp_e
 		if (!s->is_alloc || s->is_nobits || vma < s->vma || vma - s->vma > s->size ||
 		    len > s->size - (vma - s->vma))
 			continue;
+		if (s->file_offset > img->nbytes || s->size > img->nbytes - s->file_offset)
+			continue; /* a corrupt header pointing past the end of the file */
 		memcpy(buf, img->bytes + s->file_offset + (vma - s->vma), len);
 		return 0;
 	}
@@ -433,4 +445,55 @@ int rp_image_offset_to_addr(const rp_image *img, uint64_t offset, uint64_t *vadd
 	}
 	return rp_err_set(err, RP_EINPUT, "%s: file offset 0x%llx is in no loadable segment",
 			  img->path, (unsigned long long)offset);
+}
+
+/* Scans one symbol table for a defined data symbol; *found: 2 global, 1 local. */
+static int find_data_symbol(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *want,
+			    uint64_t *addr, uint64_t *size, int *found)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data || sh->sh_entsize == 0)
+		return -1;
+	size_t nsyms = sh->sh_size / sh->sh_entsize;
+	for (size_t i = 1; i < nsyms && *found < 2; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym))
+			return -1;
+		int type = GELF_ST_TYPE(sym.st_info);
+		const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || strcmp(name, want) != 0 || (type != STT_OBJECT && type != STT_NOTYPE) ||
+		    sym.st_shndx == SHN_UNDEF)
+			continue;
+		int rank = GELF_ST_BIND(sym.st_info) == STB_LOCAL ? 1 : 2;
+		if (rank > *found) {
+			*found = rank;
+			*addr = sym.st_value;
+			*size = sym.st_size;
+		}
+	}
+	return 0;
+}
+
+int rp_image_data_symbol(const rp_image *img, const char *name, uint64_t *addr, uint64_t *size,
+			 rp_err *err)
+{
+	int found = 0, bad = 0;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_memory((char *)img->bytes, img->nbytes);
+	if (!elf)
+		return fail_elf(err, img->path, "cannot read ELF");
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !bad; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			bad = 1;
+		else if (sh.sh_type == SHT_SYMTAB)
+			bad = find_data_symbol(elf, scn, &sh, name, addr, size, &found) != 0;
+	}
+	elf_end(elf);
+	if (bad)
+		return fail(err, img->path, "corrupt symbol table");
+	if (!found)
+		return rp_err_set(err, RP_EINPUT, "%s: no data symbol '%s' (is the firmware linked with it?)",
+				  img->path, name);
+	return 0;
 }

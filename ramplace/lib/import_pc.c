@@ -147,9 +147,18 @@ rp_import_format rp_import_detect(const char *text, size_t len)
 	line_iter it = { text, text + len, text, 0, 0, { 0 } };
 	int has;
 	rp_err scratch;
-	while (it.lineno < 500 && next_line(&it, "", &has, &scratch) == 0 && has)
+	if (len >= 4 && memcmp(text, "gmon", 4) == 0)
+		return RP_IMPORT_GMON;
+	if (len >= 16 && memcmp(text, "# ramplace-qemu ", 16) == 0)
+		return RP_IMPORT_QEMU;
+	while (it.lineno < 500 && next_line(&it, "", &has, &scratch) == 0 && has) {
 		if (after_history_prefix(skip_space(it.buf)))
 			return RP_IMPORT_PCLOG;
+		if (strncmp(it.buf, "Trace ", 6) == 0 || strncmp(it.buf, "IN:", 3) == 0)
+			return RP_IMPORT_QEMU_LOG;
+	}
+	if (rp_prof_detect(text, len))
+		return RP_IMPORT_PROF;
 	return RP_IMPORT_PCLIST;
 }
 
@@ -169,6 +178,9 @@ int rp_import_parse(rp_samples *s, rp_import_format fmt, const char *text, size_
 	int has, rc = 0;
 	if (fmt == RP_IMPORT_AUTO)
 		fmt = rp_import_detect(text, len);
+	if (fmt != RP_IMPORT_PCLOG && fmt != RP_IMPORT_PCLIST)
+		return rp_err_set(err, RP_EUSAGE, "%s: format %s needs the ELF (rp_import_file)", name,
+				  rp_import_format_name(fmt));
 	rp_samples_init(&scratch);
 	while (!rc && !(rc = next_line(&it, name, &has, err)) && has)
 		rc = fmt == RP_IMPORT_PCLIST ? parse_pclist_line(&it, name, &scratch, err)
@@ -189,8 +201,18 @@ int rp_import_format_parse(rp_import_format *out, const char *name, rp_err *err)
 		*out = RP_IMPORT_PCLOG;
 	else if (strcmp(name, "pclist") == 0)
 		*out = RP_IMPORT_PCLIST;
+	else if (strcmp(name, "gmon") == 0)
+		*out = RP_IMPORT_GMON;
+	else if (strcmp(name, "openocd") == 0)
+		*out = RP_IMPORT_OPENOCD;
+	else if (strcmp(name, "qemu") == 0)
+		*out = RP_IMPORT_QEMU;
+	else if (strcmp(name, "qemu-log") == 0)
+		*out = RP_IMPORT_QEMU_LOG;
+	else if (strcmp(name, "prof") == 0)
+		*out = RP_IMPORT_PROF;
 	else
-		return rp_err_set(err, RP_EUSAGE, "--format: unknown format '%s' (auto, pclog, pclist)", name);
+		return rp_err_set(err, RP_EUSAGE, "--format: unknown format '%s' (auto, gmon, openocd, qemu, qemu-log, prof, pclog, pclist)", name);
 	return 0;
 }
 
@@ -201,6 +223,16 @@ const char *rp_import_format_name(rp_import_format fmt)
 		return "pclog";
 	case RP_IMPORT_PCLIST:
 		return "pclist";
+	case RP_IMPORT_GMON:
+		return "gmon";
+	case RP_IMPORT_OPENOCD:
+		return "openocd";
+	case RP_IMPORT_QEMU:
+		return "qemu";
+	case RP_IMPORT_QEMU_LOG:
+		return "qemu-log";
+	case RP_IMPORT_PROF:
+		return "prof";
 	default:
 		return "auto";
 	}

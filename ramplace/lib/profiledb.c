@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "ramplace/profiledb.h"
@@ -24,7 +27,7 @@ static const char schema_sql[] =
 	"CREATE TABLE runs(id INTEGER PRIMARY KEY, image_id INTEGER NOT NULL REFERENCES images(id),"
 	" source TEXT NOT NULL, tool TEXT NOT NULL, method TEXT NOT NULL, started TEXT NOT NULL,"
 	" rate_hz REAL NOT NULL, duration_s REAL NOT NULL, samples INTEGER NOT NULL,"
-	" stop_reason TEXT NOT NULL);"
+	" stop_reason TEXT NOT NULL, scale INTEGER NOT NULL DEFAULT 1);"
 	"CREATE TABLE samples(run_id INTEGER NOT NULL REFERENCES runs(id), function TEXT NOT NULL,"
 	" file TEXT NOT NULL, offset INTEGER NOT NULL, count INTEGER NOT NULL,"
 	" PRIMARY KEY(run_id, function, file, offset)) WITHOUT ROWID;"
@@ -78,6 +81,21 @@ static int create_schema(rp_db *db, rp_err *err)
 	return exec(db, "COMMIT", "creating the schema", err);
 }
 
+/* Version 1 lacked runs.scale; every count it holds is in whole samples. */
+static int migrate_from_1(rp_db *db, rp_err *err)
+{
+	char sql[160];
+	snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN scale INTEGER NOT NULL DEFAULT 1;"
+		 " PRAGMA user_version=%d;", RP_DB_SCHEMA_VERSION);
+	if (exec(db, "BEGIN IMMEDIATE", "migrating the schema from version 1", err))
+		return err->code;
+	if (exec(db, sql, "migrating the schema from version 1", err)) {
+		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+		return err->code;
+	}
+	return exec(db, "COMMIT", "migrating the schema from version 1", err);
+}
+
 static int check_schema(rp_db *db, rp_err *err)
 {
 	int64_t app_id, version, ntables;
@@ -89,6 +107,8 @@ static int check_schema(rp_db *db, rp_err *err)
 		return create_schema(db, err);
 	if (app_id != RP_DB_APPLICATION_ID)
 		return rp_err_set(err, RP_EINPUT, "%s: an SQLite database, but not a ramplace profile", db->path);
+	if (version == 1)
+		return migrate_from_1(db, err);
 	if (version != RP_DB_SCHEMA_VERSION)
 		return rp_err_set(err, RP_EINPUT, "%s: schema version %lld; this ramplace reads version %d%s",
 				  db->path, (long long)version, RP_DB_SCHEMA_VERSION,
@@ -168,7 +188,7 @@ static int store_image(rp_db *db, const rp_image *img, int64_t *image_id, rp_err
 }
 
 static int store_run_row(rp_db *db, int64_t image_id, const rp_run_info *info, uint64_t nsamples,
-			 int64_t *run_id, rp_err *err)
+			 uint64_t scale, int64_t *run_id, rp_err *err)
 {
 	char started[32];
 	time_t now = time(NULL);
@@ -178,7 +198,7 @@ static int store_run_row(rp_db *db, int64_t image_id, const rp_run_info *info, u
 	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(db->sql,
 		"INSERT INTO runs(image_id, source, tool, method, started, rate_hz, duration_s, samples,"
-		" stop_reason) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", -1, &st, NULL);
+		" stop_reason, scale) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, image_id);
 		sqlite3_bind_text(st, 2, info->source ? info->source : "", -1, SQLITE_STATIC);
@@ -189,6 +209,7 @@ static int store_run_row(rp_db *db, int64_t image_id, const rp_run_info *info, u
 		sqlite3_bind_double(st, 7, info->duration_s);
 		sqlite3_bind_int64(st, 8, (sqlite3_int64)nsamples);
 		sqlite3_bind_text(st, 9, info->stop_reason ? info->stop_reason : "", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 10, (sqlite3_int64)scale);
 		rc = sqlite3_step(st);
 	}
 	sqlite3_finalize(st);
@@ -270,10 +291,15 @@ int rp_db_store_run(rp_db *db, const rp_image *img, const rp_run_info *info,
 		    const rp_samples *samples, int64_t *run_id, rp_err *err)
 {
 	int64_t image_id = 0, id = 0;
+	uint64_t scale = samples->scale ? samples->scale : 1;
+	uint64_t taken = samples->taken ? samples->taken : (samples->total + scale / 2) / scale;
+	if (scale > INT64_MAX)
+		return rp_err_set(err, RP_EINPUT, "%s: sample scale %llu too large", db->path,
+				  (unsigned long long)scale);
 	if (exec(db, "BEGIN IMMEDIATE", "starting the transaction", err))
 		return err->code;
 	if (store_image(db, img, &image_id, err) ||
-	    store_run_row(db, image_id, info, samples->total, &id, err) ||
+	    store_run_row(db, image_id, info, taken, scale, &id, err) ||
 	    store_samples(db, img, id, samples, err) || store_arcs(db, img, id, samples, err)) {
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
 		return err->code;
@@ -297,27 +323,83 @@ static int dup_column(char **out, sqlite3_stmt *st, int col, int empty_is_null, 
 	return rp_strdup(out, text ? text : "", err);
 }
 
-int rp_db_totals_load(rp_db *db, rp_db_totals *out, rp_err *err)
+static int run_exists(rp_db *db, int64_t run_id, rp_err *err)
 {
-	return rp_db_totals_load_weighted(db, 0, out, err);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->sql, "SELECT 1 FROM runs WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, err, "reading runs");
+	sqlite3_bind_int64(st, 1, run_id);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return rp_err_set(err, RP_EINPUT, "%s: no run %lld", db->path, (long long)run_id);
+	return sql_fail(db, err, "reading runs");
+}
+
+/* Run-level sums: samples taken, and the rate if every run shares one. */
+static int load_run_sums(rp_db *db, int64_t run_id, rp_db_totals *out, rp_err *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->sql,
+		"SELECT count(*), count(DISTINCT image_id), TOTAL(samples), MIN(rate_hz), MAX(rate_hz),"
+		" TOTAL(CASE WHEN rate_hz > 0 THEN samples / rate_hz ELSE 0 END)"
+		" FROM runs WHERE ?1 = 0 OR id = ?1", -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, err, "reading runs");
+	sqlite3_bind_int64(st, 1, run_id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return sql_fail(db, err, "reading runs");
+	}
+	out->nruns = (size_t)sqlite3_column_int64(st, 0);
+	out->nimages = (size_t)sqlite3_column_int64(st, 1);
+	out->taken = sqlite3_column_double(st, 2);
+	double lo = sqlite3_column_double(st, 3), hi = sqlite3_column_double(st, 4);
+	out->rate_hz = out->nruns && lo > 0 && lo == hi ? lo : 0.0;
+	out->taken_seconds = out->rate_hz > 0 ? sqlite3_column_double(st, 5) : 0.0;
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static const char totals_sql[] =
+	"SELECT s.function, s.file, TOTAL(s.count * 1.0 / r.scale),"
+	" TOTAL(CASE WHEN r.rate_hz > 0 THEN s.count * 1.0 / r.scale / r.rate_hz ELSE 0 END)"
+	" FROM samples s JOIN runs r ON r.id = s.run_id WHERE ?1 = 0 OR r.id = ?1"
+	" GROUP BY s.function, s.file ORDER BY 3 DESC, 1, 2";
+
+/* Every run scaled to the mean run's samples, so a long run does not drown a short one. */
+static const char totals_equal_sql[] =
+	"WITH rt AS (SELECT s.run_id AS id, TOTAL(s.count * 1.0 / r.scale) AS t FROM samples s"
+	"  JOIN runs r ON r.id = s.run_id GROUP BY s.run_id),"
+	" m AS (SELECT AVG(t) AS mean FROM rt)"
+	" SELECT s.function, s.file, TOTAL(s.count * 1.0 / r.scale * (SELECT mean FROM m) / rt.t),"
+	" TOTAL(CASE WHEN r.rate_hz > 0 THEN s.count * 1.0 / r.scale / r.rate_hz ELSE 0 END)"
+	" FROM samples s JOIN runs r ON r.id = s.run_id JOIN rt ON rt.id = s.run_id WHERE ?1 = 0 OR r.id = ?1"
+	" GROUP BY s.function, s.file ORDER BY 3 DESC, 1, 2";
+
+static int load_totals(rp_db *db, int64_t run_id, const char *sql, rp_db_totals *out, rp_err *err);
+
+int rp_db_totals_load_run(rp_db *db, int64_t run_id, rp_db_totals *out, rp_err *err)
+{
+	return load_totals(db, run_id, totals_sql, out, err);
 }
 
 int rp_db_totals_load_weighted(rp_db *db, int equal, rp_db_totals *out, rp_err *err)
 {
-	/* equal: each run scaled to the mean run's sample count, so a long run does not drown a
-	 * short one; counts stay integers (rounded) */
-	static const char *const sql[2] = {
-		"SELECT function, file, SUM(count) FROM samples GROUP BY function, file ORDER BY 3 DESC, 1, 2",
-		"WITH rt AS (SELECT run_id, SUM(count) AS t FROM samples GROUP BY run_id),"
-		" m AS (SELECT AVG(t) AS mean FROM rt)"
-		" SELECT function, file, CAST(ROUND(SUM(count * (SELECT mean FROM m) / rt.t)) AS INTEGER)"
-		" FROM samples JOIN rt USING (run_id) GROUP BY function, file ORDER BY 3 DESC, 1, 2"
-	};
+	return load_totals(db, 0, equal ? totals_equal_sql : totals_sql, out, err);
+}
+
+static int load_totals(rp_db *db, int64_t run_id, const char *sql, rp_db_totals *out, rp_err *err)
+{
 	sqlite3_stmt *st;
 	size_t cap = 0;
 	memset(out, 0, sizeof(*out));
-	if (sqlite3_prepare_v2(db->sql, sql[equal ? 1 : 0], -1, &st, NULL) != SQLITE_OK)
+	if (run_id && run_exists(db, run_id, err))
+		return err->code;
+	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(db, err, "reading samples");
+	sqlite3_bind_int64(st, 1, run_id);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (rp_grow((void **)&out->funcs, &cap, out->nfuncs + 1, sizeof(*out->funcs), err))
@@ -327,7 +409,9 @@ int rp_db_totals_load_weighted(rp_db *db, int equal, rp_db_totals *out, rp_err *
 		out->nfuncs++;
 		if (dup_column(&t->func, st, 0, 0, err) || dup_column(&t->file, st, 1, 1, err))
 			break;
-		t->count = (uint64_t)sqlite3_column_int64(st, 2);
+		t->samples = sqlite3_column_double(st, 2);
+		t->seconds = sqlite3_column_double(st, 3);
+		t->count = (uint64_t)llround(t->samples);
 		out->total += t->count;
 	}
 	sqlite3_finalize(st);
@@ -335,15 +419,16 @@ int rp_db_totals_load_weighted(rp_db *db, int equal, rp_db_totals *out, rp_err *
 		rp_db_totals_release(out);
 		return rc == SQLITE_ROW ? err->code : sql_fail(db, err, "reading samples");
 	}
-	int64_t nruns, nimages;
-	if (pragma_int(db, "SELECT count(*) FROM runs", &nruns, err) ||
-	    pragma_int(db, "SELECT count(DISTINCT image_id) FROM runs", &nimages, err)) {
+	if (load_run_sums(db, run_id, out, err)) {
 		rp_db_totals_release(out);
 		return err->code;
 	}
-	out->nruns = (size_t)nruns;
-	out->nimages = (size_t)nimages;
 	return 0;
+}
+
+int rp_db_totals_load(rp_db *db, rp_db_totals *out, rp_err *err)
+{
+	return rp_db_totals_load_run(db, 0, out, err);
 }
 
 void rp_db_totals_release(rp_db_totals *t)
@@ -358,14 +443,21 @@ void rp_db_totals_release(rp_db_totals *t)
 
 int rp_db_arcs_load(rp_db *db, rp_arc_total **out, size_t *n, rp_err *err)
 {
+	return rp_db_arcs_load_run(db, 0, out, n, err);
+}
+
+int rp_db_arcs_load_run(rp_db *db, int64_t run_id, rp_arc_total **out, size_t *n, rp_err *err)
+{
 	sqlite3_stmt *st;
 	size_t cap = 0;
 	*out = NULL;
 	*n = 0;
 	if (sqlite3_prepare_v2(db->sql,
 		"SELECT caller, caller_file, callee, callee_file, SUM(count) FROM arcs"
+		" WHERE ?1 = 0 OR run_id = ?1"
 		" GROUP BY 1, 2, 3, 4 ORDER BY 5 DESC, 1, 3", -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(db, err, "reading arcs");
+	sqlite3_bind_int64(st, 1, run_id);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (rp_grow((void **)out, &cap, *n + 1, sizeof(**out), err))
@@ -397,4 +489,103 @@ void rp_arc_totals_free(rp_arc_total *arcs, size_t n)
 		free(arcs[i].callee_file);
 	}
 	free(arcs);
+}
+
+int rp_db_runs_load(rp_db *db, rp_run_row **out, size_t *n, rp_err *err)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(db->sql,
+		"SELECT r.id, i.build_id, i.path, r.source, r.tool, r.method, r.started, r.stop_reason,"
+		" r.rate_hz, r.duration_s, r.samples, r.scale FROM runs r JOIN images i ON i.id = r.image_id"
+		" ORDER BY r.id", -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, err, "reading runs");
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (rp_grow((void **)out, &cap, *n + 1, sizeof(**out), err))
+			break;
+		rp_run_row *r = &(*out)[*n];
+		memset(r, 0, sizeof(*r));
+		(*n)++;
+		r->id = sqlite3_column_int64(st, 0);
+		if (dup_column(&r->build_id, st, 1, 0, err) || dup_column(&r->image_path, st, 2, 0, err) ||
+		    dup_column(&r->source, st, 3, 0, err) || dup_column(&r->tool, st, 4, 0, err) ||
+		    dup_column(&r->method, st, 5, 0, err) || dup_column(&r->started, st, 6, 0, err) ||
+		    dup_column(&r->stop_reason, st, 7, 0, err))
+			break;
+		r->rate_hz = sqlite3_column_double(st, 8);
+		r->duration_s = sqlite3_column_double(st, 9);
+		r->samples = sqlite3_column_double(st, 10);
+		r->scale = (uint64_t)sqlite3_column_int64(st, 11);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		rp_run_rows_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return rc == SQLITE_ROW ? err->code : sql_fail(db, err, "reading runs");
+	}
+	return 0;
+}
+
+void rp_run_rows_free(rp_run_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(rows[i].build_id);
+		free(rows[i].image_path);
+		free(rows[i].source);
+		free(rows[i].tool);
+		free(rows[i].method);
+		free(rows[i].started);
+		free(rows[i].stop_reason);
+	}
+	free(rows);
+}
+
+int rp_db_images_load(rp_db *db, rp_db_image **out, size_t *n, rp_err *err)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(db->sql,
+		"SELECT i.build_id, i.path, i.arch, count(*),"
+		" (SELECT COALESCE(SUM(s.count), 0) FROM samples s JOIN runs r2 ON s.run_id = r2.id"
+		"  WHERE r2.image_id = i.id)"
+		" FROM images i JOIN runs r ON r.image_id = i.id GROUP BY i.id ORDER BY 5 DESC, 1",
+		-1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, err, "reading images");
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (rp_grow((void **)out, &cap, *n + 1, sizeof(**out), err))
+			break;
+		rp_db_image *im = &(*out)[*n];
+		memset(im, 0, sizeof(*im));
+		(*n)++;
+		if (dup_column(&im->build_id, st, 0, 0, err) || dup_column(&im->path, st, 1, 0, err) ||
+		    dup_column(&im->arch, st, 2, 0, err))
+			break;
+		im->nruns = (size_t)sqlite3_column_int64(st, 3);
+		im->samples = (uint64_t)sqlite3_column_int64(st, 4);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		rp_db_images_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return rc == SQLITE_ROW ? err->code : sql_fail(db, err, "reading images");
+	}
+	return 0;
+}
+
+void rp_db_images_free(rp_db_image *images, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(images[i].build_id);
+		free(images[i].path);
+		free(images[i].arch);
+	}
+	free(images);
 }

@@ -1,10 +1,20 @@
-/* sampler.c: the halting sampling loop of `ramplace record` (see sampler.h).
+/* sampler.c: the sampling loops of `ramplace record` (see sampler.h).
  *
- * One sample is: continue, wait a randomized interval (watching for the target stopping by
- * itself), send the interrupt, wait for the stop reply, read pc and lr/ra. The continue is
- * never sent before the stop reply arrived: a gdbserver that is still running has no answer for
- * it. Intervals are random around the mean period because periodic sampling aliases with
- * periodic code. Owns nothing; the rsp and the samples are the caller's. */
+ * Halting: one sample is continue, wait a randomized interval (at least the minimum run
+ * window, watching for the target stopping by itself), send the interrupt, wait for the stop
+ * reply, read pc and lr/ra. The continue is never sent before the stop reply arrived: a
+ * gdbserver that is still running has no answer for it. When another sample is due, the
+ * register reads and the next continue go out together (rp_rsp_read_pc_continue), so the
+ * target stays halted one round trip less. Intervals are random around the mean period because
+ * periodic sampling aliases with periodic code; the minimum run window keeps --rate 0 from
+ * starving the target (interrupt right after continue: the target barely runs at all).
+ *
+ * DWT (Cortex-M): the target runs throughout; one sample is a memory read of DWT_PCSR at a
+ * randomized interval. Tried first with RP_SAMPLER_METHOD_AUTO on an M-profile target; any
+ * sign that it does not work (reads 0, an error, or a gdbserver that halts the target to read
+ * memory) falls back to halting, and the result says why.
+ *
+ * Owns nothing; the rsp and the samples are the caller's. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -12,6 +22,7 @@
 #include "ramplace/sampler.h"
 
 #define PROGRESS_NS 250000000
+#define DWT_SETTLE_NS 2000000 /* the target runs this long before the first DWT read */
 
 static int64_t now_ns(void)
 {
@@ -66,69 +77,49 @@ static int exited_meanwhile(rp_rsp *rsp, rp_rsp_stop *stop)
 	       (stop->kind == RP_RSP_EXITED || stop->kind == RP_RSP_KILLED);
 }
 
+/* Fills res for a target that exited (W) or was killed (X); returns 1. */
+static int target_gone(rp_sampler_result *res, const rp_rsp_stop *stop)
+{
+	res->exit_code = stop->code;
+	snprintf(res->reason, sizeof(res->reason), stop->kind == RP_RSP_EXITED ?
+		 "target exited (status %d)" : "target killed (signal %d)", stop->code);
+	return 1;
+}
+
 /* What the loop carries from one sample to the next. */
 struct loop {
 	uint64_t prng;
+	int64_t start;
 	int64_t end;          /* deadline from --duration, INT64_MAX without one */
-	int64_t overhead_ns;  /* running mean of a sample's cost beyond the wait */
+	int64_t due;          /* when the last sample was due */
+	int64_t min_run_ns;
+	int running;          /* the last read already resumed the target */
+	uint64_t base;        /* samples in the rp_samples before this run */
 };
 
-/* The wait before the next interrupt: the randomized interval less the time a sample costs
- * anyway, so that the achieved rate matches the requested one; never past the deadline. */
+/* The wait before the next interrupt. Samples are due at randomized intervals around the
+ * mean period, counted from the previous due time (not from when the last sample ended), so
+ * that the achieved rate is the requested one even though each sample costs time of its own;
+ * a run that fell a whole period behind starts afresh instead of bursting to catch up. The wait
+ * is at least the minimum run window and never past the deadline. */
 static int64_t next_wait(struct loop *lp, double rate_hz, int64_t now)
 {
-	int64_t wait = rp_sampler_interval_ns(&lp->prng, rate_hz) - lp->overhead_ns;
+	int64_t wait = 0;
+	if (rate_hz > 0) {
+		int64_t period = (int64_t)(1e9 / rate_hz);
+		if (lp->due < now - period)
+			lp->due = now;
+		lp->due += rp_sampler_interval_ns(&lp->prng, rate_hz);
+		wait = lp->due - now;
+	}
+	if (wait < lp->min_run_ns)
+		wait = lp->min_run_ns;
 	if (wait > lp->end - now)
 		wait = lp->end - now;
 	return wait > 0 ? wait : 0;
 }
 
-/* Continues, waits, interrupts and reads one sample. Returns 0 with a sample added, 1 when the
- * target exited (res filled), or a negative code. */
-static int sample_once(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, struct loop *lp,
-		       rp_sampler_result *res, rp_err *err)
-{
-	rp_rsp_stop stop;
-	int64_t t0 = now_ns(), wait = next_wait(lp, opts->rate_hz, t0);
-	int rc = rp_rsp_continue(rsp, err);
-	if (rc < 0)
-		return rc;
-	rc = wait > 0 ? rp_rsp_wait_stop(rsp, wait, &stop, err) : 0;
-	int64_t t1 = now_ns();
-	if (rc == 0) {
-		rc = rp_rsp_interrupt(rsp, err);
-		if (rc < 0 && exited_meanwhile(rsp, &stop))
-			rc = 1;
-		else if (rc == 0)
-			rc = rp_rsp_wait_stop(rsp, -1, &stop, err);
-	}
-	if (rc < 0)
-		return rc;
-	if (stop.kind == RP_RSP_EXITED || stop.kind == RP_RSP_KILLED) {
-		res->exit_code = stop.code;
-		snprintf(res->reason, sizeof(res->reason), stop.kind == RP_RSP_EXITED ?
-			 "target exited (status %d)" : "target killed (signal %d)", stop.code);
-		return 1;
-	}
-	uint64_t pc, ra;
-	if ((rc = rp_rsp_read_pc(rsp, &stop, &pc, &ra, err)) < 0)
-		return rc;
-	int64_t cost = now_ns() - t0 - (t1 - t0 < wait ? t1 - t0 : wait);
-	lp->overhead_ns += (cost - lp->overhead_ns) / 8;
-	if ((rc = rp_samples_add(s, pc, 1, err)) < 0)
-		return rc;
-	if (opts->callers && ra)
-		rc = rp_samples_add_arc(s, ra & ~(uint64_t)1, pc, 1, err);
-	return rc;
-}
-
-static void update_stats(rp_sampler_stats *st, int64_t start)
-{
-	st->elapsed_s = (double)(now_ns() - start) / 1e9;
-	st->rate_hz = st->elapsed_s > 0 ? (double)st->samples / st->elapsed_s : 0.0;
-}
-
-/* Why the loop should stop before the next sample, or -1 to go on. */
+/* Why the loop should stop before sample number n + 1, or -1 to go on. */
 static int limit_reached(const rp_sampler_opts *opts, uint64_t n, int64_t end)
 {
 	if (opts->stop_flag && *opts->stop_flag)
@@ -138,6 +129,53 @@ static int limit_reached(const rp_sampler_opts *opts, uint64_t n, int64_t end)
 	if (now_ns() >= end)
 		return RP_SAMPLER_DURATION;
 	return -1;
+}
+
+static int add_sample(rp_samples *s, const rp_sampler_opts *opts, uint64_t pc, uint64_t ra, rp_err *err)
+{
+	int rc = rp_samples_add(s, pc, 1, err);
+	if (rc == 0 && opts->callers && ra)
+		rc = rp_samples_add_arc(s, ra & ~(uint64_t)1, pc, 1, err);
+	return rc;
+}
+
+/* (Continues,) waits, interrupts and reads one sample, resuming the target in the same write
+ * when another sample will follow. Returns 0 with a sample added, 1 when the target exited
+ * (res filled), or a negative code. */
+static int sample_once(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, struct loop *lp,
+		       uint64_t n, rp_sampler_result *res, rp_err *err)
+{
+	rp_rsp_stop stop;
+	int64_t wait = next_wait(lp, opts->rate_hz, now_ns());
+	int rc = lp->running ? 0 : rp_rsp_continue(rsp, err);
+	lp->running = 0;
+	if (rc < 0)
+		return rc;
+	rc = wait > 0 ? rp_rsp_wait_stop(rsp, wait, &stop, err) : 0;
+	if (rc == 0) {
+		rc = rp_rsp_interrupt(rsp, err);
+		if (rc < 0 && exited_meanwhile(rsp, &stop))
+			rc = 1;
+		else if (rc == 0)
+			rc = rp_rsp_wait_stop(rsp, -1, &stop, err);
+	}
+	if (rc < 0)
+		return rc;
+	if (stop.kind == RP_RSP_EXITED || stop.kind == RP_RSP_KILLED)
+		return target_gone(res, &stop);
+	uint64_t pc, ra;
+	int more = limit_reached(opts, n + 1, lp->end) < 0;
+	rc = more ? rp_rsp_read_pc_continue(rsp, &stop, &pc, &ra, err) : rp_rsp_read_pc(rsp, &stop, &pc, &ra, err);
+	if (rc < 0)
+		return rc;
+	lp->running = more;
+	return add_sample(s, opts, pc, ra, err);
+}
+
+static void update_stats(rp_sampler_stats *st, int64_t start)
+{
+	st->elapsed_s = (double)(now_ns() - start) / 1e9;
+	st->rate_hz = st->elapsed_s > 0 ? (double)st->samples / st->elapsed_s : 0.0;
 }
 
 /* Ends a run that stopped while the target is halted: lets it run on without the debugger. */
@@ -155,36 +193,187 @@ static int finish_halted(rp_rsp *rsp, rp_sampler_result *res, rp_err *err)
 	return 0;
 }
 
+/* Ends a run on a sample's outcome rc: 1 target exited, negative failure. */
+static int finish_outcome(rp_rsp *rsp, rp_sampler_result *res, struct loop *lp, int rc, rp_err *err)
+{
+	update_stats(&res->stats, lp->start);
+	res->stop = rc > 0 ? RP_SAMPLER_EXITED : RP_SAMPLER_FAILED;
+	if (rc > 0)
+		return 0;
+	reason_from_err(res, rsp, err);
+	return kept(err, rc, res->stats.samples);
+}
+
+static void maybe_progress(const rp_sampler_opts *opts, rp_sampler_result *res, struct loop *lp,
+			   int64_t *next_progress)
+{
+	if (opts->progress && now_ns() >= *next_progress) {
+		update_stats(&res->stats, lp->start);
+		opts->progress(opts->progress_ctx, &res->stats);
+		*next_progress += PROGRESS_NS;
+	}
+}
+
+static int run_halting(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, struct loop *lp,
+		       rp_sampler_result *res, rp_err *err)
+{
+	int64_t next_progress = lp->start + PROGRESS_NS;
+	res->method = "halt";
+	for (;;) {
+		int why = lp->running ? -1 : limit_reached(opts, res->stats.samples, lp->end);
+		if (why >= 0) {
+			res->stop = (rp_sampler_stop)why;
+			update_stats(&res->stats, lp->start);
+			return finish_halted(rsp, res, err);
+		}
+		int rc = sample_once(rsp, s, opts, lp, res->stats.samples, res, err);
+		res->stats.samples = s->total - lp->base;
+		if (rc != 0)
+			return finish_outcome(rsp, res, lp, rc, err);
+		maybe_progress(opts, res, lp, &next_progress);
+	}
+}
+
+/* ---------------------------------------------------------------- DWT */
+
+/* Halts a running target and waits for the stop, discarding late replies. Returns 0 halted,
+ * 1 exited (res filled), or a negative code. */
+static int halt_running(rp_rsp *rsp, rp_sampler_result *res, rp_err *err)
+{
+	rp_rsp_stop stop;
+	int rc = rp_rsp_interrupt(rsp, err);
+	if (rc < 0)
+		return exited_meanwhile(rsp, &stop) ? target_gone(res, &stop) : rc;
+	if ((rc = rp_rsp_wait_stop_discarding(rsp, &stop, err)) < 0)
+		return rc;
+	return stop.kind == RP_RSP_STOPPED ? 0 : target_gone(res, &stop);
+}
+
+/* A stop reply while DWT sampling: the target exited (1, res filled), or it stopped by
+ * itself (a breakpoint...), which ends the run as a failure with err set. */
+static int dwt_stopped(rp_rsp *rsp, const rp_rsp_stop *stop, rp_sampler_result *res, rp_err *err)
+{
+	if (stop->kind != RP_RSP_STOPPED)
+		return target_gone(res, stop);
+	return rp_err_set(err, RP_EINPUT, "%s: the target stopped by itself (signal %d) while DWT sampling",
+			  rp_rsp_name(rsp), stop->code);
+}
+
+/* Starts the target and reads DWT_PCSR once. Returns 0 when DWT sampling works (the first
+ * sample added, target running), 2 when it does not (the target halted again,
+ * res->method_note says why), 1 when the target exited, or a negative code. */
+static int dwt_probe(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, rp_sampler_result *res,
+		     rp_err *err)
+{
+	rp_rsp_stop stop;
+	uint32_t demcr = 0, pcsr = 0;
+	/* the DWT works only with DEMCR.TRCENA set; a debugger normally sets it, we may have to */
+	int rc = rp_rsp_peek32(rsp, RP_SAMPLER_DEMCR, &demcr, &stop, err);
+	if (rc < 0)
+		return rc;
+	if (rc != 0) {  /* not even readable while halted */
+		snprintf(res->method_note, sizeof(res->method_note), "the gdbserver does not read DEMCR");
+		return 2;
+	}
+	if (!(demcr & RP_SAMPLER_DEMCR_TRCENA)) {
+		rp_err ignored = RP_ERR_INIT; /* if it fails, PCSR reads 0 below and says so */
+		(void)rp_rsp_poke32(rsp, RP_SAMPLER_DEMCR, demcr | RP_SAMPLER_DEMCR_TRCENA, &ignored);
+	}
+	if ((rc = rp_rsp_continue(rsp, err)) < 0)
+		return rc;
+	if ((rc = rp_rsp_wait_stop(rsp, DWT_SETTLE_NS, &stop, err)) != 0)
+		return rc < 0 ? rc : dwt_stopped(rsp, &stop, res, err);
+	rc = rp_rsp_peek32(rsp, RP_SAMPLER_DWT_PCSR, &pcsr, &stop, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 1 && stop.kind != RP_RSP_STOPPED)
+		return target_gone(res, &stop);
+	if (rc == 0 && pcsr != 0 && pcsr != 0xffffffffu)
+		return add_sample(s, opts, pcsr & ~1u, 0, err);
+	if (rc == 1)
+		snprintf(res->method_note, sizeof(res->method_note),
+			 "the gdbserver halts the target to read memory");
+	else if (rc == 2)
+		snprintf(res->method_note, sizeof(res->method_note), "DWT_PCSR is not readable");
+	else if (rc == 0)
+		snprintf(res->method_note, sizeof(res->method_note), "DWT_PCSR reads 0x%08x", pcsr);
+	else
+		snprintf(res->method_note, sizeof(res->method_note), "no answer to a memory read while running");
+	if (rc == 1)
+		return 2; /* already halted */
+	rc = halt_running(rsp, res, err);
+	return rc == 0 ? 2 : rc;
+}
+
+/* Ends a DWT run for a limit: halts the target so that the detach is the usual one. */
+static int finish_running(rp_rsp *rsp, rp_sampler_result *res, struct loop *lp, int why, rp_err *err)
+{
+	int rc = halt_running(rsp, res, err);
+	if (rc != 0)
+		return finish_outcome(rsp, res, lp, rc, err);
+	res->stop = (rp_sampler_stop)why;
+	update_stats(&res->stats, lp->start);
+	return finish_halted(rsp, res, err);
+}
+
+static int dwt_sample(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, struct loop *lp,
+		      rp_sampler_result *res, rp_err *err)
+{
+	rp_rsp_stop stop;
+	int64_t wait = next_wait(lp, opts->rate_hz, now_ns());
+	int rc = wait > 0 ? rp_rsp_wait_stop(rsp, wait, &stop, err) : 0;
+	if (rc != 0)
+		return rc < 0 ? rc : dwt_stopped(rsp, &stop, res, err);
+	uint32_t pcsr;
+	rc = rp_rsp_peek32(rsp, RP_SAMPLER_DWT_PCSR, &pcsr, &stop, err);
+	if (rc == 1)
+		return dwt_stopped(rsp, &stop, res, err);
+	if (rc == 2)
+		return rp_err_set(err, RP_EINPUT, "%s: DWT_PCSR stopped being readable", rp_rsp_name(rsp));
+	if (rc == 3)
+		return err->code; /* the timeout message is set */
+	if (rc < 0)
+		return rc;
+	if (pcsr == 0xffffffffu) {
+		res->dwt_idle++;
+		return 0;
+	}
+	return add_sample(s, opts, pcsr & ~1u, 0, err);
+}
+
+static int run_dwt(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, struct loop *lp,
+		   rp_sampler_result *res, rp_err *err)
+{
+	int64_t next_progress = lp->start + PROGRESS_NS;
+	res->method = "dwt";
+	res->stats.samples = s->total - lp->base;
+	for (;;) {
+		int why = limit_reached(opts, res->stats.samples, lp->end);
+		if (why >= 0)
+			return finish_running(rsp, res, lp, why, err);
+		int rc = dwt_sample(rsp, s, opts, lp, res, err);
+		res->stats.samples = s->total - lp->base;
+		if (rc != 0)
+			return finish_outcome(rsp, res, lp, rc, err);
+		maybe_progress(opts, res, lp, &next_progress);
+	}
+}
+
 int rp_sampler_run(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, rp_sampler_result *res,
 		   rp_err *err)
 {
-	int64_t start = now_ns(), next_progress = start + PROGRESS_NS;
-	struct loop lp = { opts->seed, INT64_MAX, 0 };
+	struct loop lp = { opts->seed, now_ns(), INT64_MAX, 0, (int64_t)(opts->min_run_us * 1e3), 0, s->total };
+	lp.due = lp.start;
 	if (opts->duration_s > 0)
-		lp.end = start + (int64_t)(opts->duration_s * 1e9);
-	uint64_t base = s->total;
+		lp.end = lp.start + (int64_t)(opts->duration_s * 1e9);
 	memset(res, 0, sizeof(*res));
-	for (;;) {
-		int why = limit_reached(opts, res->stats.samples, lp.end);
-		if (why >= 0) {
-			res->stop = (rp_sampler_stop)why;
-			update_stats(&res->stats, start);
-			return finish_halted(rsp, res, err);
-		}
-		int rc = sample_once(rsp, s, opts, &lp, res, err);
-		res->stats.samples = s->total - base;
-		if (rc != 0) {
-			update_stats(&res->stats, start);
-			res->stop = rc > 0 ? RP_SAMPLER_EXITED : RP_SAMPLER_FAILED;
-			if (rc > 0)
-				return 0;
-			reason_from_err(res, rsp, err);
-			return kept(err, rc, res->stats.samples);
-		}
-		if (opts->progress && now_ns() >= next_progress) {
-			update_stats(&res->stats, start);
-			opts->progress(opts->progress_ctx, &res->stats);
-			next_progress += PROGRESS_NS;
-		}
+	res->method = "halt";
+	if (opts->method == RP_SAMPLER_METHOD_AUTO && rp_rsp_is_m_profile(rsp)) {
+		int rc = dwt_probe(rsp, s, opts, res, err);
+		if (rc == 0)
+			return run_dwt(rsp, s, opts, &lp, res, err);
+		if (rc != 2)
+			return finish_outcome(rsp, res, &lp, rc, err);
 	}
+	return run_halting(rsp, s, opts, &lp, res, err);
 }

@@ -74,3 +74,24 @@ int rp_samples_add_arc(rp_samples *s, uint64_t from_pc, uint64_t self_pc, uint64
 	s->arcs[s->narcs++] = (rp_arc_count){ from_pc, self_pc, count };
 	return 0;
 }
+
+int rp_samples_merge(rp_samples *dst, const rp_samples *src, const char *name, rp_err *err)
+{
+	uint64_t ds = dst->scale ? dst->scale : 1, ss = src->scale ? src->scale : 1;
+	int empty = dst->total == 0 && dst->narcs == 0 && dst->taken == 0;
+	if (!empty && ds != ss)
+		return rp_err_set(err, RP_EINPUT, "%s: counts in units of 1/%llu sample cannot join a run counted in units of 1/%llu "
+				  "(histograms of another scale, or another format): import it as its own run",
+				  name, (unsigned long long)ss, (unsigned long long)ds);
+	uint64_t dt = dst->taken ? dst->taken : dst->total / ds, st = src->taken ? src->taken : src->total / ss;
+	int keep_taken = dst->taken || src->taken;
+	for (size_t i = 0; i < src->pcs_cap; i++)
+		if (src->pcs[i].count && rp_samples_add(dst, src->pcs[i].pc, src->pcs[i].count, err))
+			return err->code;
+	for (size_t i = 0; i < src->narcs; i++)
+		if (rp_samples_add_arc(dst, src->arcs[i].from_pc, src->arcs[i].self_pc, src->arcs[i].count, err))
+			return err->code;
+	dst->scale = ss;
+	dst->taken = keep_taken ? dt + st : 0;
+	return 0;
+}

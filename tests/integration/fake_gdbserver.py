@@ -16,6 +16,12 @@ misbehaves on purpose as --fault says:
   rubbish   greets the client with bytes outside any packet
   silent    accepts the connection and never says anything
 
+--dwt MODE adds memory reads (m/M) of a Cortex-M DWT: "pcsr" serves DWT_PCSR (0xE000101C)
+while the target runs, walking over --pcs (0xFFFFFFFF while halted, as the hardware does),
+"zero" reads it as 0 (no PC sampling). DEMCR (0xE000EDFC) can be read and written. In DWT mode
+the exit/die/stall faults count PCSR reads as well as interrupts. Without --dwt every memory
+read gets E01.
+
 Every packet received is appended to --log, one per line ("<interrupt>" for 0x03), so that tests
 can check what the client sent (e.g. that it detached).
 """
@@ -48,6 +54,7 @@ class Server:
         self.running = False
         self.interrupts = 0
         self.pcs = [int(p, 0) for p in args.pcs.split(",")]
+        self.demcr = 0
 
     def send(self, data: bytes):
         self.conn.sendall(data)
@@ -90,10 +97,40 @@ class Server:
             self.reply(regs + le32(0x01000000))
         elif p == b"c":
             self.running = True
+        elif p.startswith(b"m"):
+            self.on_read(p)
+        elif p.startswith(b"M"):
+            addr, rest = p[1:].split(b",", 1)
+            if self.args.dwt and int(addr, 16) == 0xE000EDFC:
+                self.demcr = int.from_bytes(bytes.fromhex(rest.split(b":")[1].decode()), "little")
+                self.reply(b"OK")
+            else:
+                self.reply(b"E01")
         elif p == b"D":
             self.reply(b"OK")
         else:
             self.reply(b"")
+
+    def on_read(self, p: bytes):
+        addr = int(p[1:].split(b",")[0], 16)
+        if not self.args.dwt or addr not in (0xE000101C, 0xE000EDFC):
+            self.reply(b"E01")
+        elif addr == 0xE000EDFC:
+            self.reply(le32(self.demcr))
+        elif self.args.dwt == "zero" or not self.demcr & (1 << 24):
+            self.reply(le32(0))
+        elif not self.running:
+            self.reply(le32(0xFFFFFFFF))
+        else:
+            self.interrupts += 1
+            if self.interrupts > self.args.after and self.args.fault in ("exit", "die", "stall"):
+                if self.args.fault == "exit":
+                    self.reply(b"W03")
+                    raise ConnectionResetError
+                if self.args.fault == "die":
+                    raise ConnectionResetError
+                return
+            self.reply(le32(self.pc()))
 
     def on_interrupt(self) -> bool:
         """Answers 0x03; False ends the session."""
@@ -146,6 +183,7 @@ def main():
     ap.add_argument("--fault", default="ok")
     ap.add_argument("--after", type=int, default=0)
     ap.add_argument("--pcs", default="0x100", help="comma-separated pc values to report in turn")
+    ap.add_argument("--dwt", choices=["pcsr", "zero"], help="serve DWT memory reads")
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log", required=True)
     args = ap.parse_args()

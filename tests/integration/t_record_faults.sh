@@ -51,9 +51,9 @@ free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-start_server() { # fault after
+start_server() { # fault after [more fake_gdbserver.py options]
 	rm -f port log
-	python3 "$FAKE" --fault "$1" --after "$2" --pcs "$pcs" --port-file port --log log &
+	python3 "$FAKE" --fault "$1" --after "$2" --pcs "$pcs" --port-file port --log log "${@:3}" &
 	server_pid=$!
 	timeout 10 bash -c 'until [ -s port ]; do sleep 0.05; done'
 	port=$(cat port)
@@ -65,6 +65,11 @@ stop_server() {
 		wait "$server_pid" 2>/dev/null || true
 		server_pid=""
 	fi
+}
+
+# The method of the last run in profile.db.
+last_method() {
+	python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT method FROM runs ORDER BY id DESC LIMIT 1").fetchone()[0])' "$1"
 }
 
 # "<runs> <samples>" stored in profile.db so far ("0 0" when it does not exist).
@@ -116,6 +121,14 @@ else fail "status $status"; fi
 name="missing --remote is a usage error"
 record p.db fw.elf
 if [ "$status" -eq 2 ] && one_error_line "--remote HOST:PORT is required"; then pass; else fail "status $status"; fi
+
+name="bad --method and --min-run are usage errors"
+record --remote 127.0.0.1:1 --method dwt-only p.db fw.elf
+s1=$status
+cp err err1
+record --remote 127.0.0.1:1 --min-run -5 p.db fw.elf
+if [ "$s1" -eq 2 ] && grep -q 'method wants auto or halt' err1 && [ "$status" -eq 2 ] &&
+   one_error_line "--min-run wants microseconds"; then pass; else fail "status $s1/$status"; fi
 
 name="bad elf fails before connecting"
 start_server ok 0
@@ -185,6 +198,60 @@ stop_server
 if [ "$status" -eq 130 ] && one_error_line "127.0.0.1:$port: interrupted (kept" && grep -qx D log &&
    [ "$(runs p.db | cut -d' ' -f1)" -eq $((n + 1)) ]; then pass
 else fail "status $status, runs $(runs p.db)"; fi
+
+# --- DWT PC sampling (Cortex-M): memory reads of DWT_PCSR while the target runs, no halting.
+# hot is at address 0, and a PCSR of 0 means "no PC sampling": sample inside it instead.
+dwt_pcs=$(printf '0x%x,0x%x,%s' $(($(addr_of hot) + 4)) $(($(addr_of hot) + 8)) "$(addr_of warm)")
+name="dwt: samples without halting, run says dwt"
+read -r n s < <(runs p.db)
+start_server ok 0 --dwt pcsr --pcs "$dwt_pcs"
+record --remote "127.0.0.1:$port" --samples 40 --rate 2000 p.db fw.elf
+stop_server
+if [ "$status" -eq 0 ] && grep -q 'recorded 40 samples .*dwt)' out && [ "$(last_method p.db)" = dwt ] &&
+   [ "$(grep -c '^me000101c,4$' log)" -ge 40 ] && [ "$(grep -c '<interrupt>' log)" -eq 1 ] &&
+   grep -q '^Me000edfc,4:00000001$' log && grep -qx D log && [ "$(runs p.db)" = "$((n + 1)) $((s + 40))" ]; then pass
+else fail "status $status, method $(last_method p.db), interrupts $(grep -c '<interrupt>' log), reads $(grep -c '^me000101c' log)"; fi
+
+name="dwt: --method halt never reads DWT_PCSR"
+start_server ok 0 --dwt pcsr
+record --remote "127.0.0.1:$port" --samples 10 --method halt p.db fw.elf
+stop_server
+if [ "$status" -eq 0 ] && [ "$(last_method p.db)" = halt ] && ! grep -q '^me000' log; then pass
+else fail "status $status, method $(last_method p.db)"; fi
+
+name="dwt: PCSR reads 0, falls back to halting and says why"
+start_server ok 0 --dwt zero
+record --remote "127.0.0.1:$port" --samples 20 p.db fw.elf
+stop_server
+if [ "$status" -eq 0 ] && grep -q 'recorded 20 samples .*halt)' out &&
+   grep -q 'no DWT sampling: DWT_PCSR reads 0x00000000; halted the target instead' out &&
+   [ "$(last_method p.db)" = halt ] && [ "$(grep -c '<interrupt>' log)" -ge 20 ]; then pass
+else fail "status $status, method $(last_method p.db)"; fi
+
+name="dwt: no memory reads at all (E01), halting"
+start_server ok 0
+record --remote "127.0.0.1:$port" --samples 5 p.db fw.elf
+stop_server
+if [ "$status" -eq 0 ] && grep -q 'no DWT sampling: the gdbserver does not read DEMCR' out && [ "$(last_method p.db)" = halt ]; then pass
+else fail "status $status"; fi
+
+expect_kept_dwt() { # name fault after status message samples
+	name=$1
+	local n s
+	read -r n s < <(runs p.db)
+	start_server "$2" "$3" --dwt pcsr --pcs "$dwt_pcs"
+	record --remote "127.0.0.1:$port" --timeout 300 p.db fw.elf
+	stop_server
+	if [ "$status" -ne "$4" ]; then fail "exit status $status, want $4"
+	elif [ "$4" -ne 0 ] && ! one_error_line "127.0.0.1:$port: $5 (kept $6 samples)"; then fail "want '$5 (kept $6 samples)'"
+	elif [ "$4" -eq 0 ] && ! grep -qF "recorded $6 samples" out; then fail "want 'recorded $6 samples'"
+	elif [ "$(runs p.db)" != "$((n + 1)) $((s + $6))" ]; then fail "runs $(runs p.db), want $((n + 1)) $((s + $6))"
+	elif [ "$(last_method p.db)" != dwt ]; then fail "method $(last_method p.db)"
+	else pass; fi
+}
+expect_kept_dwt "dwt: target exits" exit 9 0 "" 9
+expect_kept_dwt "dwt: gdbserver dies" die 6 2 "gdbserver closed the connection" 6
+expect_kept_dwt "dwt: gdbserver stalls" stall 4 2 "gdbserver stopped answering after 300 ms waiting for the reply to 'me000101c,4'" 4
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

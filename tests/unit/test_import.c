@@ -108,7 +108,9 @@ static void test_format_names(void **state)
 	rp_err err = RP_ERR_INIT;
 	assert_int_equal(rp_import_format_parse(&f, "pclist", &err), 0);
 	assert_int_equal(f, RP_IMPORT_PCLIST);
-	assert_int_equal(rp_import_format_parse(&f, "gmon", &err), RP_EUSAGE);
+	assert_int_equal(rp_import_format_parse(&f, "gmon", &err), 0);
+	assert_int_equal(f, RP_IMPORT_GMON);
+	assert_int_equal(rp_import_format_parse(&f, "nosuch", &err), RP_EUSAGE);
 	assert_string_equal(rp_import_format_name(RP_IMPORT_PCLOG), "pclog");
 }
 

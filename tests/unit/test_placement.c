@@ -11,14 +11,14 @@
 #include "ramplace/placement.h"
 
 static rp_func_total profile[] = {
-	{ "a_entry", NULL, 500 }, { "helper", "a.c", 100 }, { "scale.constprop.0", "a.c", 50 },
-	{ "cold_split", NULL, 40 }, { "b_entry", NULL, 30 }, { "scale", NULL, 10 },
-	{ "gone_func", NULL, 7 }, { "helper", "b.c", 5 },
+	{ "a_entry", NULL, 500, 500, 0 }, { "helper", "a.c", 100, 100, 0 }, { "scale.constprop.0", "a.c", 50, 50, 0 },
+	{ "cold_split", NULL, 40, 40, 0 }, { "b_entry", NULL, 30, 30, 0 }, { "scale", NULL, 10, 10, 0 },
+	{ "gone_func", NULL, 7, 7, 0 }, { "helper", "b.c", 5, 5, 0 },
 };
 
 static rp_db_totals totals(void)
 {
-	rp_db_totals t = { profile, sizeof(profile) / sizeof(profile[0]), 0, 1, 1 };
+	rp_db_totals t = { .funcs = profile, .nfuncs = sizeof(profile) / sizeof(profile[0]), .nruns = 1, .nimages = 1 };
 	for (size_t i = 0; i < t.nfuncs; i++)
 		t.total += profile[i].count;
 	return t;

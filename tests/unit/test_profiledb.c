@@ -129,6 +129,50 @@ static void test_schema_version_refused(void **state)
 	assert_non_null(strstr(err.msg, path));
 }
 
+/* A version-1 file (no runs.scale) is migrated in place and its counts stay whole samples. */
+static void test_migrate_from_1(void **state)
+{
+	(void)state;
+	sqlite3 *sql;
+	rp_db *db;
+	rp_db_totals t;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(sqlite3_open(path, &sql), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(sql,
+		"CREATE TABLE images(id INTEGER PRIMARY KEY, build_id TEXT NOT NULL UNIQUE,"
+		" build_id_is_hash INTEGER NOT NULL, path TEXT NOT NULL, arch TEXT NOT NULL);"
+		"CREATE TABLE runs(id INTEGER PRIMARY KEY, image_id INTEGER NOT NULL REFERENCES images(id),"
+		" source TEXT NOT NULL, tool TEXT NOT NULL, method TEXT NOT NULL, started TEXT NOT NULL,"
+		" rate_hz REAL NOT NULL, duration_s REAL NOT NULL, samples INTEGER NOT NULL,"
+		" stop_reason TEXT NOT NULL);"
+		"CREATE TABLE samples(run_id INTEGER NOT NULL REFERENCES runs(id), function TEXT NOT NULL,"
+		" file TEXT NOT NULL, offset INTEGER NOT NULL, count INTEGER NOT NULL,"
+		" PRIMARY KEY(run_id, function, file, offset)) WITHOUT ROWID;"
+		"CREATE TABLE arcs(run_id INTEGER NOT NULL REFERENCES runs(id), caller TEXT NOT NULL,"
+		" caller_file TEXT NOT NULL, callee TEXT NOT NULL, callee_file TEXT NOT NULL,"
+		" count INTEGER NOT NULL,"
+		" PRIMARY KEY(run_id, caller, caller_file, callee, callee_file)) WITHOUT ROWID;"
+		"INSERT INTO images VALUES(1, 'abc', 0, 'fw.elf', 'arm');"
+		"INSERT INTO runs VALUES(1, 1, 'x', 'record', 'halt', 'now', 0, 0, 7, 'done');"
+		"INSERT INTO samples VALUES(1, 'hot', '', 0, 7);"
+		"PRAGMA application_id=1380994115; PRAGMA user_version=1;", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(sql);
+	assert_int_equal(rp_db_open(&db, path, &err), 0);
+	assert_int_equal(rp_db_totals_load(db, &t, &err), 0);
+	assert_int_equal(t.nfuncs, 1);
+	assert_int_equal(t.funcs[0].count, 7);
+	assert_true(t.funcs[0].samples == 7.0 && t.taken == 7.0);
+	rp_db_totals_release(&t);
+	rp_db_close(db);
+	assert_int_equal(sqlite3_open(path, &sql), SQLITE_OK);
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(sql, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), RP_DB_SCHEMA_VERSION);
+	sqlite3_finalize(st);
+	sqlite3_close(sql);
+}
+
 static void test_hostile_files(void **state)
 {
 	(void)state;
@@ -187,6 +231,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_runs_add_up, fresh),
 		cmocka_unit_test_setup(test_schema_version_refused, fresh),
+		cmocka_unit_test_setup(test_migrate_from_1, fresh),
 		cmocka_unit_test_setup(test_hostile_files, fresh),
 		cmocka_unit_test_setup(test_locked_db_writes_nothing, fresh),
 	};

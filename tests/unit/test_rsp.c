@@ -306,7 +306,7 @@ static void test_tdesc_hostile(void **state)
 /* ---------------------------------------------------------------- fake gdbserver */
 
 enum fake_fault { FAKE_OK, FAKE_GARBAGE_SUPPORTED, FAKE_BAD_CHECKSUM, FAKE_EXIT, FAKE_DIE,
-		  FAKE_STALL, FAKE_NO_P, FAKE_ACK_ONLY, FAKE_NAK_CONTINUE };
+		  FAKE_STALL, FAKE_NO_P, FAKE_ACK_ONLY, FAKE_NAK_CONTINUE, FAKE_QEMU };
 
 struct fake {
 	int fd;
@@ -319,6 +319,7 @@ struct fake {
 	int protocol_error; /* the client broke the protocol (continue before the stop reply) */
 	int running;
 	int naked;          /* FAKE_NAK_CONTINUE refused the first `c` */
+	int batched;        /* reads that held a register read and a `c` together */
 	uint32_t pc;
 };
 
@@ -374,7 +375,7 @@ static void fake_packet(struct fake *f, const char *p)
 	hex32(lr, 0x1001);
 	if (strncmp(p, "qSupported", 10) == 0) {
 		fake_reply(f, f->fault == FAKE_GARBAGE_SUPPORTED ? "xyz" :
-			   f->fault == FAKE_ACK_ONLY || f->fault == FAKE_NAK_CONTINUE ?
+			   f->fault == FAKE_ACK_ONLY || f->fault == FAKE_NAK_CONTINUE || f->fault == FAKE_QEMU ?
 			   "PacketSize=1000;qXfer:features:read+" :
 			   "PacketSize=1000;qXfer:features:read+;QStartNoAckMode+");
 	} else if (strcmp(p, "QStartNoAckMode") == 0) {
@@ -402,6 +403,8 @@ static void fake_packet(struct fake *f, const char *p)
 	} else if (strcmp(p, "D") == 0) {
 		fake_reply(f, "OK");
 		f->detached = 1;
+	} else if (strcmp(p, "qqemu.sstepbits") == 0 && f->fault == FAKE_QEMU) {
+		fake_reply(f, "ENABLE=1,NOIRQ=2,NOTIMER=4");
 	} else {
 		fake_reply(f, "");
 	}
@@ -447,6 +450,8 @@ static void *fake_main(void *arg)
 		if (n <= 0)
 			break;
 		have += (size_t)n;
+		if (memmem(buf, have, "$c#63", 5) && (memmem(buf, have, "$g#67", 5) || memmem(buf, have, "$pf#d6", 6)))
+			f->batched++;
 		size_t i = 0;
 		while (i < have) {
 			if (buf[i] == '+' || buf[i] == '-') {
@@ -536,6 +541,39 @@ static void test_session_samples(void **state)
 		assert_int_equal(s.fake.detached, 1);
 		assert_int_equal(s.fake.protocol_error, 0);
 		assert_int_equal(s.fake.continues, 50);
+		rp_samples_release(&samples);
+	}
+}
+
+/* QEMU's stub (ack mode, identified by qqemu.sstepbits) and no-ack servers get the register
+ * read and the next `c` in one write; a plain ack-mode server gets them one at a time. */
+static void test_session_pipelining(void **state)
+{
+	(void)state;
+	const enum fake_fault kinds[] = { FAKE_QEMU, FAKE_OK, FAKE_ACK_ONLY };
+	for (size_t k = 0; k < 3; k++) {
+		struct session s;
+		start_session(&s, kinds[k], 0, 1);
+		assert_int_equal(s.rc, 0);
+		assert_int_equal(rp_rsp_pipelines(s.rsp), kinds[k] != FAKE_ACK_ONLY);
+		rp_samples samples;
+		rp_samples_init(&samples);
+		rp_sampler_opts so = RP_SAMPLER_OPTS_INIT;
+		so.max_samples = 30;
+		so.min_run_us = 0;
+		rp_sampler_result res;
+		rp_err err = RP_ERR_INIT;
+		assert_int_equal(rp_sampler_run(s.rsp, &samples, &so, &res, &err), 0);
+		assert_int_equal(samples.total, 30);
+		assert_int_equal(samples.narcs > 0, 1);
+		assert_string_equal(res.method, "halt");
+		end_session(&s);
+		assert_int_equal(s.fake.protocol_error, 0);
+		assert_int_equal(s.fake.continues, 30);
+		if (kinds[k] == FAKE_ACK_ONLY)
+			assert_int_equal(s.fake.batched, 0);
+		else
+			assert_true(s.fake.batched >= 20); /* 29 go out batched; a read may split one */
 		rp_samples_release(&samples);
 	}
 }
@@ -677,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_session_fallbacks),
 		cmocka_unit_test(test_session_nak_resends),
 		cmocka_unit_test(test_prng_intervals),
+		cmocka_unit_test(test_session_pipelining),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

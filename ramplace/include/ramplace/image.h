@@ -69,7 +69,8 @@ void rp_image_free(rp_image *img);
 /* Human name of the architecture ("arm", "riscv32", ...). */
 const char *rp_image_arch(const rp_image *img);
 
-/* The function whose [addr, addr+size) holds pc (Thumb bit ignored), or NULL. */
+/* The function whose [addr, addr+size) holds pc (Thumb bit ignored), or NULL. A zero-size
+ * function symbol covers up to the next function or the end of its section. */
 const rp_func *rp_image_func_at(const rp_image *img, uint64_t pc);
 
 /* A function by name; file disambiguates statics (NULL: prefer the global, then any local). */
@@ -85,5 +86,10 @@ int rp_image_read(const rp_image *img, uint64_t vma, void *buf, size_t len, rp_e
 /* Maps a byte offset in the ELF file to the virtual address it is loaded at (through the
  * program headers). Returns 0 and sets *vaddr, or RP_EINPUT when no segment covers it. */
 int rp_image_offset_to_addr(const rp_image *img, uint64_t offset, uint64_t *vaddr, rp_err *err);
+
+/* The address and size of the data object (STT_OBJECT or STT_NOTYPE, defined) called name, a
+ * global preferred over a local. Returns 0, or RP_EINPUT "<path>: no data symbol 'name'...". */
+int rp_image_data_symbol(const rp_image *img, const char *name, uint64_t *addr, uint64_t *size,
+			 rp_err *err);
 
 #endif

@@ -3,8 +3,12 @@
  * Samples are stored symbolized, as (function, defining file for statics, offset, count), and
  * each run is tied to the image (build-id) it was taken on, so a profile survives a relink that
  * moves every address. Several runs add up. The schema version lives in PRAGMA user_version;
- * a database with another or a newer version is refused. Each import or recording is written
- * in one transaction by rp_db_store_run. */
+ * a database with another or a newer version is refused; version 1 is migrated in place.
+ * Each import or recording is written in one transaction by rp_db_store_run.
+ *
+ * Version 2 added runs.scale: a run's sample counts are in units of 1/scale sample, so that a
+ * gmon.out histogram bin split between two functions in proportion to the overlap (as gprof
+ * does) stays an exact integer (docs/profile-db.md). */
 #ifndef RAMPLACE_PROFILEDB_H
 #define RAMPLACE_PROFILEDB_H
 
@@ -14,7 +18,7 @@
 #include "ramplace/image.h"
 #include "ramplace/samples.h"
 
-#define RP_DB_SCHEMA_VERSION 1
+#define RP_DB_SCHEMA_VERSION 2
 
 typedef struct rp_db rp_db;
 
@@ -45,22 +49,40 @@ int rp_db_store_run(rp_db *db, const rp_image *img, const rp_run_info *info,
 typedef struct rp_func_total {
 	char *func;
 	char *file;       /* NULL for globals */
-	uint64_t count;
+	uint64_t count;   /* whole samples (samples rounded) */
+	double samples;   /* exact samples, fractional where a histogram bin was split */
+	double seconds;   /* samples / rate summed over runs; meaningful when rp_db_totals.rate_hz != 0 */
 } rp_func_total;
 
 typedef struct rp_db_totals {
-	rp_func_total *funcs;    /* sorted by count descending, then name */
+	rp_func_total *funcs;    /* sorted by samples descending, then name */
 	size_t nfuncs;
-	uint64_t total;          /* all samples, including "<unknown>" */
+	uint64_t total;          /* sum of the functions' counts, including "<unknown>" */
 	size_t nruns;
 	size_t nimages;          /* distinct builds the runs were taken on */
+	double taken;            /* samples taken (gmon: sum of the bins); the base of "% time" */
+	double rate_hz;          /* the sampling rate shared by every run, 0 if unknown or mixed */
+	double taken_seconds;    /* taken / rate, when rate_hz != 0 */
 } rp_db_totals;
 
 /* Sums samples per (function, file) over every run in the database. */
 int rp_db_totals_load(rp_db *db, rp_db_totals *out, rp_err *err);
-/* Same; equal != 0 weighs every run the same (each scaled to the mean run's sample count). */
+/* Same for one run (run_id > 0) or every run (run_id 0). A missing run is RP_EINPUT. */
+int rp_db_totals_load_run(rp_db *db, int64_t run_id, rp_db_totals *out, rp_err *err);
+/* Every run; equal != 0 weighs every run the same (each scaled to the mean run's samples). */
 int rp_db_totals_load_weighted(rp_db *db, int equal, rp_db_totals *out, rp_err *err);
 void rp_db_totals_release(rp_db_totals *t);
+
+typedef struct rp_run_row {
+	int64_t id;
+	char *build_id, *image_path, *source, *tool, *method, *started, *stop_reason;
+	double rate_hz, duration_s, samples;
+	uint64_t scale;
+} rp_run_row;
+
+/* Every run, oldest first. *out is the caller's (free with rp_run_rows_free). */
+int rp_db_runs_load(rp_db *db, rp_run_row **out, size_t *n, rp_err *err);
+void rp_run_rows_free(rp_run_row *rows, size_t n);
 
 typedef struct rp_arc_total {
 	char *caller, *caller_file, *callee, *callee_file;
@@ -70,6 +92,22 @@ typedef struct rp_arc_total {
 /* Sums arcs per (caller, callee) over every run. *out is the caller's (free with
  * rp_arc_totals_free). */
 int rp_db_arcs_load(rp_db *db, rp_arc_total **out, size_t *n, rp_err *err);
+/* Same for one run (run_id > 0) or every run (0). */
+int rp_db_arcs_load_run(rp_db *db, int64_t run_id, rp_arc_total **out, size_t *n, rp_err *err);
 void rp_arc_totals_free(rp_arc_total *arcs, size_t n);
+
+/* One build the profile was taken on, with what was recorded on it. */
+typedef struct rp_db_image {
+	char *build_id;
+	char *path;       /* the ELF's path when it was last recorded or imported */
+	char *arch;
+	size_t nruns;
+	uint64_t samples; /* all samples of its runs, "<unknown>" included */
+} rp_db_image;
+
+/* Lists the builds that runs were taken on, most samples first. *out is the caller's (free with
+ * rp_db_images_free). */
+int rp_db_images_load(rp_db *db, rp_db_image **out, size_t *n, rp_err *err);
+void rp_db_images_free(rp_db_image *images, size_t n);
 
 #endif

@@ -48,6 +48,13 @@ const char *rp_rsp_name(const rp_rsp *rsp);
 /* 1 when the return-address register (lr/ra) was found and will be read. */
 int rp_rsp_has_ra(const rp_rsp *rsp);
 
+/* 1 when the target description names xpsr: an ARM M-profile core, which may have a DWT. */
+int rp_rsp_is_m_profile(const rp_rsp *rsp);
+
+/* 1 when register reads and `c` go out in one write (no-ack mode, or QEMU's stub, which reads
+ * packets in order without waiting for acknowledgements). */
+int rp_rsp_pipelines(const rp_rsp *rsp);
+
 /* Sends one packet and waits for its reply; *reply (decoded, NUL-terminated, length *len) is
  * owned by rsp and valid until the next call. */
 int rp_rsp_transact(rp_rsp *rsp, const char *cmd, const char **reply, size_t *len, rp_err *err);
@@ -90,6 +97,25 @@ int rp_rsp_wait_stop(rp_rsp *rsp, int64_t timeout_ns, rp_rsp_stop *stop, rp_err 
 /* Reads pc and, when rp_rsp_has_ra, the return address (*ra is 0 otherwise) of the halted
  * target: from the stop's expedited registers when present, else with `p` or `g`. */
 int rp_rsp_read_pc(rp_rsp *rsp, const rp_rsp_stop *stop, uint64_t *pc, uint64_t *ra, rp_err *err);
+
+/* Like rp_rsp_read_pc, then resumes the target (`c`, not waited for). Where the gdbserver
+ * allows (rp_rsp_pipelines), the reads and the `c` go out in one write, so the target is halted
+ * one round trip less per sample. */
+int rp_rsp_read_pc_continue(rp_rsp *rsp, const rp_rsp_stop *stop, uint64_t *pc, uint64_t *ra, rp_err *err);
+
+/* Reads the 32-bit word at addr (`m addr,4`), also while the target runs. Returns 0 with *val,
+ * 1 when a stop reply came instead (*stop filled: a gdbserver such as QEMU's halts the target
+ * to serve a packet, or the target stopped or exited; a late reply to the read is discarded),
+ * 2 on an error or empty reply (not readable), 3 when no reply came within the reply timeout (err
+ * says so, for a caller that takes it as a failure), or a negative code. */
+int rp_rsp_peek32(rp_rsp *rsp, uint64_t addr, uint32_t *val, rp_rsp_stop *stop, rp_err *err);
+
+/* Writes the 32-bit word val at addr (`M addr,4:...`, target byte order); fails unless OK. */
+int rp_rsp_poke32(rp_rsp *rsp, uint64_t addr, uint32_t val, rp_err *err);
+
+/* Waits (reply timeout) for the stop reply due after an interrupt, discarding replies to
+ * requests sent before it (memory words, OK, Exx) that a gdbserver may deliver late. */
+int rp_rsp_wait_stop_discarding(rp_rsp *rsp, rp_rsp_stop *stop, rp_err *err);
 
 /* Detaches (`D`) so the target runs on without the debugger; waits for the reply. */
 int rp_rsp_detach(rp_rsp *rsp, rp_err *err);
@@ -168,5 +194,29 @@ const rp_rsp_reg *rp_rsp_tdesc_find(const rp_rsp_tdesc *td, const char *name);
 /* Byte offset of register regnum in a `g` reply (sum of the sizes of lower-numbered
  * registers), or -1 when a size is not a whole number of bytes. */
 int64_t rp_rsp_tdesc_g_offset(const rp_rsp_tdesc *td, unsigned regnum);
+
+/* ---- memory and breakpoints (rsp_mem.c) ---- */
+
+/* Largest piece one `m`/`M` packet moves; every gdbserver accepts packets of this size. */
+#define RP_RSP_MEM_CHUNK 1024
+
+/* Reads len bytes at addr of the halted target into buf (`m`, in pieces). Fails with
+ * "host:port: reading N bytes at 0xADDR: <reply>" on an error reply or garbage. */
+int rp_rsp_read_mem(rp_rsp *rsp, uint64_t addr, void *buf, size_t len, rp_err *err);
+
+/* Writes len bytes from buf at addr of the halted target (`M`, in pieces). */
+int rp_rsp_write_mem(rp_rsp *rsp, uint64_t addr, const void *buf, size_t len, rp_err *err);
+
+/* Inserts a breakpoint at addr: hardware (Z1) when the server has them, else software (Z0);
+ * kind is the instruction's size in bytes (2 for Thumb and RVC, 4). *type says which (1 or 0),
+ * for rp_rsp_remove_breakpoint. */
+int rp_rsp_insert_breakpoint(rp_rsp *rsp, uint64_t addr, int kind, int *type, rp_err *err);
+int rp_rsp_remove_breakpoint(rp_rsp *rsp, int type, uint64_t addr, int kind, rp_err *err);
+
+/* Decodes an `m` reply (hex bytes) into out[0, cap): *n bytes, 1..cap (a server may send
+ * fewer than asked). Fails with RP_EINPUT on an error reply ("E01"), an empty or odd-length
+ * reply, a non-hex digit (with its offset) or more than cap bytes; `what` says which read. */
+int rp_rsp_parse_mem(unsigned char *out, size_t cap, size_t *n, const char *reply, size_t rlen,
+		     const char *what, const char *name, rp_err *err);
 
 #endif

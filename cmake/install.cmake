@@ -1,0 +1,48 @@
+# install.cmake: what `cmake --install` puts where, and the package files that let others use
+# it: the ramplace program and man page; the library (libramplace.a), its headers and
+# ramplace.pc for pkg-config; the CMake package (share/ramplace/cmake: ramplaceConfig.cmake,
+# RamPlace.cmake) and the make integration (share/ramplace/make). A build-tree
+# ramplaceConfig.cmake also lets a firmware project use this build without installing
+# (-Dramplace_DIR=<this build dir>). Included from the top-level CMakeLists.txt.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(RAMPLACE_SHARE_DIR "${CMAKE_INSTALL_DATADIR}/ramplace")
+
+install(TARGETS ramplace RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES docs/ramplace.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+
+# libramplace_core.a in the build tree (tests link it by that name), libramplace.a installed
+install(FILES $<TARGET_FILE:ramplace_core> DESTINATION ${CMAKE_INSTALL_LIBDIR} RENAME libramplace.a)
+file(GLOB RAMPLACE_PUBLIC_HEADERS ramplace/include/ramplace/*.h ldgen/*.h)
+install(FILES ${RAMPLACE_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ramplace)
+
+# pkg-config: the modules the library links (extend both lists when adding a dependency)
+string(JOIN " " RAMPLACE_PC_REQUIRES_PRIVATE ${RAMPLACE_PKG_MODULES})
+string(JOIN " " RAMPLACE_PC_LIBS_PRIVATE ${RAMPLACE_PLAIN_LIBS})
+file(RELATIVE_PATH RAMPLACE_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
+configure_file(cmake/ramplace.pc.in ${PROJECT_BINARY_DIR}/ramplace.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/ramplace.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# CMake package, installed: paths relative to the config file, so the prefix can move
+file(RELATIVE_PATH rp_to_prefix "/p/${RAMPLACE_SHARE_DIR}/cmake" "/p")
+set(RAMPLACE_CONFIG_LOCATIONS "get_filename_component(_ramplace_prefix \"\${CMAKE_CURRENT_LIST_DIR}/${rp_to_prefix}\" ABSOLUTE)
+set(_ramplace_exe \"\${_ramplace_prefix}/${CMAKE_INSTALL_BINDIR}/ramplace\")
+set(_ramplace_module_dir \"\${CMAKE_CURRENT_LIST_DIR}\")
+unset(_ramplace_prefix)")
+configure_file(cmake/ramplaceConfig.cmake.in ${PROJECT_BINARY_DIR}/install/ramplaceConfig.cmake @ONLY)
+# ARCH_INDEPENDENT: the firmware project that looks for this host tool is a 32-bit cross build
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/ramplaceConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion ARCH_INDEPENDENT)
+install(FILES ${PROJECT_BINARY_DIR}/install/ramplaceConfig.cmake
+              ${PROJECT_BINARY_DIR}/ramplaceConfigVersion.cmake cmake/RamPlace.cmake
+        DESTINATION ${RAMPLACE_SHARE_DIR}/cmake)
+install(FILES make/ramplace.mk DESTINATION ${RAMPLACE_SHARE_DIR}/make)
+install(PROGRAMS make/ramplace-record.sh DESTINATION ${RAMPLACE_SHARE_DIR}/make)
+
+# CMake package, build tree: this build's program, the modules from the source tree
+set(RAMPLACE_CONFIG_LOCATIONS "set(_ramplace_exe \"$<TARGET_FILE:ramplace>\")
+set(_ramplace_module_dir \"${PROJECT_SOURCE_DIR}/cmake\")")
+configure_file(cmake/ramplaceConfig.cmake.in ${PROJECT_BINARY_DIR}/ramplaceConfig.cmake.gen @ONLY)
+file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/ramplaceConfig.cmake
+     INPUT ${PROJECT_BINARY_DIR}/ramplaceConfig.cmake.gen)

@@ -1,0 +1,134 @@
+/* cmd_annotate.c: `ramplace annotate`: turns a plan into a patch over the sources that marks each
+ * planned function's definition with a section attribute (ldgen/attr.h), so that a build
+ * without the linker fragment places the same functions. Writes the patch (atomically, or to
+ * stdout) and says on stderr what it annotated and what it could not (library code, sources
+ * outside the root). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attr.h"
+#include "cli.h"
+#include "ramplace/util.h"
+
+static const char usage[] =
+	"usage: ramplace annotate [options] firmware.elf\n"
+	"\n"
+	"Writes a unified diff that adds MACRO(name) to the definition of every function in the\n"
+	"plan, found through the ELF's DWARF (build with -g), and creates a header defining MACRO as\n"
+	"__attribute__((section(\".ramtext.name\"), noinline, noclone)). Apply it at the source root\n"
+	"with 'git apply' or 'patch -p1'. Functions without debug information or defined outside\n"
+	"the root (library code) are listed and left to the linker fragment.\n"
+	"\n"
+	"      --plan FILE      the plan (default ramtext.ld.plan)\n"
+	"      --root DIR       source tree the patch applies to (default .)\n"
+	"      --header PATH    header to create, relative to the root (default\n"
+	"                       ramplace_ramfunc.h beside the first annotated file)\n"
+	"      --macro NAME     attribute macro (default RAMPLACE_RAMFUNC)\n"
+	"      --no-noinline    let the compiler inline the functions\n"
+	"      --no-noclone     let the compiler clone them (.constprop, .isra stay in flash)\n"
+	"  -o, --output FILE    patch to write (default: standard output)\n"
+	"  -q, --quiet          list nothing on standard error\n";
+
+typedef struct annotate_args {
+	rp_attr_opts opts;
+	const char *plan_path, *output, *elf_path;
+	int quiet;
+} annotate_args;
+
+static int parse_args(annotate_args *a, int argc, char **argv, rp_err *err)
+{
+	static const struct option longopts[] = {
+		{ "plan", required_argument, NULL, 'P' },   { "root", required_argument, NULL, 'r' },
+		{ "header", required_argument, NULL, 'H' }, { "macro", required_argument, NULL, 'M' },
+		{ "no-noinline", no_argument, NULL, 'I' },  { "no-noclone", no_argument, NULL, 'C' },
+		{ "output", required_argument, NULL, 'o' }, { "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 }
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'P': a->plan_path = optarg; break;
+		case 'r': a->opts.root = optarg; break;
+		case 'H': a->opts.header = optarg; break;
+		case 'M': a->opts.macro = optarg; break;
+		case 'I': a->opts.noinline = 0; break;
+		case 'C': a->opts.noclone = 0; break;
+		case 'o': a->output = optarg; break;
+		case 'q': a->quiet = 1; break;
+		case 'h': fputs(usage, stdout); return 1;
+		default: return cli_usage_error(err, "annotate", "unknown option");
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage_error(err, "annotate", "expects firmware.elf");
+	a->elf_path = argv[optind];
+	return 0;
+}
+
+static int write_patch(const char *patch, size_t len, const char *output, rp_err *err)
+{
+	if (!output || strcmp(output, "-") == 0) {
+		if (fwrite(patch, 1, len, stdout) != len || fflush(stdout) != 0)
+			return rp_err_set(err, RP_EIO, "standard output: write failed");
+		return 0;
+	}
+	rp_afile af;
+	int rc = rp_afile_open(&af, output, err);
+	if (rc)
+		return rc;
+	if (fwrite(patch, 1, len, af.fp) != len) {
+		rp_afile_abort(&af);
+		return rp_err_set(err, RP_EIO, "%s: write failed", output);
+	}
+	return rp_afile_commit(&af, err);
+}
+
+static void print_result(const rp_attr_result *res, const annotate_args *a, const rp_plan *plan,
+			 const rp_image *img)
+{
+	if (plan->build_id && strcmp(plan->build_id, img->build_id) != 0)
+		fprintf(stderr, "ramplace: note: the plan was made on build %.12s, %s is %.12s; functions are matched by name\n",
+			plan->build_id, a->elf_path, img->build_id);
+	if (a->quiet)
+		return;
+	for (size_t i = 0; i < res->nannotated; i++)
+		fprintf(stderr, "annotated: %s\n", res->annotated[i]);
+	for (size_t i = 0; i < res->nskipped; i++)
+		fprintf(stderr, "left to the linker fragment: %s\n", res->skipped[i]);
+	fprintf(stderr, "%zu definition(s) annotated, %zu function(s) left%s%s\n", res->nannotated,
+		res->nskipped, a->output ? "; wrote " : "", a->output ? a->output : "");
+}
+
+int cmd_annotate(int argc, char **argv, rp_err *err)
+{
+	annotate_args a = { .opts = RP_ATTR_OPTS_INIT, .plan_path = "ramtext.ld.plan" };
+	rp_plan *plan = NULL;
+	rp_image *img = NULL;
+	rp_dwarf *dw = NULL;
+	rp_attr_result res = { 0 };
+	char *patch = NULL;
+	size_t len = 0;
+	int rc = parse_args(&a, argc, argv, err);
+	if (rc == 1)
+		return 0;
+	if (!rc)
+		rc = rp_plan_read(&plan, a.plan_path, err);
+	if (!rc)
+		rc = rp_image_load(&img, a.elf_path, err);
+	if (!rc)
+		rc = rp_dwarf_open(&dw, a.elf_path, err);
+	if (!rc)
+		rc = rp_attr_make_patch(&patch, &len, &res, plan, img, dw, &a.opts, err);
+	if (!rc)
+		rc = write_patch(patch, len, a.output, err);
+	if (!rc)
+		print_result(&res, &a, plan, img);
+	free(patch);
+	rp_attr_result_release(&res);
+	rp_dwarf_close(dw);
+	rp_image_free(img);
+	rp_plan_free(plan);
+	return rc;
+}

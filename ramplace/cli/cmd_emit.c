@@ -1,0 +1,74 @@
+/* cmd_emit.c: `ramplace emit`: writes a plan made by `ramplace place` in another dialect: a
+ * fragment for ld.lld, an ESP-IDF linker fragment, or Zephyr code-relocation lines
+ * (ldgen/dialects.h). The output is written atomically. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "dialects.h"
+#include "ldgen.h"
+
+static const char usage[] =
+	"usage: ramplace emit --format FORMAT [options] -o FILE\n"
+	"\n"
+	"Writes the plan in another dialect. FORMAT is one of\n"
+	"  gnu      the GNU ld fragment, as 'ramplace place' writes it\n"
+	"  lld      a fragment for ld.lld (INCLUDEd the same way)\n"
+	"  esp-idf  an ESP-IDF linker fragment file (.lf): [mapping] entries with noflash\n"
+	"  zephyr   zephyr_code_relocate(FILES ... FILTER ... LOCATION ...) lines for CMake\n"
+	"\n"
+	"      --plan FILE       the plan (default ramtext.ld.plan)\n"
+	"      --elf FILE        the firmware ELF: zephyr takes source paths from its DWARF\n"
+	"      --location NAME   zephyr: memory location (default SRAM_TEXT)\n"
+	"  -o, --output FILE     file to write (required)\n";
+
+int cmd_emit(int argc, char **argv, rp_err *err)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' }, { "plan", required_argument, NULL, 'P' },
+		{ "elf", required_argument, NULL, 'e' },    { "location", required_argument, NULL, 'L' },
+		{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *format = NULL, *plan_path = "ramtext.ld.plan", *elf_path = NULL, *output = NULL;
+	const char *location = "SRAM_TEXT";
+	int c;
+	while ((c = getopt_long(argc, argv, "+f:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': format = optarg; break;
+		case 'P': plan_path = optarg; break;
+		case 'e': elf_path = optarg; break;
+		case 'L': location = optarg; break;
+		case 'o': output = optarg; break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: return cli_usage_error(err, "emit", "unknown option");
+		}
+	}
+	if (optind != argc || !format || !output)
+		return cli_usage_error(err, "emit", "expects --format and -o FILE, and no other arguments");
+	int fmt = strcmp(format, "gnu") == 0 ? 0 : strcmp(format, "lld") == 0 ? 1
+		: strcmp(format, "esp-idf") == 0 ? 2 : strcmp(format, "zephyr") == 0 ? 3 : -1;
+	if (fmt < 0)
+		return cli_usage_error(err, "emit", "--format is gnu, lld, esp-idf or zephyr");
+	rp_plan *plan = NULL;
+	rp_image *img = NULL;
+	rp_dwarf *dw = NULL;
+	int rc = rp_plan_read(&plan, plan_path, err);
+	if (!rc && elf_path && fmt == 3)
+		rc = rp_image_load(&img, elf_path, err);
+	if (!rc && img)
+		rc = rp_dwarf_open(&dw, elf_path, err);
+	if (!rc) {
+		switch (fmt) {
+		case 0: rc = rp_ldgen_gnu_write(plan, output, err); break;
+		case 1: rc = rp_ldgen_lld_write(plan, output, err); break;
+		case 2: rc = rp_ldgen_espidf_write(plan, output, err); break;
+		default: rc = rp_ldgen_zephyr_write(plan, img, dw, location, output, err); break;
+		}
+	}
+	rp_dwarf_close(dw);
+	rp_image_free(img);
+	rp_plan_free(plan);
+	return rc;
+}

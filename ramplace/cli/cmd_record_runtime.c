@@ -1,0 +1,385 @@
+/* cmd_record_runtime.c: `ramplace record --runtime`: collects the histogram that ramplace's
+ * target-side sampling runtime (ramplace/runtime/, docs/runtime.md) keeps in target RAM, by
+ * memory reads through a gdbserver, and stores it in profile.db as a run with method "runtime"
+ * (and, with --gmon, as a gmon.out file).
+ *
+ * By default it stops the target on a breakpoint at ramplace_profile_ready (which the firmware
+ * calls when its profile is complete), reads, removes the breakpoint and detaches, so the
+ * firmware runs on. Options, the ELF (symbols ramplace_profile and the breakpoint function) and
+ * the database are checked before connecting. The histogram goes through the same gmon.out
+ * importer as a file dumped over semihosting, so both paths give the same run. Owns the SIGINT
+ * handler for the duration of the command; it only sets a flag the waits poll. */
+#include <elf.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "ramplace/image.h"
+#include "ramplace/import.h"
+#include "ramplace/profiledb.h"
+#include "ramplace/rsp.h"
+#include "ramplace/runtime.h"
+#include "ramplace/util.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+struct runtime_opts {
+	char host[256];
+	int port;
+	rp_rsp_opts rsp;
+	double duration_s;      /* 0: wait for the breakpoint as long as it takes */
+	const char *at;         /* breakpoint function; NULL with --now */
+	const char *gmon_path;  /* also write gmon.out here; NULL: no */
+	int reset, quiet;
+	const char *db_path, *elf_path;
+	uint64_t bp_addr;       /* where `at` is, and its breakpoint kind */
+	int bp_kind;
+};
+
+static void usage(void)
+{
+	printf("usage: ramplace record --runtime --remote HOST:PORT [options] profile.db firmware.elf\n\n"
+	       "Reads the histogram of ramplace's target-side sampling runtime (ramplace/runtime,\n"
+	       "linked into the firmware) from target memory through a gdbserver and stores it in\n"
+	       "profile.db as a run with method \"runtime\". By default it stops the target when it\n"
+	       "calls ramplace_profile_ready, reads, and lets it run on.\n\n"
+	       "  --remote HOST:PORT        the gdbserver to connect to\n"
+	       "  --at FUNCTION             stop on this function instead of ramplace_profile_ready\n"
+	       "  --now                     read at once, wherever the gdbserver halted the target\n"
+	       "  --duration SECONDS        read after this long if the breakpoint was not reached\n"
+	       "  --gmon FILE               also write the histogram as a gmon.out file\n"
+	       "  --reset                   zero the histogram on the target after reading it\n"
+	       "  --connect-timeout MS      bound on connecting (default 3000)\n"
+	       "  --timeout MS              bound on every reply (default 2000)\n"
+	       "  --quiet                   no summary line\n"
+	       "  --help                    print this and exit\n");
+}
+
+static int parse_ms(int *out, const char *text, rp_err *err)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	if (errno || end == text || *end || v < 1 || v > 3600000)
+		return cli_usage_error(err, "record", "timeouts want milliseconds (1..3600000)");
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_remote(struct runtime_opts *o, const char *text, rp_err *err)
+{
+	const char *colon = strrchr(text, ':');
+	size_t hlen = colon ? (size_t)(colon - text) : 0;
+	const char *h = text;
+	char *end;
+	if (hlen >= 2 && h[0] == '[' && h[hlen - 1] == ']') {
+		h++;
+		hlen -= 2;
+	}
+	long port = colon ? strtol(colon + 1, &end, 10) : 0;
+	if (!colon || hlen == 0 || hlen >= sizeof(o->host) || *end || port < 1 || port > 65535)
+		return cli_usage_error(err, "record", "--remote wants HOST:PORT with a port in 1..65535");
+	memcpy(o->host, h, hlen);
+	o->host[hlen] = '\0';
+	o->port = (int)port;
+	return 0;
+}
+
+enum { OPT_RUNTIME = 256, OPT_REMOTE, OPT_AT, OPT_NOW, OPT_DURATION, OPT_GMON, OPT_RESET,
+       OPT_CTIMEOUT, OPT_TIMEOUT, OPT_QUIET, OPT_HELP };
+
+static const struct option long_opts[] = {
+	{ "runtime", no_argument, NULL, OPT_RUNTIME },
+	{ "remote", required_argument, NULL, OPT_REMOTE },
+	{ "at", required_argument, NULL, OPT_AT },
+	{ "now", no_argument, NULL, OPT_NOW },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "gmon", required_argument, NULL, OPT_GMON },
+	{ "reset", no_argument, NULL, OPT_RESET },
+	{ "connect-timeout", required_argument, NULL, OPT_CTIMEOUT },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Returns 1 after --help, 0 to go on, or a usage error. */
+static int parse_args(struct runtime_opts *o, int argc, char **argv, rp_err *err)
+{
+	int c, rc = 0, have_remote = 0, now = 0;
+	char *end;
+	while (rc == 0 && (c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_RUNTIME:
+			break;
+		case OPT_REMOTE:
+			rc = parse_remote(o, optarg, err);
+			have_remote = 1;
+			break;
+		case OPT_AT:
+			o->at = optarg;
+			break;
+		case OPT_NOW:
+			now = 1;
+			break;
+		case OPT_DURATION:
+			errno = 0;
+			o->duration_s = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->duration_s >= 0.001 && o->duration_s <= 1e7))
+				rc = cli_usage_error(err, "record", "--duration wants a positive number of seconds");
+			break;
+		case OPT_GMON:
+			o->gmon_path = optarg;
+			break;
+		case OPT_RESET:
+			o->reset = 1;
+			break;
+		case OPT_CTIMEOUT:
+			rc = parse_ms(&o->rsp.connect_timeout_ms, optarg, err);
+			break;
+		case OPT_TIMEOUT:
+			rc = parse_ms(&o->rsp.timeout_ms, optarg, err);
+			break;
+		case OPT_QUIET:
+			o->quiet = 1;
+			break;
+		case OPT_HELP:
+			usage();
+			return 1;
+		default:
+			return cli_usage_error(err, "record", "unknown option");
+		}
+	}
+	if (rc < 0)
+		return rc;
+	if (!have_remote)
+		return cli_usage_error(err, "record", "--remote HOST:PORT is required");
+	if (now && (o->at || o->duration_s > 0))
+		return cli_usage_error(err, "record", "--now reads at once: no --at or --duration with it");
+	if (!now && !o->at)
+		o->at = RP_RUNTIME_READY_SYMBOL;
+	if (now)
+		o->at = NULL;
+	if (argc - optind != 2)
+		return cli_usage_error(err, "record", "wants profile.db and firmware.elf");
+	o->db_path = argv[optind];
+	o->elf_path = argv[optind + 1];
+	return 0;
+}
+
+/* Where the breakpoint goes, and its kind (instruction size). */
+static int breakpoint_site(const rp_image *img, const char *name, uint64_t *addr, int *kind, rp_err *err)
+{
+	const rp_func *f = rp_image_func_by_name(img, name, NULL);
+	unsigned char insn[2];
+	if (!f)
+		return rp_err_set(err, RP_EINPUT, "%s: no function '%s' to stop on (is the runtime linked in? --now reads at once)",
+				  img->path, name);
+	*addr = f->addr;
+	*kind = 4;
+	if (img->machine == EM_ARM)
+		*kind = f->is_thumb ? 2 : 4;
+	else if (rp_image_read(img, f->addr, insn, 2, err) == 0 && (insn[0] & 3) != 3)
+		*kind = 2; /* RISC-V: a compressed first instruction */
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Runs the target until it stops (the breakpoint, or anything else), --duration passes or
+ * Ctrl-C; in the last two cases halts it. *why says which. */
+static int run_to_breakpoint(rp_rsp *rsp, const struct runtime_opts *o, const char **why, rp_err *err)
+{
+	rp_rsp_stop stop;
+	double deadline = o->duration_s > 0 ? now_s() + o->duration_s : 0;
+	int rc = rp_rsp_continue(rsp, err);
+	while (rc == 0) {
+		rc = rp_rsp_wait_stop(rsp, 200000000, &stop, err);
+		if (rc == 1)
+			break;
+		if (rc < 0)
+			return rc;
+		if (interrupted || (deadline && now_s() >= deadline)) {
+			*why = interrupted ? "interrupted" : "duration";
+			if ((rc = rp_rsp_interrupt(rsp, err)) < 0 || (rc = rp_rsp_wait_stop(rsp, -1, &stop, err)) < 0)
+				return rc;
+			break;
+		}
+	}
+	if (rc < 0)
+		return rc;
+	if (stop.kind == RP_RSP_EXITED || stop.kind == RP_RSP_KILLED)
+		return rp_err_set(err, RP_EINPUT, "%s: the target %s before reaching %s; its histogram is gone "
+				  "(dump it over semihosting, or use --duration)", rp_rsp_name(rsp),
+				  stop.kind == RP_RSP_EXITED ? "exited" : "was killed", o->at);
+	if (!*why)
+		*why = o->at;
+	return 0;
+}
+
+/* Connects, reads the histogram (after the breakpoint unless --now), optionally resets it and
+ * lets the target go. */
+static int collect(const struct runtime_opts *o, const rp_image *img, uint64_t desc_addr,
+		   rp_runtime_profile *prof, const char **why, char *source, size_t source_cap, rp_err *err)
+{
+	rp_rsp *rsp = NULL;
+	int bptype = -1;
+	int rc = rp_rsp_connect(&rsp, o->host, o->port, &o->rsp, err);
+	if (rc < 0)
+		return rc;
+	snprintf(source, source_cap, "gdbserver %s", rp_rsp_name(rsp));
+	*why = o->at ? NULL : "now";
+	if (o->at && (rc = rp_rsp_insert_breakpoint(rsp, o->bp_addr, o->bp_kind, &bptype, err)) == 0)
+		rc = run_to_breakpoint(rsp, o, why, err);
+	if (rc == 0)
+		rc = rp_runtime_fetch(prof, rsp, desc_addr, img->big_endian, err);
+	if (rc == 0 && o->reset)
+		rc = rp_runtime_reset(rsp, prof, desc_addr, err);
+	if (rc == 0 && bptype >= 0)
+		rc = rp_rsp_remove_breakpoint(rsp, bptype, o->bp_addr, o->bp_kind, err);
+	if (rc == 0)
+		rc = rp_rsp_detach(rsp, err);
+	rp_rsp_close(rsp);
+	return rc;
+}
+
+static int write_gmon(const char *path, const unsigned char *g, size_t len, rp_err *err)
+{
+	rp_afile af;
+	int rc = rp_afile_open(&af, path, err);
+	if (rc < 0)
+		return rc;
+	if (fwrite(g, 1, len, af.fp) != len) {
+		rp_afile_abort(&af);
+		return rp_err_set(err, RP_EIO, "%s: write failed: %s", path, strerror(errno));
+	}
+	return rp_afile_commit(&af, err);
+}
+
+/* Imports the gmon.out image exactly as `ramplace import --format gmon` would a dumped file,
+ * and stores it as one run with method "runtime". */
+static int store(rp_db *db, const rp_image *img, const rp_runtime_profile *prof, const unsigned char *g,
+		 size_t glen, const char *source, const char *why, int64_t *run_id, rp_err *err)
+{
+	rp_samples s;
+	rp_import_meta meta;
+	rp_samples_init(&s);
+	int rc = rp_import_file(&s, &meta, RP_IMPORT_GMON, img, (const char *)g, glen, source, err);
+	if (rc == 0) {
+		char reason[128];
+		snprintf(reason, sizeof(reason), "%s (%u ticks, %u outside the range, %u lost to full bins)",
+			 why, prof->desc.ticks, prof->desc.outside, prof->desc.saturated);
+		rp_run_info info = RP_RUN_INFO_INIT;
+		info.source = source;
+		info.tool = "record";
+		info.method = "runtime";
+		info.rate_hz = prof->desc.rate_hz;
+		info.duration_s = prof->desc.rate_hz ? (double)prof->desc.ticks / prof->desc.rate_hz : 0;
+		info.stop_reason = reason;
+		rc = rp_db_store_run(db, img, &info, &s, run_id, err);
+	}
+	rp_samples_release(&s);
+	return rc;
+}
+
+/* The descriptor's address, after checking that the ELF can hold the runtime at all. */
+static int find_descriptor(const rp_image *img, uint64_t *desc_addr, rp_err *err)
+{
+	uint64_t size;
+	if (img->elfclass != 32 || (img->machine != EM_ARM && img->machine != EM_RISCV))
+		return rp_err_set(err, RP_EINPUT, "%s: the sampling runtime supports 32-bit ARM and RISC-V, not %s",
+				  img->path, rp_image_arch(img));
+	int rc = rp_image_data_symbol(img, RP_RUNTIME_SYMBOL, desc_addr, &size, err);
+	if (rc == 0 && size && size < RP_RUNTIME_DESC_SIZE)
+		rc = rp_err_set(err, RP_EINPUT, "%s: '" RP_RUNTIME_SYMBOL "' has %llu bytes, not the %d of the runtime's descriptor",
+				img->path, (unsigned long long)size, RP_RUNTIME_DESC_SIZE);
+	return rc;
+}
+
+static int record_runtime(const struct runtime_opts *o, rp_db *db, const rp_image *img, uint64_t desc_addr,
+			  rp_err *err)
+{
+	rp_runtime_profile prof;
+	unsigned char *g = NULL;
+	size_t glen = 0;
+	const char *why = NULL;
+	char source[320];
+	int64_t run_id = 0;
+	rp_runtime_profile_init(&prof);
+	int rc = collect(o, img, desc_addr, &prof, &why, source, sizeof(source), err);
+	if (rc == 0 && prof.samples == 0)
+		rc = rp_err_set(err, RP_EINPUT, "%s: the histogram is empty (%u ticks, %u outside [0x%08x, 0x%08x)); nothing stored",
+				source, prof.desc.ticks, prof.desc.outside, prof.desc.low_pc, prof.desc.high_pc);
+	if (rc == 0)
+		rc = rp_runtime_gmon(&g, &glen, &prof, img->big_endian, err);
+	if (rc == 0 && o->gmon_path)
+		rc = write_gmon(o->gmon_path, g, glen, err);
+	if (rc == 0)
+		rc = store(db, img, &prof, g, glen, source, why, &run_id, err);
+	if (rc == 0 && !o->quiet)
+		printf("read %llu samples (%u ticks, %u outside, %u lost) in %u-byte buckets at %u Hz from %s; stopped: %s; run %lld in %s\n",
+		       (unsigned long long)prof.samples, prof.desc.ticks, prof.desc.outside, prof.desc.saturated,
+		       1u << prof.desc.shift, prof.desc.rate_hz, source, why, (long long)run_id, o->db_path);
+	free(g);
+	rp_runtime_profile_release(&prof);
+	if (rc == 0 && interrupted)
+		rc = rp_err_set(err, RP_EINTERRUPT, "interrupted; the histogram read so far is stored");
+	return rc;
+}
+
+int cmd_record_runtime(int argc, char **argv, rp_err *err)
+{
+	struct runtime_opts o;
+	rp_rsp_opts rdflt = RP_RSP_OPTS_INIT;
+	memset(&o, 0, sizeof(o));
+	o.rsp = rdflt;
+	o.rsp.want_ra = 0;
+	int rc = parse_args(&o, argc, argv, err);
+	if (rc != 0)
+		return rc > 0 ? 0 : rc;
+	rp_image *img = NULL;
+	rp_db *db = NULL;
+	uint64_t desc_addr = 0;
+	if ((rc = rp_image_load(&img, o.elf_path, err)) < 0)
+		return rc;
+	if ((rc = find_descriptor(img, &desc_addr, err)) < 0 ||
+	    (o.at && (rc = breakpoint_site(img, o.at, &o.bp_addr, &o.bp_kind, err)) < 0) ||
+	    (rc = rp_db_open(&db, o.db_path, err)) < 0) {
+		rp_image_free(img);
+		return rc;
+	}
+	o.rsp.elf_machine = img->machine;
+	o.rsp.elfclass = img->elfclass;
+	o.rsp.big_endian = img->big_endian;
+
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint; /* no SA_RESTART: a wait must wake up to see the flag */
+	sigemptyset(&sa.sa_mask);
+	interrupted = 0;
+	sigaction(SIGINT, &sa, &old);
+	o.rsp.cancel = &interrupted;
+
+	rc = record_runtime(&o, db, img, desc_addr, err);
+
+	sigaction(SIGINT, &old, NULL);
+	rp_db_close(db);
+	rp_image_free(img);
+	return rc;
+}

@@ -1,0 +1,63 @@
+/* report.h: a profile (per-function totals and call arcs from profile.db) as the tables users
+ * already read: gprof's flat profile and call graph, iprof's per-image and per-function tables,
+ * a before/after diff in MicroPython's benchmark-diff form, and exports (JSON, callgrind for
+ * KCacheGrind, folded stacks for flame graphs). Pure formatting over an rp_profile model. */
+#ifndef RAMPLACE_REPORT_H
+#define RAMPLACE_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "ramplace/error.h"
+#include "ramplace/image.h"
+#include "ramplace/profiledb.h"
+
+typedef struct rp_prof_fn {
+	const char *name, *file;    /* borrowed from the totals / arcs */
+	double self;                /* samples, or seconds when rp_profile.rate_hz != 0 */
+	double child;               /* time propagated from callees along arcs (gprof's children) */
+	uint64_t calls;             /* arcs into it from other known functions */
+	uint64_t self_calls;        /* recursive arcs */
+	int show_file;              /* its name is shared by another function */
+	int index;                  /* call-graph index, 1-based, by total time */
+} rp_prof_fn;
+
+typedef struct rp_prof_arc {
+	size_t caller, callee;      /* indexes into rp_profile.fns */
+	uint64_t count;
+	double self, child;         /* time propagated along this arc */
+} rp_prof_arc;
+
+typedef struct rp_profile {
+	rp_prof_fn *fns;            /* gprof's flat order: time, then calls, then name */
+	size_t nfns;
+	rp_prof_arc *arcs;
+	size_t narcs;
+	double total;               /* base of the percentages: samples taken (or seconds) */
+	double rate_hz;             /* 0: times are in samples */
+	const char *unit;           /* "seconds" or "samples" */
+} rp_profile;
+
+/* Builds the model from totals and arcs (both must outlive it). */
+int rp_profile_build(rp_profile *p, const rp_db_totals *t, const rp_arc_total *arcs, size_t narcs, rp_err *err);
+void rp_profile_release(rp_profile *p);
+
+/* gprof's flat profile (`gprof -b -p` columns); limit < 0: every function. */
+void rp_report_flat(FILE *out, const rp_profile *p, long limit);
+/* gprof's call graph (`gprof -b -q` layout); cycles are not collapsed (back arcs carry no time). */
+void rp_report_callgraph(FILE *out, const rp_profile *p);
+/* iprof -f: cycles, %, cum %, addr, function; addresses from img when given. */
+void rp_report_addresses(FILE *out, const rp_profile *p, const rp_image *img, long limit);
+/* iprof: cycles, %, cum %, image, one row per image (runs summed by build). */
+void rp_report_by_image(FILE *out, const rp_run_row *runs, size_t nruns);
+
+/* Exports (docs/report-formats.md). */
+void rp_report_json(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns);
+void rp_report_callgrind(FILE *out, const rp_profile *p, const char *cmd);
+void rp_report_folded(FILE *out, const rp_profile *p);
+
+/* MicroPython's benchmark diff: old -> new : diff = diff% (+/-error%) per function and in total.
+ * Error is the Poisson standard error of a sampled count (0 for exact runs: exact_old/new). */
+void rp_report_diff(FILE *out, const rp_profile *old, const rp_profile *new_, int exact_old, int exact_new,
+		    const char *old_name, const char *new_name, long limit);
+
+#endif

@@ -1,0 +1,430 @@
+/* report.c: the profile model behind every report (rp_profile_build) and the text tables in
+ * gprof's and iprof's layouts (see report.h). The model borrows names from the totals and arcs
+ * it was built from. Times propagate along arcs like gprof's (a callee's time is shared among
+ * its callers in proportion to the calls), in reverse topological order; arcs that close a
+ * cycle carry no time (gprof would collapse the cycle into one node instead). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ramplace/report.h"
+#include "ramplace/util.h"
+
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+static int key_cmp(const char *an, const char *af, const char *bn, const char *bf)
+{
+	int c = strcmp(an, bn);
+	return c ? c : strcmp(or_empty(af), or_empty(bf));
+}
+
+/* Index of (name, file) in p->fns, adding it when missing; SIZE_MAX on allocation failure. */
+static size_t fn_index(rp_profile *p, size_t *cap, const char *name, const char *file, rp_err *err)
+{
+	for (size_t i = 0; i < p->nfns; i++)
+		if (key_cmp(p->fns[i].name, p->fns[i].file, name, file) == 0)
+			return i;
+	if (rp_grow((void **)&p->fns, cap, p->nfns + 1, sizeof(*p->fns), err))
+		return SIZE_MAX;
+	memset(&p->fns[p->nfns], 0, sizeof(*p->fns));
+	p->fns[p->nfns].name = name;
+	p->fns[p->nfns].file = file;
+	return p->nfns++;
+}
+
+static int is_unknown(const char *name)
+{
+	return strcmp(name, "<unknown>") == 0;
+}
+
+static int cmp_flat(const void *a, const void *b)
+{
+	const rp_prof_fn *x = a, *y = b;
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? 1 : -1;
+	return key_cmp(x->name, x->file, y->name, y->file);
+}
+
+/* Depth-first post-order over callee arcs: callees before callers. */
+static void visit(const rp_profile *p, size_t f, unsigned char *state, size_t *order, size_t *n,
+		  unsigned char *back)
+{
+	state[f] = 1;
+	for (size_t i = 0; i < p->narcs; i++) {
+		const rp_prof_arc *a = &p->arcs[i];
+		if (a->caller != f || a->callee == f)
+			continue;
+		if (state[a->callee] == 1)
+			back[i] = 1;
+		else if (state[a->callee] == 0)
+			visit(p, a->callee, state, order, n, back);
+	}
+	state[f] = 2;
+	order[(*n)++] = f;
+}
+
+static int propagate(rp_profile *p, rp_err *err)
+{
+	unsigned char *state = calloc(p->nfns + 1, 1), *back = calloc(p->narcs + 1, 1);
+	size_t *order = calloc(p->nfns + 1, sizeof(size_t)), n = 0;
+	if (!state || !back || !order) {
+		free(state);
+		free(back);
+		free(order);
+		return rp_err_nomem(err, "building the call graph");
+	}
+	for (size_t f = 0; f < p->nfns; f++)
+		if (!state[f])
+			visit(p, f, state, order, &n, back);
+	for (size_t k = 0; k < n; k++) {
+		size_t f = order[k];   /* every callee of f is final by now (but for back arcs) */
+		for (size_t i = 0; i < p->narcs; i++) {
+			rp_prof_arc *a = &p->arcs[i];
+			if (a->caller != f || a->callee == f || back[i] || !p->fns[a->callee].calls)
+				continue;
+			const rp_prof_fn *c = &p->fns[a->callee];
+			double share = (double)a->count / (double)c->calls;
+			a->self = c->self * share;
+			a->child = c->child * share;
+			p->fns[f].child += a->self + a->child;
+		}
+	}
+	free(state);
+	free(back);
+	free(order);
+	return 0;
+}
+
+static int add_arcs(rp_profile *p, size_t *cap, const rp_arc_total *arcs, size_t narcs, rp_err *err)
+{
+	size_t acap = 0;
+	for (size_t i = 0; i < narcs; i++) {
+		/* like gprof, an arc with an end outside every function is not a call */
+		if (is_unknown(arcs[i].caller) || is_unknown(arcs[i].callee))
+			continue;
+		size_t from = fn_index(p, cap, arcs[i].caller, arcs[i].caller_file, err);
+		size_t to = from == SIZE_MAX ? SIZE_MAX : fn_index(p, cap, arcs[i].callee, arcs[i].callee_file, err);
+		if (to == SIZE_MAX || rp_grow((void **)&p->arcs, &acap, p->narcs + 1, sizeof(*p->arcs), err))
+			return err->code;
+		p->arcs[p->narcs++] = (rp_prof_arc){ from, to, arcs[i].count, 0, 0 };
+		if (from == to)
+			p->fns[to].self_calls += arcs[i].count;
+		else
+			p->fns[to].calls += arcs[i].count;
+	}
+	return 0;
+}
+
+/* Sorting moves the functions: arcs follow through a permutation. */
+static int sort_fns(rp_profile *p, rp_err *err)
+{
+	size_t *where = malloc((p->nfns + 1) * sizeof(size_t));
+	if (!where)
+		return rp_err_nomem(err, "sorting the profile");
+	for (size_t i = 0; i < p->nfns; i++)
+		p->fns[i].index = (int)i;  /* old position, temporarily */
+	qsort(p->fns, p->nfns, sizeof(*p->fns), cmp_flat);
+	for (size_t i = 0; i < p->nfns; i++)
+		where[p->fns[i].index] = i;
+	for (size_t i = 0; i < p->narcs; i++) {
+		p->arcs[i].caller = where[p->arcs[i].caller];
+		p->arcs[i].callee = where[p->arcs[i].callee];
+	}
+	free(where);
+	return 0;
+}
+
+/* gprof numbers call-graph entries by total time (self + children), then name. */
+static void number_fns(rp_profile *p)
+{
+	for (size_t i = 0; i < p->nfns; i++) {
+		int rank = 1;
+		const rp_prof_fn *f = &p->fns[i];
+		for (size_t j = 0; j < p->nfns; j++) {
+			const rp_prof_fn *g = &p->fns[j];
+			double tf = f->self + f->child, tg = g->self + g->child;
+			rank += tg > tf || (tg == tf && key_cmp(g->name, g->file, f->name, f->file) < 0);
+		}
+		p->fns[i].index = rank;
+		for (size_t j = 0; j < p->nfns; j++)
+			if (j != i && strcmp(p->fns[j].name, f->name) == 0)
+				p->fns[i].show_file = 1;
+	}
+}
+
+int rp_profile_build(rp_profile *p, const rp_db_totals *t, const rp_arc_total *arcs, size_t narcs, rp_err *err)
+{
+	size_t cap = 0;
+	memset(p, 0, sizeof(*p));
+	p->rate_hz = t->rate_hz;
+	p->unit = t->rate_hz > 0 ? "seconds" : "samples";
+	p->total = t->rate_hz > 0 ? t->taken_seconds : t->taken;
+	for (size_t i = 0; i < t->nfuncs; i++) {
+		size_t k = fn_index(p, &cap, t->funcs[i].func, t->funcs[i].file, err);
+		if (k == SIZE_MAX)
+			goto fail;
+		p->fns[k].self = t->rate_hz > 0 ? t->funcs[i].seconds : t->funcs[i].samples;
+	}
+	if (add_arcs(p, &cap, arcs, narcs, err) || propagate(p, err) || sort_fns(p, err))
+		goto fail;
+	number_fns(p);
+	return 0;
+fail:
+	rp_profile_release(p);
+	return err->code;
+}
+
+void rp_profile_release(rp_profile *p)
+{
+	free(p->fns);
+	free(p->arcs);
+	memset(p, 0, sizeof(*p));
+}
+
+static void print_name(FILE *out, const rp_prof_fn *f)
+{
+	fputs(f->name, out);
+	if (f->show_file && f->file)
+		fprintf(out, " (%s)", f->file);
+}
+
+/* gprof scales per-call times so the largest lands in [1, 1000): s, ms, us, ns ... */
+static void per_call_unit(const rp_profile *p, double *scale, char *prefix)
+{
+	static const struct { char prefix; double scale; } si[] = {
+		{ 'T', 1e-12 }, { 'G', 1e-9 }, { 'M', 1e-6 }, { 'K', 1e-3 }, { ' ', 1 }, { 'm', 1e3 },
+		{ 'u', 1e6 }, { 'n', 1e9 }, { 'p', 1e12 }, { 'f', 1e15 }, { 'a', 1e18 }
+	};
+	double top = 0;
+	size_t k = 0;
+	*scale = 1;
+	*prefix = ' ';
+	if (p->rate_hz <= 0)
+		return;
+	for (size_t i = 0; i < p->nfns; i++)
+		if (p->fns[i].calls && (p->fns[i].self + p->fns[i].child) / (double)p->fns[i].calls > top)
+			top = (p->fns[i].self + p->fns[i].child) / (double)p->fns[i].calls;
+	if (top <= 0)
+		return;
+	for (k = 0; k < sizeof(si) / sizeof(si[0]); k++)
+		if (si[k].scale * top >= 1.0 && si[k].scale * top < 1000.0)
+			break;
+	if (k == sizeof(si) / sizeof(si[0]))
+		return;
+	*scale = si[k].scale;
+	*prefix = si[k].prefix;
+}
+
+void rp_report_flat(FILE *out, const rp_profile *p, long limit)
+{
+	double scale, accum = 0, total = p->total > 0 ? p->total : 1.0;
+	char prefix, unit[16];
+	per_call_unit(p, &scale, &prefix);
+	if (p->rate_hz > 0)
+		fprintf(out, "\nEach sample counts as %g seconds.\n", 1.0 / p->rate_hz);
+	else
+		fprintf(out, "\nEach sample counts as 1 sample (no sampling rate known).\n");
+	snprintf(unit, sizeof(unit), p->rate_hz > 0 ? "%cs/call" : "smp/call", prefix);
+	if (p->total <= 0)
+		fprintf(out, " no time accumulated\n\n");
+	fprintf(out, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "%  ", "cumulative", "self  ", "",
+		"self  ", "total ", "");
+	fprintf(out, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "time", p->unit, p->unit, "calls", unit,
+		unit, "name");
+	long shown = 0;
+	for (size_t i = 0; i < p->nfns && (limit < 0 || shown < limit); i++) {
+		const rp_prof_fn *f = &p->fns[i];
+		if (f->self == 0 && f->calls == 0)
+			continue;
+		shown++;
+		accum += f->self;
+		fprintf(out, "%6.2f %9.2f %8.2f", 100 * f->self / total, accum, f->self);
+		if (f->calls)
+			fprintf(out, " %8llu %8.2f %8.2f  ", (unsigned long long)f->calls,
+				scale * f->self / (double)f->calls, scale * (f->self + f->child) / (double)f->calls);
+		else
+			fprintf(out, " %8.8s %8.8s %8.8s  ", "", "", "");
+		print_name(out, f);
+		fputc('\n', out);
+	}
+}
+
+static void print_ref(FILE *out, const rp_prof_fn *f)
+{
+	print_name(out, f);
+	fprintf(out, " [%d]\n", f->index);
+}
+
+/* One line for a parent or child arc, in gprof's columns. */
+static void print_arc(FILE *out, const rp_profile *p, const rp_prof_arc *a, size_t other, uint64_t of)
+{
+	if (a->caller == a->callee)
+		fprintf(out, "%6s %5s %7s %7s %7llu %7s     ", "", "", "", "", (unsigned long long)a->count, "");
+	else
+		fprintf(out, "%6s %5s %7.2f %7.2f %7llu/%-7llu     ", "", "", a->self, a->child,
+			(unsigned long long)a->count, (unsigned long long)of);
+	print_ref(out, &p->fns[other]);
+}
+
+/* gprof lists parents by increasing time, children by decreasing (ties: count, name). */
+static int arc_before(const rp_profile *p, const rp_prof_arc *a, const rp_prof_arc *b, int parents)
+{
+	double ta = a->self + a->child, tb = b->self + b->child;
+	if (ta != tb)
+		return parents ? ta < tb : ta > tb;
+	if (a->count != b->count)
+		return parents ? a->count < b->count : a->count > b->count;
+	size_t ea = parents ? a->caller : a->callee, eb = parents ? b->caller : b->callee;
+	return strcmp(p->fns[ea].name, p->fns[eb].name) < 0;
+}
+
+/* The arcs into (parents) or out of k, in gprof's order; returns how many (ix has narcs slots). */
+static size_t sorted_arcs(const rp_profile *p, size_t k, int parents, size_t *ix)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->narcs; i++) {
+		if ((parents ? p->arcs[i].callee : p->arcs[i].caller) != k)
+			continue;
+		size_t j = n++;
+		while (j > 0 && arc_before(p, &p->arcs[i], &p->arcs[ix[j - 1]], parents)) {
+			ix[j] = ix[j - 1];
+			j--;
+		}
+		ix[j] = i;
+	}
+	return n;
+}
+
+static void print_entry(FILE *out, const rp_profile *p, size_t k, double total, size_t *ix)
+{
+	const rp_prof_fn *f = &p->fns[k];
+	int parents = 0;
+	for (size_t i = 0; i < p->narcs; i++)
+		if (p->arcs[i].callee == k && p->arcs[i].caller != k)
+			parents++;
+	if (!parents)
+		fprintf(out, "%6s %5s %7s %7s %7s %7s     <spontaneous>\n", "", "", "", "", "", "");
+	size_t n = sorted_arcs(p, k, 1, ix);
+	for (size_t i = 0; i < n; i++)
+		print_arc(out, p, &p->arcs[ix[i]], p->arcs[ix[i]].caller, f->calls);
+	char idx[16];
+	snprintf(idx, sizeof(idx), "[%d]", f->index);
+	fprintf(out, "%-6.6s %5.1f %7.2f %7.2f", idx, 100 * (f->self + f->child) / total, f->self, f->child);
+	if (f->calls && f->self_calls)
+		fprintf(out, " %7llu+%-7llu ", (unsigned long long)f->calls, (unsigned long long)f->self_calls);
+	else if (f->calls || f->self_calls)
+		fprintf(out, " %7llu %7s ", (unsigned long long)(f->calls + f->self_calls), "");
+	else
+		fprintf(out, " %7s %7s ", "", "");
+	print_ref(out, f);
+	n = sorted_arcs(p, k, 0, ix);
+	for (size_t i = 0; i < n; i++)
+		print_arc(out, p, &p->arcs[ix[i]], p->arcs[ix[i]].callee, p->fns[p->arcs[ix[i]].callee].calls);
+	fprintf(out, "-----------------------------------------------\n");
+}
+
+void rp_report_callgraph(FILE *out, const rp_profile *p)
+{
+	/* gprof's percentages here are of the time it credited to functions */
+	double total = 0;
+	for (size_t k = 0; k < p->nfns; k++)
+		total += p->fns[k].self;
+	size_t *ix = malloc((p->narcs + 1) * sizeof(size_t));
+	if (!ix)
+		return;
+	if (total <= 0)
+		total = 1.0;
+	fprintf(out, "\t\t\tCall graph\n\n\nindex %% time    self  children    called     name\n");
+	for (int idx = 1; idx <= (int)p->nfns; idx++)
+		for (size_t k = 0; k < p->nfns; k++) {
+			const rp_prof_fn *f = &p->fns[k];
+			if (f->index != idx)
+				continue;
+			/* gprof lists functions that took time or were called */
+			if (f->self + f->child > 0 || f->calls || f->self_calls)
+				print_entry(out, p, k, total, ix);
+		}
+	free(ix);
+}
+
+void rp_report_addresses(FILE *out, const rp_profile *p, const rp_image *img, long limit)
+{
+	double total = 0, cum = 0;
+	for (size_t i = 0; i < p->nfns; i++)
+		total += p->fns[i].self;
+	fprintf(out, "--------------------------------------------------------------\n");
+	if (img)
+		fprintf(out, "%s\n\n", img->path);
+	fprintf(out, "%8s %9s %8s  %10s %s\n", "cycles", "%", "cum%", "addr", "function");
+	long shown = 0;
+	for (size_t i = 0; i < p->nfns && (limit < 0 || shown < limit); i++) {
+		const rp_prof_fn *f = &p->fns[i];
+		if (f->self <= 0)
+			continue;
+		shown++;
+		cum += f->self;
+		const rp_func *fn = img && !is_unknown(f->name) ? rp_image_func_by_name(img, f->name, f->file) : NULL;
+		char addr[24] = "         -";
+		if (fn)
+			snprintf(addr, sizeof(addr), "0x%08llx", (unsigned long long)fn->addr);
+		fprintf(out, "%8.0f %8.2f%% %7.2f%%  %10s ", f->self, total > 0 ? 100 * f->self / total : 0.0,
+			total > 0 ? 100 * cum / total : 0.0, addr);
+		print_name(out, f);
+		fputc('\n', out);
+	}
+	fprintf(out, "%8.0f    Total\n", total);
+	fprintf(out, "--------------------------------------------------------------\n");
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+void rp_report_by_image(FILE *out, const rp_run_row *runs, size_t nruns)
+{
+	double total = 0, cum = 0;
+	size_t nimg = 0;
+	const rp_run_row **first = calloc(nruns + 1, sizeof(*first));
+	double *sum = calloc(nruns + 1, sizeof(*sum));
+	if (!first || !sum) {
+		free(first);
+		free(sum);
+		return;
+	}
+	for (size_t i = 0; i < nruns; i++) {
+		size_t k = 0;
+		while (k < nimg && strcmp(first[k]->build_id, runs[i].build_id) != 0)
+			k++;
+		if (k == nimg)
+			first[nimg++] = &runs[i];
+		sum[k] += runs[i].samples;
+		total += runs[i].samples;
+	}
+	/* most samples first (a selection sort: a handful of images) */
+	for (size_t i = 0; i < nimg; i++)
+		for (size_t j = i + 1; j < nimg; j++)
+			if (sum[j] > sum[i]) {
+				double ts = sum[i];
+				const rp_run_row *tr = first[i];
+				sum[i] = sum[j], first[i] = first[j];
+				sum[j] = ts, first[j] = tr;
+			}
+	fprintf(out, "--------------------------------------------------------------\n");
+	fprintf(out, "%8s %9s %8s  %s\n", "cycles", "%", "cum%", "image");
+	for (size_t i = 0; i < nimg; i++) {
+		cum += sum[i];
+		fprintf(out, "%8.0f %8.2f%% %7.2f%%  %s\n", sum[i], total > 0 ? 100 * sum[i] / total : 0.0,
+			total > 0 ? 100 * cum / total : 0.0, base_name(first[i]->image_path));
+	}
+	fprintf(out, "%8.0f       Total\n", total);
+	fprintf(out, "--------------------------------------------------------------\n");
+	free(first);
+	free(sum);
+}

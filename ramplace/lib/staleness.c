@@ -1,0 +1,206 @@
+/* staleness.c: how much of a profile still maps onto the ELF being placed (see staleness.h).
+ * Owns the rp_staleness lists and, while assessing, the ELFs of older builds it loads to
+ * recognize renamed functions by their code. Workload: a few thousand profiled functions
+ * against an image of a few thousand symbols; the lookups are linear and that is fine. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ramplace/staleness.h"
+#include "ramplace/util.h"
+
+#define MAX_OLD_IMAGES 4        /* older ELFs loaded to recognize renames by their code */
+#define MAX_COMPARE (64 * 1024) /* bytes of code compared per candidate */
+
+typedef struct olds {
+	rp_image *img[MAX_OLD_IMAGES];
+	size_t n;
+} olds;
+
+static int set_now(rp_stale_func *v, const rp_func *g, rp_err *err)
+{
+	char buf[1024];
+	if (g->file)
+		snprintf(buf, sizeof(buf), "%s (%s)", g->name, g->file);
+	else
+		snprintf(buf, sizeof(buf), "%s", g->name);
+	return rp_strdup(&v->now, buf, err);
+}
+
+/* A static may be matched with a static of the same file, a global with anything. */
+static int files_compatible(const char *a, const char *b)
+{
+	return !a || !b || strcmp(a, b) == 0;
+}
+
+/* foo.constprop.0 -> foo.isra.0 or foo: the compiler chose other clones for the same function. */
+static const rp_func *clone_relative(const rp_image *img, const rp_stale_func *v)
+{
+	char want[512], have[512];
+	rp_clone_parent(v->name, want, sizeof(want));
+	const rp_func *best = NULL;
+	for (size_t i = 0; i < img->nfuncs; i++) {
+		const rp_func *g = &img->funcs[i];
+		if (!files_compatible(v->file, g->file))
+			continue;
+		if (strcmp(rp_clone_parent(g->name, have, sizeof(have)), want) != 0)
+			continue;
+		if (!best || strcmp(g->name, want) == 0)
+			best = g;
+	}
+	return best;
+}
+
+static int same_code(const rp_image *a, const rp_func *fa, const rp_image *b, const rp_func *fb)
+{
+	rp_err ignored = RP_ERR_INIT;
+	if (fa->size != fb->size || fa->size == 0 || fa->size > MAX_COMPARE)
+		return 0;
+	unsigned char *ba = malloc(fa->size), *bb = malloc(fa->size);
+	int same = ba && bb && !rp_image_read(a, fa->addr, ba, fa->size, &ignored) &&
+		   !rp_image_read(b, fb->addr, bb, fb->size, &ignored) && memcmp(ba, bb, fa->size) == 0;
+	free(ba);
+	free(bb);
+	return same; /* an allocation failure only costs the guess */
+}
+
+/* In an older build still on disk: the one function of the new ELF with a name the old build
+ * did not have and the same size (identical code preferred) as the vanished one. */
+static const rp_func *renamed_by_code(const rp_image *img, const olds *o, const rp_stale_func *v)
+{
+	for (size_t k = 0; k < o->n; k++) {
+		const rp_func *old = rp_image_func_by_name(o->img[k], v->name, v->file);
+		if (!old)
+			continue;
+		const rp_func *sized = NULL, *equal = NULL;
+		size_t nsized = 0, nequal = 0;
+		for (size_t i = 0; i < img->nfuncs; i++) {
+			const rp_func *g = &img->funcs[i];
+			if (g->size != old->size || !files_compatible(v->file, g->file) ||
+			    rp_image_func_by_name(o->img[k], g->name, g->file))
+				continue;
+			nsized++;
+			sized = g;
+			if (same_code(o->img[k], old, img, g)) {
+				nequal++;
+				equal = g;
+			}
+		}
+		if (nequal == 1)
+			return equal;
+		if (nequal == 0 && nsized == 1)
+			return sized;
+	}
+	return NULL;
+}
+
+static const rp_func *guess_rename(const rp_image *img, const olds *o, const rp_stale_func *v)
+{
+	const rp_func *g = rp_image_func_by_name(img, v->name, NULL); /* a static that changed files */
+	if (!g)
+		g = clone_relative(img, v);
+	if (!g)
+		g = renamed_by_code(img, o, v);
+	return g;
+}
+
+/* Loads the ELFs of other builds that are still where they were recorded, unchanged. */
+static void load_olds(olds *o, const rp_image *img, const rp_db_image *images, size_t nimages)
+{
+	struct stat st;
+	for (size_t i = 0; i < nimages && o->n < MAX_OLD_IMAGES; i++) {
+		rp_image *old = NULL;
+		rp_err ignored = RP_ERR_INIT;
+		if (strcmp(images[i].build_id, img->build_id) == 0 || stat(images[i].path, &st) != 0)
+			continue;
+		if (rp_image_load(&old, images[i].path, &ignored))
+			continue;
+		if (strcmp(old->build_id, images[i].build_id) == 0)
+			o->img[o->n++] = old;
+		else
+			rp_image_free(old);
+	}
+}
+
+static int summarize_images(rp_staleness *s, const rp_image *img, const rp_db_image *images,
+			    size_t nimages, rp_err *err)
+{
+	const rp_db_image *top = NULL;
+	s->nimages = nimages;
+	for (size_t i = 0; i < nimages; i++) {
+		if (strcmp(images[i].build_id, img->build_id) == 0)
+			continue;
+		s->nother++;
+		s->other_samples += images[i].samples;
+		if (!top || images[i].samples > top->samples)
+			top = &images[i];
+	}
+	if (!top)
+		return 0;
+	if (rp_strdup(&s->other_build_id, top->build_id, err) || rp_strdup(&s->other_path, top->path, err))
+		return err->code;
+	return 0;
+}
+
+static int add_vanished(rp_staleness *s, size_t *cap, const rp_func_total *t, rp_err *err)
+{
+	if (rp_grow((void **)&s->vanished, cap, s->nvanished + 1, sizeof(*s->vanished), err))
+		return err->code;
+	rp_stale_func *v = &s->vanished[s->nvanished++];
+	memset(v, 0, sizeof(*v));
+	v->samples = t->count;
+	if (rp_strdup(&v->name, t->func, err) || rp_strdup(&v->file, t->file, err))
+		return err->code;
+	return 0;
+}
+
+int rp_staleness_assess(rp_staleness *out, const rp_image *img, const rp_db_image *images,
+			size_t nimages, const rp_db_totals *totals, rp_err *err)
+{
+	size_t cap = 0;
+	olds o = { { NULL }, 0 };
+	memset(out, 0, sizeof(*out));
+	int rc = summarize_images(out, img, images, nimages, err);
+	for (size_t i = 0; !rc && i < totals->nfuncs; i++) { /* totals are by count descending */
+		const rp_func_total *t = &totals->funcs[i];
+		if (strcmp(t->func, "<unknown>") == 0)
+			continue;
+		out->profiled += t->count;
+		if (rp_image_func_by_name(img, t->func, t->file))
+			out->mapped += t->count;
+		else
+			rc = add_vanished(out, &cap, t, err);
+	}
+	if (!rc && out->nvanished && out->nother)
+		load_olds(&o, img, images, nimages);
+	for (size_t i = 0; !rc && i < out->nvanished; i++) {
+		const rp_func *g = guess_rename(img, &o, &out->vanished[i]);
+		if (g && !(rc = set_now(&out->vanished[i], g, err)))
+			out->nrenamed++;
+	}
+	for (size_t k = 0; k < o.n; k++)
+		rp_image_free(o.img[k]);
+	if (rc)
+		rp_staleness_release(out);
+	return rc;
+}
+
+void rp_staleness_release(rp_staleness *s)
+{
+	for (size_t i = 0; i < s->nvanished; i++) {
+		free(s->vanished[i].name);
+		free(s->vanished[i].file);
+		free(s->vanished[i].now);
+	}
+	free(s->vanished);
+	free(s->other_build_id);
+	free(s->other_path);
+	memset(s, 0, sizeof(*s));
+}
+
+double rp_staleness_mapped_share(const rp_staleness *s)
+{
+	return s->profiled ? (double)s->mapped / (double)s->profiled : 1.0;
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# t_emit_dialects.sh: `ramplace emit` from one plan of the example firmware (made from a GNU ld
+# build's map): the lld fragment links the firmware with LLVM's ld.lld (LINKER=lld in the
+# example Makefile), `ramplace check` passes on that ELF and it prints the same; the ESP-IDF
+# fragment and the Zephyr relocation lines name the planned functions the way those tools
+# expect; a hostile plan is refused with the file and line, nothing written.
+# Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc, ld.lld, qemu-system-arm.
+set -euo pipefail
+: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
+ex=$RAMPLACE_SRC/examples/qemu-cortex-m3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok: $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
+run_fw() { timeout 60 qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
+	-semihosting-config enable=on,target=native -kernel "$1"; }
+nm_addr() { arm-none-eabi-nm "$1" | awk -v n="$2" '$3 == n && !f { print $1; f = 1 }'; }
+mk() { make -s -C "$ex" ITERATIONS=40 RAMPLACE="$RAMPLACE" "$@" >/dev/null; }
+
+mk BUILD="$work/gnu"
+run_fw "$work/gnu/fw.elf" >"$work/gnu.out"
+: >"$work/pcs.txt"
+for fn in vm_run op_add crc32_update compare_records memcpy; do
+	printf '0x%s 100\n' "$(nm_addr "$work/gnu/fw.elf" "$fn")" >>"$work/pcs.txt"
+done
+"$RAMPLACE" import --quiet "$work/p.db" "$work/gnu/fw.elf" "$work/pcs.txt"
+"$RAMPLACE" place --quiet --budget 2K --map "$work/gnu/fw.map" -o "$work/ramtext.ld" "$work/p.db" "$work/gnu/fw.elf"
+
+"$RAMPLACE" emit --format lld --plan "$work/ramtext.ld.plan" -o "$work/lld.ld"
+mk BUILD="$work/lld" LINKER=lld RAMTEXT_LD="$work/lld.ld"
+if grep -q "LLD" < <(arm-none-eabi-readelf -p .comment "$work/lld/fw.elf"); then pass "linked by ld.lld"; else fail "not an lld link"; fi
+if "$RAMPLACE" check --plan "$work/ramtext.ld.plan" "$work/lld/fw.elf" >"$work/lld.check" 2>&1; then
+	pass "check passes on the ld.lld link: $(cat "$work/lld.check")"
+else
+	fail "check on the lld link:"; cat "$work/lld.check"
+fi
+run_fw "$work/lld/fw.elf" >"$work/lld.out"
+if cmp -s "$work/gnu.out" "$work/lld.out"; then pass "ld.lld firmware prints the same"; else fail "lld output differs"; fi
+
+"$RAMPLACE" emit --format esp-idf --plan "$work/ramtext.ld.plan" -o "$work/ram.lf"
+if grep -q '^\[mapping:ramplace_objects\]$' "$work/ram.lf" && grep -q '^archive: \*$' "$work/ram.lf" &&
+   grep -q '^    interp:vm_run (noflash)$' "$work/ram.lf" && grep -q '^    records:compare_records (noflash)$' "$work/ram.lf" &&
+   grep -q '^archive: libg.a$' "$work/ram.lf" && grep -q '^    lib_a-memcpy (noflash)$' "$work/ram.lf"; then
+	pass "ESP-IDF mapping entries"
+else
+	fail "ESP-IDF fragment:"; cat "$work/ram.lf"
+fi
+
+"$RAMPLACE" emit --format zephyr --elf "$work/gnu/fw.elf" --plan "$work/ramtext.ld.plan" -o "$work/reloc.cmake"
+if grep -q "^zephyr_code_relocate(FILES $ex/interp.c\$" "$work/reloc.cmake" &&
+   grep -q '^  FILTER "^(\[.\]text\[.\]op_add|\[.\]text\[.\]vm_run)\$"$' "$work/reloc.cmake" &&
+   grep -q '^  LOCATION SRAM_TEXT)$' "$work/reloc.cmake" && grep -q '^# not relocatable by source file: .*memcpy' "$work/reloc.cmake"; then
+	pass "Zephyr relocation lines with source paths from DWARF"
+else
+	fail "Zephyr lines:"; cat "$work/reloc.cmake"
+fi
+# the lines as CMake parses them, with a stand-in for Zephyr's function
+printf 'function(zephyr_code_relocate)\n  message("relocate: ${ARGN}")\nendfunction()\ninclude("%s")\n' "$work/reloc.cmake" >"$work/parse.cmake"
+cmake -P "$work/parse.cmake" >"$work/parse.out" 2>&1 || true
+if grep -qx "relocate: FILES;$ex/interp.c;FILTER;^(\[.\]text\[.\]op_add|\[.\]text\[.\]vm_run)\$;LOCATION;SRAM_TEXT" "$work/parse.out"; then
+	pass "the Zephyr lines parse as CMake into FILES, FILTER, LOCATION"
+else
+	fail "CMake parse:"; cat "$work/parse.out"
+fi
+
+sed 's|^pattern .*vm_run.*|pattern */interp.o(.text.vm_run);INCLUDE(x)|' "$work/ramtext.ld.plan" >"$work/bad.plan"
+for f in lld esp-idf zephyr; do
+	status=0
+	"$RAMPLACE" emit --format "$f" --plan "$work/bad.plan" -o "$work/bad.$f" 2>"$work/bad.err" || status=$?
+	if [ "$status" -eq 2 ] && [ ! -e "$work/bad.$f" ] && grep -q "bad.$f: '\*/interp.o(.text.vm_run);INCLUDE(x)'" "$work/bad.err"; then
+		pass "$f: hostile pattern refused, nothing written"
+	else
+		fail "$f: status $status: $(cat "$work/bad.err")"
+	fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

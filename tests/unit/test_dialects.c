@@ -1,0 +1,123 @@
+/* test_dialects.c: the pattern reader and the lld, ESP-IDF and Zephyr emitters on a small plan
+ * (no DWARF): exact output text, the ":file" form rewritten for lld, clones and library members
+ * handled per dialect, hostile patterns refused with the pattern quoted. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "dialects.h"
+#include "ramplace/util.h"
+
+static const char plan_text[] =
+	"ramplace-plan 1\nbuild-id 00\noutput-section .ramtext\nbudget 1024\nveneer-reserve 0\n"
+	"used 100\nsamples 10 10\n"
+	"unit op_add interp.c 40 40 5\npattern :interp.o(.text.op_add)\n"
+	"pattern :interp.o(.text.op_add.part.0)\nfunc op_add interp.c\nend\n"
+	"unit vm_run - 20 20 3\npattern */interp.c.obj(.text.vm_run)\nfunc vm_run -\nend\n"
+	"unit memcpy - 40 40 2\npattern */libg.a:lib_a-memcpy.o(.text)\nfunc memcpy -\nend\n";
+
+static char *emit(int which, const char *text)
+{
+	rp_plan *plan = NULL;
+	rp_err err = RP_ERR_INIT;
+	char path[] = "/tmp/test_dialects.XXXXXX", *out = NULL;
+	size_t len;
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(rp_plan_parse(&plan, text, strlen(text), "t.plan", &err), 0);
+	int rc = which == 0 ? rp_ldgen_lld_write(plan, path, &err)
+		: which == 1 ? rp_ldgen_espidf_write(plan, path, &err)
+		: rp_ldgen_zephyr_write(plan, NULL, NULL, "SRAM_TEXT", path, &err);
+	assert_int_equal(rc, 0);
+	assert_int_equal(rp_read_file(&out, &len, path, &err), 0);
+	unlink(path);
+	rp_plan_free(plan);
+	return out;
+}
+
+static void test_pattern_parse(void **state)
+{
+	(void)state;
+	rp_ld_pattern p;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_ld_pattern_parse(&p, "*/libg.a:lib_a-memcpy.o(.text)", &err), 0);
+	assert_true(p.any_dir && !p.no_archive);
+	assert_string_equal(p.file, "libg.a");
+	assert_string_equal(p.member, "lib_a-memcpy.o");
+	assert_string_equal(p.section, ".text");
+	assert_int_equal(rp_ld_pattern_parse(&p, ":main.o(.text.startup.main)", &err), 0);
+	assert_true(p.no_archive);
+	assert_string_equal(p.file, "main.o");
+	assert_string_equal(p.member, "");
+	assert_int_equal(rp_ld_pattern_parse(&p, "*/a.o(.text.x) *(.text)", &err), RP_EINPUT);
+	assert_string_equal(err.msg, "'*/a.o(.text.x) *(.text)': not FILE(SECTION)");
+	assert_int_equal(rp_ld_pattern_parse(&p, "*/a\"b.o(.text)", &err), RP_EINPUT);
+	assert_string_equal(err.msg, "'*/a\"b.o(.text)': character '\"' in the file name");
+	assert_int_equal(rp_ld_pattern_parse(&p, ":a.a:b.o(.text)", &err), RP_EINPUT);
+	assert_int_equal(rp_ld_pattern_parse(&p, "*/a.o()", &err), RP_EINPUT);
+	assert_string_equal(err.msg, "'*/a.o()': section name empty");
+}
+
+static void test_lld(void **state)
+{
+	(void)state;
+	char *out = emit(0, plan_text);
+	const char *body = strstr(out, "*/\n");
+	assert_non_null(body);
+	assert_string_equal(body + 3, "    interp.o(.text.op_add)\n    interp.o(.text.op_add.part.0)\n"
+				      "    */interp.c.obj(.text.vm_run)\n    */libg.a:lib_a-memcpy.o(.text)\n");
+	free(out);
+}
+
+static void test_espidf(void **state)
+{
+	(void)state;
+	char *out = emit(1, plan_text);
+	assert_non_null(strstr(out, "# no ESP-IDF entry for :interp.o(.text.op_add.part.0)\n"));
+	assert_non_null(strstr(out, "[mapping:ramplace_objects]\narchive: *\nentries:\n"
+				    "    interp:op_add (noflash)\n    interp:vm_run (noflash)\n\n"
+				    "[mapping:ramplace_libg_a]\narchive: libg.a\nentries:\n"
+				    "    lib_a-memcpy (noflash)\n"));
+	free(out);
+}
+
+static void test_zephyr(void **state)
+{
+	(void)state;
+	char *out = emit(2, plan_text);
+	assert_non_null(strstr(out, "# not relocatable by source file: */libg.a:lib_a-memcpy.o(.text)\n"));
+	assert_non_null(strstr(out, "zephyr_code_relocate(FILES interp.c\n"
+				    "  FILTER \"^([.]text[.]op_add|[.]text[.]op_add[.]part[.]0|[.]text[.]vm_run)$\"\n"
+				    "  LOCATION SRAM_TEXT)\n"));
+	free(out);
+}
+
+static void test_zephyr_location_checked(void **state)
+{
+	(void)state;
+	rp_plan *plan = NULL;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_plan_parse(&plan, plan_text, strlen(plan_text), "t.plan", &err), 0);
+	assert_int_equal(rp_ldgen_zephyr_write(plan, NULL, NULL, "SRAM) x(", "/tmp/never-written", &err), RP_EUSAGE);
+	assert_int_equal(access("/tmp/never-written", F_OK), -1);
+	rp_plan_free(plan);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pattern_parse),
+		cmocka_unit_test(test_lld),
+		cmocka_unit_test(test_espidf),
+		cmocka_unit_test(test_zephyr),
+		cmocka_unit_test(test_zephyr_location_checked),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
