@@ -52,26 +52,6 @@ typedef struct ops {
 	size_t nowned, owned_cap;
 } ops;
 
-static int push_note(char ***list, size_t *n, rp_err *err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int push_note(char ***list, size_t *n, rp_err *err, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	char **bigger = realloc(*list, (*n + 1) * sizeof(char *));
-	if (!bigger)
-		return rp_err_nomem(err, "listing annotations");
-	*list = bigger;
-	if (rp_strdup(&bigger[*n], buf, err))
-		return err->code;
-	(*n)++;
-	return 0;
-}
-
 void rp_attr_result_release(rp_attr_result *res)
 {
 	for (size_t i = 0; i < res->nannotated; i++)
@@ -125,21 +105,21 @@ static int locate_func(targets *t, rp_attr_result *res, const rp_plan_func *pf, 
 	const char *label = pf->name;
 	const rp_func *f = rp_image_func_by_name(img, pf->name, pf->file);
 	if (!f)
-		return push_note(&res->skipped, &res->nskipped, err, "%s: not in the ELF", label);
+		return rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: not in the ELF", label);
 	rp_srcloc loc;
 	int rc = rp_dwarf_locate(dw, f->addr, &loc, err);
 	if (rc < 0)
 		return rc;
 	if (rc > 0)
-		return push_note(&res->skipped, &res->nskipped, err, "%s: no debug information (library code?)", label);
+		return rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: no debug information (library code?)", label);
 	size_t rl = strlen(root);
 	if (!loc.decl_file || loc.decl_line <= 0)
-		rc = push_note(&res->skipped, &res->nskipped, err, "%s: DWARF gives no declaration line", label);
+		rc = rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: DWARF gives no declaration line", label);
 	else if (strncmp(loc.decl_file, root, rl) != 0 || loc.decl_file[rl] != '/')
-		rc = push_note(&res->skipped, &res->nskipped, err, "%s: defined in %s, outside %s", label,
+		rc = rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: defined in %s, outside %s", label,
 			       loc.decl_file, root);
 	else if (!valid_identifier(loc.name))
-		rc = push_note(&res->skipped, &res->nskipped, err, "%s: '%s' is not a C identifier", label, loc.name);
+		rc = rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: '%s' is not a C identifier", label, loc.name);
 	else
 		rc = add_target(t, loc.decl_file + rl + 1, loc.decl_file, loc.decl_line, loc.name, err);
 	rp_srcloc_release(&loc);
@@ -343,7 +323,7 @@ static int file_ops(ops *o, rp_attr_result *res, const lines *l, const target *t
 	size_t first = SIZE_MAX, inc_at = 0, nmarked = 0;
 	for (size_t k = 0; !rc && k < nt; k++) {
 		if ((size_t)t[k].line > l->n) {
-			rc = push_note(&res->skipped, &res->nskipped, err, "%s: %s has no line %d (sources changed since the build?)",
+			rc = rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: %s has no line %d (sources changed since the build?)",
 				       t[k].name, t[k].rel, t[k].line);
 			continue;
 		}
@@ -352,16 +332,16 @@ static int file_ops(ops *o, rp_attr_result *res, const lines *l, const target *t
 		for (size_t j = start; j < (size_t)t[k].line; j++)
 			already |= strstr(l->v[j], opts->macro) != NULL;
 		if (!strstr(l->v[t[k].line - 1], t[k].name)) {
-			rc = push_note(&res->skipped, &res->nskipped, err, "%s: %s:%d does not name it (sources changed since the build?)",
+			rc = rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: %s:%d does not name it (sources changed since the build?)",
 				       t[k].name, t[k].rel, t[k].line);
 		} else if (already) {
-			rc = push_note(&res->skipped, &res->nskipped, err, "%s: %s:%d is already annotated",
+			rc = rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: %s:%d is already annotated",
 				       t[k].name, t[k].rel, t[k].line);
 		} else {
 			mark[start] = k + 1;
 			nmarked++;
 			first = start < first ? start : first;
-			rc = push_note(&res->annotated, &res->nannotated, err, "%s %s:%d", t[k].name, t[k].rel, t[k].line);
+			rc = rp_strlist_pushf(&res->annotated, &res->nannotated, err, "%s %s:%d", t[k].name, t[k].rel, t[k].line);
 		}
 	}
 	/* after the last unconditional #include: one inside #ifdef FEATURE would vanish with it */
@@ -409,7 +389,7 @@ static int write_file_patch(FILE *fp, rp_attr_result *res, const target *t, size
 	if (rc) {
 		lines_release(&l);
 		for (size_t k = 0; k < nt && rc != RP_ENOMEM; k++)
-			rc = push_note(&res->skipped, &res->nskipped, err, "%s: %s cannot be read", t[k].name, t[k].rel);
+			rc = rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: %s cannot be read", t[k].name, t[k].rel);
 		return rc == RP_ENOMEM ? rc : 0;
 	}
 	char *include = relative_include(t[0].rel, header);

@@ -4,7 +4,7 @@
 #   `ramplace record` samples the PC -> `ramplace place` at a budget smaller than the hot set
 #   -> relink (.ramtext into the 16 KiB DTIM) -> `ramplace check` -> run the relinked firmware
 #   (output must be byte-identical) -> record it again and print the share of samples that now
-#   execute from RAM.
+#   execute from RAM (scripts/loop-body.sh).
 # Exits non-zero when any step fails or the outputs differ.
 #   examples/sifive-e-riscv/loop.sh [WORKDIR]     (default build/loop-sifive-e)
 # Environment: RAMPLACE (the binary, default build/ramplace), BUDGET (default 1K),
@@ -12,73 +12,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-. "$root/scripts/qemu-lib.sh"
-RAMPLACE=${RAMPLACE:-$root/build/ramplace}
-BUDGET=${BUDGET:-1K}
 work=${1:-$root/build/loop-sifive-e}
-iterations=${ITERATIONS:+ITERATIONS=$ITERATIONS}
-qemu_pid=""
-trap 'stop_pid "$qemu_pid"' EXIT
-rm -rf "$work"
-mkdir -p "$work"
-
-step() { printf '\n== %s\n' "$*"; }
-
-run_qemu() { # ELF OUTFILE [extra qemu args...]
-	local elf=$1 out=$2
-	shift 2
-	# semihosting console output goes to stderr unless given a chardev: stdio makes it stdout
-	qemu-system-riscv32 -M sifive_e -nographic -monitor none -serial none -bios none \
-		-chardev stdio,id=semi -semihosting-config enable=on,target=native,chardev=semi \
-		"$@" -kernel "$elf" </dev/null >"$out" 2>"$out.stderr" &
-	qemu_pid=$!
-}
-
-record() { # ELF DB OUTFILE
-	local port
-	port=$(free_port)
-	run_qemu "$1" "$3" -gdb "tcp:127.0.0.1:$port" -S
-	wait_port "$port" 10
-	# ~2 kHz with random intervals, as in the Cortex-M3 loop
-	"$RAMPLACE" record --remote "127.0.0.1:$port" --rate 2000 --duration 120 --timeout 5000 --quiet "$2" "$1"
-	wait_pid "$qemu_pid" 30
-	qemu_pid=""
-}
-
-step "build the firmware, everything in XIP flash"
-make -s -C "$here" BUILD="$work/flash" $iterations >/dev/null
-make -s -C "$here" BUILD="$work/flash" $iterations check-startup
-run_qemu "$work/flash/fw.elf" "$work/flash.out"
-wait_pid "$qemu_pid" 120
-qemu_pid=""
-cat "$work/flash.out"
-
-step "profile it: QEMU's gdbstub, sampled by ramplace record"
-record "$work/flash/fw.elf" "$work/profile.db" "$work/record.out"
-cmp -s "$work/flash.out" "$work/record.out" || { echo "loop: output under sampling differs" >&2; exit 1; }
-"$RAMPLACE" report --limit 12 "$work/profile.db"
-
-step "place the hottest functions into $BUDGET of DTIM"
-mkdir -p "$work/ram"
-"$RAMPLACE" place --budget "$BUDGET" --map "$work/flash/fw.map" -o "$work/ram/ramtext.ld" \
-	"$work/profile.db" "$work/flash/fw.elf"
-
-step "relink with the generated ramtext.ld and check the plan landed"
-make -s -C "$here" BUILD="$work/ram" RAMTEXT_LD="$work/ram/ramtext.ld" $iterations >/dev/null
-"$RAMPLACE" check --plan "$work/ram/ramtext.ld.plan" "$work/ram/fw.elf"
-
-step "run the relinked firmware: its output must not change"
-run_qemu "$work/ram/fw.elf" "$work/ram.out"
-wait_pid "$qemu_pid" 120
-qemu_pid=""
-if ! cmp "$work/flash.out" "$work/ram.out"; then
-	diff "$work/flash.out" "$work/ram.out" | head -20 >&2
-	echo "loop: the relinked firmware prints something else" >&2
-	exit 1
-fi
-echo "output byte-identical to the flash-only build ($(wc -c <"$work/ram.out") bytes)"
-
-step "the gain: profile the relinked firmware and measure where it now executes"
-record "$work/ram/fw.elf" "$work/after.db" "$work/after.out"
-"$RAMPLACE" report --elf "$work/ram/fw.elf" --limit 0 "$work/after.db"
-"$RAMPLACE" report --elf "$work/flash/fw.elf" --limit 0 "$work/profile.db" | tail -1 | sed "s/^/before: /"
+# semihosting console output goes to stderr unless given a chardev: stdio makes it stdout
+qemu_cmd=(qemu-system-riscv32 -M sifive_e -nographic -monitor none -serial none -bios none
+	-chardev stdio,id=semi -semihosting-config enable=on,target=native,chardev=semi)
+flash_name="XIP flash"
+ram_name=DTIM
+. "$root/scripts/loop-body.sh"

@@ -78,25 +78,6 @@ static void unite(size_t *parent, size_t a, size_t b)
 		parent[a < b ? b : a] = a < b ? a : b;  /* lowest index is the root: deterministic */
 }
 
-static int push_str(char ***list, size_t *n, rp_err *err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int push_str(char ***list, size_t *n, rp_err *err, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	char **bigger = realloc(*list, (*n + 1) * sizeof(char *));
-	if (!bigger)
-		return rp_err_nomem(err, "recording a note");
-	*list = bigger;
-	if (rp_strdup(&bigger[*n], buf, err))
-		return err->code;
-	(*n)++;
-	return 0;
-}
-
 static int note(ctx *c, rp_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int note(ctx *c, rp_err *err, const char *fmt, ...)
 {
@@ -105,7 +86,7 @@ static int note(ctx *c, rp_err *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	return push_str(&c->out->notes, &c->out->nnotes, err, "%s", buf);
+	return rp_strlist_pushf(&c->out->notes, &c->out->nnotes, err, "%s", buf);
 }
 
 static const rp_func *lookup_profiled(const rp_image *img, const rp_func_total *t)
@@ -128,8 +109,8 @@ static int attribute_samples(ctx *c, const rp_db_totals *totals, rp_err *err)
 			continue;
 		}
 		c->out->missing_samples += t->count;
-		int rc = t->file ? push_str(&c->out->missing, &c->out->nmissing, err, "%s (%s)", t->func, t->file)
-				 : push_str(&c->out->missing, &c->out->nmissing, err, "%s", t->func);
+		int rc = t->file ? rp_strlist_pushf(&c->out->missing, &c->out->nmissing, err, "%s (%s)", t->func, t->file)
+				 : rp_strlist_pushf(&c->out->missing, &c->out->nmissing, err, "%s", t->func);
 		if (rc)
 			return rc;
 	}
@@ -469,7 +450,7 @@ static int apply_exclusions(ctx *c, rp_err *err)
 	for (size_t u = 0; !rc && u < c->nunits; u++) {
 		if (c->units[u].kept_why && c->units[u].samples) {
 			const rp_func *f = &c->img->funcs[c->units[u].kept_func];
-			if (push_str(&c->out->kept, &c->out->nkept, err, "%s: %s", f->name, c->units[u].kept_why))
+			if (rp_strlist_pushf(&c->out->kept, &c->out->nkept, err, "%s: %s", f->name, c->units[u].kept_why))
 				return err->code;
 		}
 	}

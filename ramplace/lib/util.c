@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <ctype.h>
+#include <stdarg.h>
 
 #include "ramplace/util.h"
 
@@ -145,6 +146,23 @@ int rp_grow(void **items, size_t *cap, size_t need, size_t elem, rp_err *err)
 		return rp_err_nomem(err, "growing an array");
 	*items = p;
 	*cap = newcap;
+	return 0;
+}
+
+int rp_strlist_pushf(char ***list, size_t *n, rp_err *err, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	char **bigger = realloc(*list, (*n + 1) * sizeof(char *));
+	if (!bigger)
+		return rp_err_nomem(err, "recording a note");
+	*list = bigger;
+	if (rp_strdup(&bigger[*n], buf, err))
+		return err->code;
+	(*n)++;
 	return 0;
 }
 

@@ -12,6 +12,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 passed=0
 failed=0
+. "$(dirname "$0")/loop-checks.sh"
 pass() { passed=$((passed + 1)); echo "ok: $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
 
@@ -27,29 +28,9 @@ loop=$work/loop
 plan=$loop/ram/ramtext.ld.plan
 
 # the hot set (functions holding 99 % of the samples) is larger than the 1 KiB budget
-hot_bytes=$("$RAMPLACE" report "$loop/profile.db" | python3 -c '
-import subprocess, sys
-# report rows in the gprof layout: percent time first, the name last
-rows = [l.split() for l in sys.stdin if len(l.split()) >= 4 and l.split()[0].replace(".", "", 1).isdigit()]
-names = []
-cum = 0.0
-for r in rows:
-    names.append(r[-1])
-    cum += float(r[0])
-    if cum >= 99: break
-nm = subprocess.run(["arm-none-eabi-nm", "-S", sys.argv[1]], capture_output=True, text=True).stdout
-size = {}
-for line in nm.splitlines():
-    f = line.split()
-    if len(f) == 4: size[f[3]] = int(f[1], 16)
-print(sum(size.get(n, 0) for n in set(names)))' "$loop/flash/fw.elf")
+hot_bytes=$(hot_set_bytes arm-none-eabi-nm "$loop/profile.db" "$loop/flash/fw.elf")
 if [ "$hot_bytes" -gt 1024 ]; then pass "hot set is $hot_bytes bytes, more than the 1024-byte budget"; else fail "hot set only $hot_bytes bytes"; fi
 
-# addr_of ELF NAME FILE: the address of function NAME, defined in FILE when FILE is not "-"
-# (statics of the same name live in several files; nm -l tells them apart by their line info)
-addr_of() {
-	arm-none-eabi-nm -l "$1" 2>/dev/null | awk -v n="$2" -v f="$3" '!found && $3 == n && (f == "-" || $4 ~ ("/" f ":")) { print $1; found = 1 }'
-}
 
 # every function named in the plan is at a RAM address in the relinked ELF
 nplanned=0
@@ -57,7 +38,7 @@ bad=0
 while read -r kind name file; do
 	[ "$kind" = func ] || continue
 	nplanned=$((nplanned + 1))
-	addr=$(addr_of "$loop/ram/fw.elf" "$name" "$file")
+	addr=$(addr_of arm-none-eabi-nm "$loop/ram/fw.elf" "$name" "$file")
 	case "$addr" in 2000*) ;; *) bad=$((bad + 1)); echo "  $name ($file) at '$addr'" ;; esac
 done <"$plan"
 if [ "$nplanned" -ge 5 ] && [ "$bad" -eq 0 ]; then pass "$nplanned planned functions all at 0x2000xxxx"; else fail "$bad of $nplanned planned functions not in RAM"; fi

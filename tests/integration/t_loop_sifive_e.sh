@@ -13,6 +13,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 passed=0
 failed=0
+. "$(dirname "$0")/loop-checks.sh"
 pass() { passed=$((passed + 1)); echo "ok: $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
 NM=riscv64-unknown-elf-nm
@@ -33,29 +34,9 @@ grep -q '^result:  ok$' "$loop/flash.out" && [ "$(wc -l <"$loop/flash.out")" -ge
 grep -q 'boot code calls no memcpy/memset' "$work/loop.log" && pass "check-startup" || fail "check-startup did not pass"
 
 # the hot set (functions holding 99 % of the samples) is larger than the 512-byte budget
-hot_bytes=$("$RAMPLACE" report "$loop/profile.db" | python3 -c '
-import subprocess, sys
-# report rows in the gprof layout: percent time first, the name last
-rows = [l.split() for l in sys.stdin if len(l.split()) >= 4 and l.split()[0].replace(".", "", 1).isdigit()]
-names = []
-cum = 0.0
-for r in rows:
-    names.append(r[-1])
-    cum += float(r[0])
-    if cum >= 99: break
-nm = subprocess.run(["riscv64-unknown-elf-nm", "-S", sys.argv[1]], capture_output=True, text=True).stdout
-size = {}
-for line in nm.splitlines():
-    f = line.split()
-    if len(f) == 4: size[f[3]] = int(f[1], 16)
-print(sum(size.get(n, 0) for n in set(names)))' "$loop/flash/fw.elf")
+hot_bytes=$(hot_set_bytes riscv64-unknown-elf-nm "$loop/profile.db" "$loop/flash/fw.elf")
 if [ "$hot_bytes" -gt 512 ]; then pass "hot set is $hot_bytes bytes, more than the 512-byte budget"; else fail "hot set only $hot_bytes bytes"; fi
 
-# addr_of ELF NAME FILE: the address of function NAME, defined in FILE when FILE is not "-"
-# (statics of the same name live in several files; nm -l tells them apart by their line info)
-addr_of() {
-	$NM -l "$1" 2>/dev/null | awk -v n="$2" -v f="$3" '!found && $3 == n && (f == "-" || $4 ~ ("/" f ":")) { print $1; found = 1 }'
-}
 
 # every function named in the plan is in the DTIM (0x8000xxxx) now and was in XIP flash before
 nplanned=0
@@ -63,8 +44,8 @@ bad=0
 while read -r kind name file; do
 	[ "$kind" = func ] || continue
 	nplanned=$((nplanned + 1))
-	now=$(addr_of "$loop/ram/fw.elf" "$name" "$file")
-	before=$(addr_of "$loop/flash/fw.elf" "$name" "$file")
+	now=$(addr_of riscv64-unknown-elf-nm "$loop/ram/fw.elf" "$name" "$file")
+	before=$(addr_of riscv64-unknown-elf-nm "$loop/flash/fw.elf" "$name" "$file")
 	case "$now:$before" in 8000*:204*) ;; *) bad=$((bad + 1)); echo "  $name ($file) at '$now', before '$before'" ;; esac
 done <"$plan"
 if [ "$nplanned" -ge 5 ] && [ "$bad" -eq 0 ]; then pass "$nplanned planned functions moved from 0x204xxxxx to 0x8000xxxx"; else fail "$bad of $nplanned planned functions not moved"; fi

@@ -31,6 +31,10 @@ void rp_afile_abort(rp_afile *af);
 /* Growable array: ensures room for `need` elements of `elem` bytes in *items (capacity in *cap). */
 int rp_grow(void **items, size_t *cap, size_t need, size_t elem, rp_err *err);
 
+/* Appends a printf-formatted line (at most 1023 bytes) to a growable list of owned strings. */
+int rp_strlist_pushf(char ***list, size_t *n, rp_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* strdup that reports failure; NULL in gives NULL out with success. */
 int rp_strdup(char **out, const char *s, rp_err *err);
 
