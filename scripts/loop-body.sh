@@ -76,5 +76,11 @@ echo "output byte-identical to the flash-only build ($(wc -c <"$work/ram.out") b
 
 step "the gain: profile the relinked firmware and measure where it now executes"
 record "$work/ram/fw.elf" "$work/after.db" "$work/after.out"
-"$RAMPLACE" report --elf "$work/ram/fw.elf" --limit 0 "$work/after.db"
-"$RAMPLACE" report --elf "$work/flash/fw.elf" --limit 0 "$work/profile.db" | tail -1 | sed "s/^/before: /"
+before=$("$RAMPLACE" report --elf "$work/flash/fw.elf" --limit 0 "$work/profile.db" | tail -1)
+after=$("$RAMPLACE" report --elf "$work/ram/fw.elf" --limit 0 "$work/after.db" | tail -1)
+echo "before: $before"
+echo "after:  $after"
+share() { grep -Eo '[0-9.]+% of samples in code running from RAM' <<<"$1" | grep -Eo '^[0-9.]+%'; }
+moved=$(grep -c '^unit ' "$work/ram/ramtext.ld.plan")
+echo
+echo "gain: $moved function(s) moved into $BUDGET of $ram_name; sampled execution from $ram_name: $(share "$before") -> $(share "$after")"

@@ -61,7 +61,7 @@ read -r vma lma < <(riscv64-unknown-elf-objdump -h "$loop/ram/fw.elf" | awk '$2 
 case "$vma:$lma" in 80000000:204*) pass ".ramtext runs at 0x$vma, loaded from 0x$lma" ;; *) fail ".ramtext at $vma/$lma" ;; esac
 
 # measured after relinking: most samples now fall in code running from RAM
-share=$(grep -Eo 'placement in .*: [0-9.]+% of samples in code running from RAM' "$work/loop.log" | head -1 | grep -Eo '[0-9.]+%' | tr -d %)
+share=$(grep '^after: ' "$work/loop.log" | grep -Eo 'placement in .*: [0-9.]+% of samples in code running from RAM' | grep -Eo '[0-9.]+%' | tr -d %)
 if python3 -c "import sys; sys.exit(0 if float('$share') >= 50 else 1)"; then pass "relinked firmware: $share % of samples in RAM"; else fail "only $share % of samples in RAM after relinking"; fi
 
 # the firmware's exit status is QEMU's: a firmware whose main returns 3 makes QEMU exit with 3
@@ -90,6 +90,6 @@ diff=$(sed -nE 's/.*difference [+-]?([0-9]+)$/\1/p' <<<"$acc")
 if [ -n "$diff" ] && [ "$diff" -le 4 ]; then pass "exact accounting: ${acc#accounting: }"; else fail "accounting off: '$acc'"; fi
 grep -Eq '^reset path: [0-9]+ functions? run before the copy, 0 in RAM$' "$work/loop.log" &&
 	pass "check: nothing on the reset path runs from RAM" || fail "no clean reset-path line from check"
-grep -E 'moved|samples in RAM|check:|placement in' "$work/loop.log" | sed 's/^/  /'
+grep -E 'moved|samples in RAM|check:|placement in|^gain:' "$work/loop.log" | sed 's/^/  /'
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
