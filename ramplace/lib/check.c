@@ -6,8 +6,6 @@
  * model lists only functions, and ld's "__NAME_veneer" symbols may be STT_FUNC or STT_NOTYPE,
  * so the veneers are counted from the ELF symbol table with libelf, on a private copy of the
  * bytes (libelf may convert a foreign-endian image in place). */
-#include <gelf.h>
-#include <libelf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +14,7 @@
 #include "ramplace/boot.h"
 #include "ramplace/callgraph.h"
 #include "ramplace/check.h"
+#include "ramplace/elfsyms.h"
 
 /* Adds one failure line (printf-style); fails only when out of memory. */
 static int add_failure(rp_check_result *res, rp_err *err, const char *fmt, ...)
@@ -123,48 +122,23 @@ static int is_veneer_name(const char *name)
 	return n > 9 && strncmp(name, "__", 2) == 0 && strcmp(name + n - 7, "_veneer") == 0;
 }
 
-static size_t count_veneers_in(Elf *elf, const rp_section *outsec)
-{
-	size_t count = 0;
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || sh.sh_entsize == 0)
-			continue;
-		Elf_Data *data = elf_getdata(scn, NULL);
-		size_t nsyms = data ? data->d_size / sh.sh_entsize : 0;
-		for (size_t i = 0; i < nsyms; i++) {
-			GElf_Sym sym;
-			if (!gelf_getsym(data, (int)i, &sym))
-				break;
-			const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			uint64_t addr = sym.st_value & ~(uint64_t)1; /* Thumb bit */
-			if (name && is_veneer_name(name) && addr - outsec->vma < outsec->size && addr >= outsec->vma)
-				count++;
-		}
-	}
-	return count;
-}
-
+/* Veneer symbols may be STT_FUNC or STT_NOTYPE, so the image's function list misses some:
+ * count them in the full symbol table. */
 static int count_veneers(const rp_image *img, const rp_section *outsec, size_t *out, rp_err *err)
 {
 	*out = 0;
-	if (!outsec || outsec->size == 0 || !img->bytes || img->nbytes == 0)
+	if (!outsec || outsec->size == 0)
 		return 0;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return rp_err_set(err, RP_EIO, "%s: libelf: %s", img->path, elf_errmsg(-1));
-	char *copy = malloc(img->nbytes);
-	if (!copy)
-		return rp_err_nomem(err, "counting veneers");
-	memcpy(copy, img->bytes, img->nbytes);
-	Elf *elf = elf_memory(copy, img->nbytes);
-	if (!elf) {
-		free(copy);
-		return rp_err_set(err, RP_EINPUT, "%s: libelf: %s", img->path, elf_errmsg(-1));
+	rp_elfsyms syms;
+	int rc = rp_elfsyms_load(&syms, img, err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < syms.nsyms; i++) {
+		uint64_t addr = syms.syms[i].value & ~(uint64_t)1; /* Thumb bit */
+		if (is_veneer_name(syms.syms[i].name) && addr >= outsec->vma && addr - outsec->vma < outsec->size)
+			(*out)++;
 	}
-	*out = count_veneers_in(elf, outsec);
-	elf_end(elf);
-	free(copy);
+	rp_elfsyms_release(&syms);
 	return 0;
 }
 
