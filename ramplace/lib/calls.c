@@ -144,17 +144,18 @@ int rp_calls_scan_riscv(const uint8_t *code, uint64_t len, uint64_t addr, rp_cal
 
 int rp_calls_scan(const rp_image *img, const rp_func *f, rp_call_fn fn, void *ctx, rp_err *err)
 {
-	if (f->size == 0)
+	uint64_t size = rp_image_func_extent(img, f);
+	if (size == 0)
 		return 0;
-	uint8_t *code = malloc(f->size);
+	uint8_t *code = malloc(size);
 	if (!code)
 		return rp_err_nomem(err, "decoding calls");
-	int rc = rp_image_read(img, f->addr, code, f->size, err);
+	int rc = rp_image_read(img, f->addr, code, size, err);
 	if (rc == 0) {
 		if (img->machine == EM_ARM && f->is_thumb)
-			rc = rp_calls_scan_thumb(code, f->size, f->addr, img->code_big_endian, fn, ctx);
+			rc = rp_calls_scan_thumb(code, size, f->addr, img->code_big_endian, fn, ctx);
 		else if (img->machine == EM_RISCV)
-			rc = rp_calls_scan_riscv(code, f->size, f->addr, fn, ctx);
+			rc = rp_calls_scan_riscv(code, size, f->addr, fn, ctx);
 	}
 	free(code);
 	return rc;

@@ -314,23 +314,24 @@ static uint64_t skip_data(const rp_disasm *d, uint64_t pc, uint64_t end)
 
 int rp_disasm_func(rp_disasm *d, const rp_func *f, rp_insn_fn fn, void *ctx, rp_err *err)
 {
-	if (f->size == 0)
+	uint64_t size = rp_image_func_extent(d->img, f);
+	if (size == 0)
 		return 0;
-	if (f->size > d->img->nbytes)   /* cannot be backed by the file: no allocation for it */
+	if (size > d->img->nbytes)   /* cannot be backed by the file: no allocation for it */
 		return rp_err_set(err, RP_EINPUT, "%s: '%s' is %llu bytes, larger than the file", d->img->path, f->name,
-				  (unsigned long long)f->size);
-	uint8_t *bytes = malloc(f->size);
+				  (unsigned long long)size);
+	uint8_t *bytes = malloc(size);
 	if (!bytes)
 		return rp_err_nomem(err, "disassembling");
-	int rc = rp_image_read(d->img, f->addr, bytes, f->size, err);
+	int rc = rp_image_read(d->img, f->addr, bytes, size, err);
 	if (rc) {
 		free(bytes);
 		return rc;
 	}
 	d->info.buffer = bytes;
 	d->info.buffer_vma = f->addr;
-	d->info.buffer_length = f->size;
-	uint64_t end = f->addr + f->size;
+	d->info.buffer_length = size;
+	uint64_t end = f->addr + size;
 	for (uint64_t pc = skip_data(d, f->addr, end); pc < end; pc = skip_data(d, pc, end)) {
 		d->textlen = 0;
 		d->text[0] = '\0';
@@ -343,7 +344,7 @@ int rp_disasm_func(rp_disasm *d, const rp_func *f, rp_insn_fn fn, void *ctx, rp_
 		in.addr = pc;
 		in.len = (unsigned)len;
 		if (pc + (uint64_t)len <= end)
-			fill_insn(d, &in, bytes, f->addr, f->size);
+			fill_insn(d, &in, bytes, f->addr, size);
 		if ((rc = fn(ctx, &in)) != 0)
 			break;
 		pc += (uint64_t)len;

@@ -378,16 +378,31 @@ const rp_func *rp_image_func_at(const rp_image *img, uint64_t pc)
 		if (lo - i > 8)
 			break;
 	}
-	/* a zero-size symbol (assembly without .size, e.g. crtstuff's frame_dummy) covers up to the
-	 * next function or the end of its section, as gprof and nm-based tools take it */
+	/* a zero-size symbol (e.g. crtstuff's frame_dummy) covers up to the next function */
 	if (lo > 0 && img->funcs[lo - 1].size == 0) {
 		const rp_func *f = &img->funcs[lo - 1];
-		const rp_section *sec = f->section < img->nsections ? &img->sections[f->section] : NULL;
-		if (sec && pc >= sec->vma && pc - sec->vma < sec->size &&
-		    (lo == img->nfuncs || pc < img->funcs[lo].addr))
+		if (pc - f->addr < rp_image_func_extent(img, f))
 			return f;
 	}
 	return NULL;
+}
+
+/* as gprof and nm-based tools take a symbol without .size */
+uint64_t rp_image_func_extent(const rp_image *img, const rp_func *f)
+{
+	if (f->size)
+		return f->size;
+	const rp_section *sec = f->section < img->nsections ? &img->sections[f->section] : NULL;
+	if (!sec || f->addr < sec->vma || f->addr - sec->vma >= sec->size)
+		return 0;
+	uint64_t end = sec->vma + sec->size;
+	for (size_t i = (size_t)(f - img->funcs) + 1; i < img->nfuncs; i++)
+		if (img->funcs[i].addr > f->addr) {
+			if (img->funcs[i].addr < end)
+				end = img->funcs[i].addr;
+			break;
+		}
+	return end - f->addr;
 }
 
 const rp_func *rp_image_func_by_name(const rp_image *img, const char *name, const char *file)

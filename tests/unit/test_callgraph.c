@@ -66,6 +66,26 @@ static void test_fixture_edges(void **state)
 	}
 }
 
+/* a function symbol without .size (libgcc's assembly helpers): its calls and tail branches are
+ * edges, so a plan moving it pays for their veneers */
+static void test_zero_size_function(void **state)
+{
+	(void)state;
+	char path[512];
+	snprintf(path, sizeof(path), "%s/elf/arm-m3-nosize.elf", TEST_DATA_DIR);
+	rp_image *img;
+	rp_callgraph *cg;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_image_load(&img, path, &err), 0);
+	assert_int_equal(rp_callgraph_build(&cg, img, &err), 0);
+	size_t f = idx(img, "nosize_fn", NULL);
+	assert_int_equal(img->funcs[f].size, 0);
+	assert_int_equal(edge(cg, f, idx(img, "b_entry", NULL))->ncalls, 1);
+	assert_int_equal(edge(cg, f, idx(img, "cold_split", NULL))->nbranches, 1);
+	rp_callgraph_free(cg);
+	rp_image_free(img);
+}
+
 static void test_not_code(void **state)
 {
 	(void)state;
@@ -83,6 +103,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixture_edges),
+		cmocka_unit_test(test_zero_size_function),
 		cmocka_unit_test(test_not_code),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -73,6 +73,10 @@ const char *rp_image_arch(const rp_image *img);
  * function symbol covers up to the next function or the end of its section. */
 const rp_func *rp_image_func_at(const rp_image *img, uint64_t pc);
 
+/* The bytes f covers: its size, or for a zero-size symbol (assembly without .size, such as
+ * libgcc's __aeabi_uldivmod) up to the next function or the end of its section. */
+uint64_t rp_image_func_extent(const rp_image *img, const rp_func *f);
+
 /* A function by name; file disambiguates statics (NULL: prefer the global, then any local). */
 const rp_func *rp_image_func_by_name(const rp_image *img, const char *name, const char *file);
 

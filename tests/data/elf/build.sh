@@ -9,3 +9,5 @@ riscv64-unknown-elf-gcc -march=rv32imac -mabi=ilp32 $flags -Wl,-Ttext=0x20400000
 riscv64-unknown-elf-gcc -march=rv64imac -mabi=lp64 $flags -Wl,-Ttext=0x80000000 a.c b.c -o riscv64.elf
 arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb $flags -Wl,--build-id=none -Wl,-Ttext=0x1000 a.c b.c -o arm-m3-noid.elf
 arm-none-eabi-strip -o arm-m3-stripped.elf arm-m3.elf
+# a function symbol with no size (assembly without .size), for call decoding over its extent
+arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb $flags -Wl,-Ttext=0x1000 a.c b.c nosize.S -o arm-m3-nosize.elf
