@@ -92,25 +92,6 @@ static int parse_u64(uint64_t *out, const char *text, uint64_t max, const char *
 }
 
 /* "host:port", "[v6addr]:port". */
-static int parse_remote(struct record_opts *o, const char *text, rp_err *err)
-{
-	const char *colon = strrchr(text, ':');
-	const char *h = text;
-	size_t hlen = colon ? (size_t)(colon - text) : 0;
-	uint64_t port;
-	if (hlen >= 2 && h[0] == '[' && h[hlen - 1] == ']') {
-		h++;
-		hlen -= 2;
-	}
-	if (!colon || hlen == 0 || hlen >= sizeof(o->host) ||
-	    parse_u64(&port, colon + 1, 65535, "--remote wants HOST:PORT", err) < 0 || port == 0)
-		return cli_usage_error(err, "record", "--remote wants HOST:PORT with a port in 1..65535");
-	memcpy(o->host, h, hlen);
-	o->host[hlen] = '\0';
-	o->port = (int)port;
-	return 0;
-}
-
 enum { OPT_REMOTE = 256, OPT_DURATION, OPT_SAMPLES, OPT_RATE, OPT_SEED, OPT_CTIMEOUT, OPT_TIMEOUT,
        OPT_NO_CALLERS, OPT_QUIET, OPT_HELP, OPT_MIN_RUN, OPT_METHOD };
 
@@ -138,7 +119,7 @@ static int parse_args(struct record_opts *o, int argc, char **argv, rp_err *err)
 	while (rc == 0 && (c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_REMOTE:
-			rc = parse_remote(o, optarg, err);
+			rc = cli_parse_remote(o->host, sizeof(o->host), &o->port, optarg, "record", err);
 			have_remote = 1;
 			break;
 		case OPT_DURATION:

@@ -77,25 +77,6 @@ static int parse_ms(int *out, const char *text, rp_err *err)
 	return 0;
 }
 
-static int parse_remote(struct runtime_opts *o, const char *text, rp_err *err)
-{
-	const char *colon = strrchr(text, ':');
-	size_t hlen = colon ? (size_t)(colon - text) : 0;
-	const char *h = text;
-	char *end;
-	if (hlen >= 2 && h[0] == '[' && h[hlen - 1] == ']') {
-		h++;
-		hlen -= 2;
-	}
-	long port = colon ? strtol(colon + 1, &end, 10) : 0;
-	if (!colon || hlen == 0 || hlen >= sizeof(o->host) || *end || port < 1 || port > 65535)
-		return cli_usage_error(err, "record", "--remote wants HOST:PORT with a port in 1..65535");
-	memcpy(o->host, h, hlen);
-	o->host[hlen] = '\0';
-	o->port = (int)port;
-	return 0;
-}
-
 enum { OPT_RUNTIME = 256, OPT_REMOTE, OPT_AT, OPT_NOW, OPT_DURATION, OPT_GMON, OPT_RESET,
        OPT_CTIMEOUT, OPT_TIMEOUT, OPT_QUIET, OPT_HELP };
 
@@ -124,7 +105,7 @@ static int parse_args(struct runtime_opts *o, int argc, char **argv, rp_err *err
 		case OPT_RUNTIME:
 			break;
 		case OPT_REMOTE:
-			rc = parse_remote(o, optarg, err);
+			rc = cli_parse_remote(o->host, sizeof(o->host), &o->port, optarg, "record", err);
 			have_remote = 1;
 			break;
 		case OPT_AT:
