@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 	double tlim = argc > 2 ? atof(argv[2]) : 10.0;
 	rp_ilp_item *items = calloc(n, sizeof(*items));
 	rp_ilp_call *calls = calloc(4 * n, sizeof(*calls));
-	rp_ilp_arc *arcs = calloc(n, sizeof(*arcs));
+	rp_ilp_arc *arcs = calloc(4 * n, sizeof(*arcs));
 	size_t ncalls = 0, narcs = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t size = (uint64_t)exp(log(8.0) + uniform() * (log(4096.0) - log(8.0)));
@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 		}
 	}
 	rp_ilp_region regions[2] = { { 16 * 1024, 3.0 - 1.0 }, { 64 * 1024, 3.0 - 2.0 } };
-	rp_ilp_problem pb = { items, n, regions, 2, calls, ncalls, 2 * n, arcs, narcs, 8, tlim };
+	rp_ilp_problem pb = { items, n, regions, 2, calls, ncalls, 2 * n, arcs, narcs, 8, tlim, NULL };
 	rp_ilp_result res;
 	rp_err err = RP_ERR_INIT;
 	if (rp_ilp_solve(&pb, &res, &err)) {
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 	printf("ILP n=%zu (2 regions, %zu calls, %zu arcs): %s in %.2f s, gap %.4f%% (goal: %s); veneers %zu + %zu\n", n,
 	       ncalls, narcs, res.optimal ? "optimal" : res.timed_out ? "time limit" : "stopped", res.seconds,
 	       100.0 * res.gap, n <= 2000 ? "optimal within 2 s" : "0.1% within 10 s", res.veneers[0], res.veneers[1]);
-	printf("  objective %.0f, bound %.0f (LP %.0f); warm start (greedy or LP rounding) %.5f of it; %zu of %zu binaries fixed by reduced costs\n",
+	printf("  objective %.0f, bound %.0f (LP %.0f); best heuristic before branching (start, greedy, LP rounding; local search) %.5f of it; %zu of %zu binaries fixed by reduced costs\n",
 	       res.objective, res.bound, res.lp_bound, res.heuristic_objective / res.objective, res.fixed, 2 * n);
 	rp_ilp_result_release(&res);
 	free(items);

@@ -1,16 +1,17 @@
-/* ilp.c: the placement ILP with GLPK (see ilp.h). Owns the GLPK problem and the work arrays of
- * one solve. Workload: up to tens of thousands of items, two or three regions, a few call
- * edges per item. The LP relaxation of this multiple knapsack is tight, so branch-and-bound
- * with GLPK's cover/MIR cuts closes most of the gap; the greedy warm start gives it a good
- * incumbent from the first node. */
+/* ilp.c: the placement ILP with GLPK (see ilp.h). Owns the GLPK problem, its core of items
+ * and the incumbent of one solve. Workload: up to tens of thousands of items, two or three
+ * regions, a few call edges per item. The LP relaxation is nearly integral (a handful of
+ * fractional items and veneers), so the bound is good from the root; what GLPK's own search
+ * lacks is a good incumbent, which the local search in ilp_search.c supplies, and speed, which
+ * the core (the LP never carries the veneer rows of items too cold to place) supplies. */
 #include <glpk.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ramplace/ilp.h"
 #include "ramplace/util.h"
+#include "ilp_search.h"
 
 typedef struct cols {
 	size_t R, T, n;
@@ -20,13 +21,6 @@ typedef struct cols {
 static int xcol(const cols *c, size_t i, size_t r) { return c->x0 + (int)(i * c->R + r); }
 static int ycol(const cols *c, size_t r, size_t t) { return c->y0 + (int)(r * c->T + t); }
 static int zcol(const cols *c, size_t a) { return c->z0 + (int)a; }
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Veneers: callee target t needs one in region r when a caller sits in r and t does not. */
 static void needed_veneers(const rp_ilp_problem *pb, const int *region, unsigned char *need)
@@ -68,130 +62,14 @@ double rp_ilp_evaluate(const rp_ilp_problem *pb, const int *region, size_t *vene
 	return obj;
 }
 
-typedef struct greedy {
-	const rp_ilp_problem *pb;
-	size_t *first_call;      /* calls sorted by caller: calls of item i are [first_call[i], first_call[i+1]) */
-	size_t *call_order;
-	unsigned char *veneer;   /* R x T: counted in region r */
-	uint64_t *used;
-	int *region;
-} greedy;
-
-/* Bytes item i adds to region r: its size and the veneers of callees not yet served there. */
-static uint64_t cost_in(const greedy *g, size_t i, size_t r)
-{
-	const rp_ilp_problem *pb = g->pb;
-	uint64_t bytes = pb->items[i].size;
-	for (size_t k = g->first_call[i]; pb->veneer_bytes && k < g->first_call[i + 1]; k++) {
-		const rp_ilp_call *c = &pb->calls[g->call_order[k]];
-		int in_r = c->to != SIZE_MAX && g->region[c->to] == (int)r;
-		if (!in_r && !g->veneer[r * pb->ntargets + c->target])
-			bytes += pb->veneer_bytes;   /* duplicates within i overcount: safe */
-	}
-	return bytes;
-}
-
-static void put(greedy *g, size_t i, size_t r)
-{
-	const rp_ilp_problem *pb = g->pb;
-	g->used[r] += cost_in(g, i, r);
-	g->region[i] = (int)r;
-	for (size_t k = g->first_call[i]; pb->veneer_bytes && k < g->first_call[i + 1]; k++) {
-		const rp_ilp_call *c = &pb->calls[g->call_order[k]];
-		if (c->to == SIZE_MAX || g->region[c->to] != (int)r)
-			g->veneer[r * pb->ntargets + c->target] = 1;
-	}
-}
-
-static int by_density(const void *x, const void *y, void *ctx)
-{
-	const rp_ilp_problem *pb = ctx;
-	const rp_ilp_item *a = &pb->items[*(const size_t *)x], *b = &pb->items[*(const size_t *)y];
-	if (a->must != b->must)
-		return a->must ? -1 : 1;
-	double da = a->value / (double)(a->size ? a->size : 1), db = b->value / (double)(b->size ? b->size : 1);
-	if (da != db)
-		return da > db ? -1 : 1;
-	return *(const size_t *)x < *(const size_t *)y ? -1 : 1;
-}
-static int by_caller(const void *x, const void *y, void *ctx)
-{
-	const rp_ilp_problem *pb = ctx;
-	size_t a = pb->calls[*(const size_t *)x].from, b = pb->calls[*(const size_t *)y].from;
-	if (a != b)
-		return a < b ? -1 : 1;
-	return *(const size_t *)x < *(const size_t *)y ? -1 : 1;
-}
-
-static double greedy_from(const rp_ilp_problem *pb, int *region, const int *start, rp_err *err);
-
 double rp_ilp_greedy(const rp_ilp_problem *pb, int *region, rp_err *err)
 {
-	return greedy_from(pb, region, NULL, err);
-}
-
-/* Keeps the items of `start` (an LP rounding) that fit, dropping the least dense first where a
- * region overflows, then fills by density; start NULL is the plain greedy. */
-static double greedy_from(const rp_ilp_problem *pb, int *region, const int *start, rp_err *err)
-{
-	size_t n = pb->nitems, R = pb->nregions;
-	greedy g = { pb, calloc(n + 1, sizeof(size_t)), malloc((pb->ncalls ? pb->ncalls : 1) * sizeof(size_t)),
-		     calloc(R * (pb->ntargets ? pb->ntargets : 1), 1), calloc(R, sizeof(uint64_t)), region };
-	size_t *order = malloc((n ? n : 1) * sizeof(size_t));
-	size_t *rorder = malloc(R * sizeof(size_t));
-	double obj = -INFINITY;
-	if (!g.first_call || !g.call_order || !g.veneer || !g.used || !order || !rorder) {
-		rp_err_nomem(err, "the greedy placement");
-		goto out;
-	}
-	for (size_t k = 0; k < pb->ncalls; k++)
-		g.call_order[k] = k;
-	qsort_r(g.call_order, pb->ncalls, sizeof(size_t), by_caller, (void *)pb);
-	for (size_t k = 0; k < pb->ncalls; k++)
-		g.first_call[pb->calls[g.call_order[k]].from + 1]++;
-	for (size_t i = 0; i < n; i++)
-		g.first_call[i + 1] += g.first_call[i];
-	for (size_t i = 0; i < n; i++) {
-		order[i] = i;
-		region[i] = -1;
-	}
-	qsort_r(order, n, sizeof(size_t), by_density, (void *)pb);
-	for (size_t r = 0; r < R; r++)
-		rorder[r] = r;
-	for (size_t a = 1; a < R; a++)   /* fastest region first */
-		for (size_t b = a; b > 0 && pb->regions[rorder[b]].gain > pb->regions[rorder[b - 1]].gain; b--) {
-			size_t t = rorder[b];
-			rorder[b] = rorder[b - 1];
-			rorder[b - 1] = t;
-		}
-	for (size_t k = 0; start && k < n; k++) {   /* the rounding's items, densest first, where they fit */
-		size_t i = order[k];
-		int r = start[i];
-		if (r >= 0 && g.used[r] + cost_in(&g, i, (size_t)r) <= pb->regions[r].budget)
-			put(&g, i, (size_t)r);
-	}
-	for (size_t k = 0; k < n; k++) {
-		size_t i = order[k];
-		if ((pb->items[i].value <= 0 && !pb->items[i].must) || region[i] >= 0)
-			continue;
-		for (size_t q = 0; q < R; q++) {
-			size_t r = rorder[q];
-			if (g.used[r] + cost_in(&g, i, r) <= pb->regions[r].budget) {
-				put(&g, i, r);
-				break;
-			}
-		}
-		if (pb->items[i].must && region[i] < 0)
-			goto out;   /* a pin that fits nowhere: no warm start */
-	}
-	obj = rp_ilp_evaluate(pb, region, NULL);
-out:
-	free(g.first_call);
-	free(g.call_order);
-	free(g.veneer);
-	free(g.used);
-	free(order);
-	free(rorder);
+	rp_ils *s = rp_ils_new(pb, err);
+	if (!s)
+		return -INFINITY;
+	double obj = rp_ils_greedy(s, NULL);
+	memcpy(region, rp_ils_region(s), pb->nitems * sizeof(int));
+	rp_ils_free(s);
 	return obj;
 }
 
@@ -224,82 +102,205 @@ static int add_nz(matrix *m, int row, int col, double v, rp_err *err)
 	return 0;
 }
 
-static int build(glp_prob *lp, const rp_ilp_problem *pb, const cols *c, rp_err *err)
+/* z_a >= |x[a][l] - x[b][l]| for every location l, flash included: in the LP, an item split
+ * over two regions still crosses fully to a callee in flash. */
+static int add_arc_rows(glp_prob *lp, const rp_ilp_problem *pb, const cols *c, size_t a, matrix *m, int *row, rp_err *err)
 {
-	size_t n = pb->nitems, R = pb->nregions;
-	glp_set_obj_dir(lp, GLP_MAX);
-	glp_add_cols(lp, c->ncols);
-	for (size_t i = 0; i < n; i++)
-		for (size_t r = 0; r < R; r++) {
-			int j = xcol(c, i, r);
-			glp_set_col_kind(lp, j, GLP_BV);
-			glp_set_obj_coef(lp, j, pb->regions[r].gain * pb->items[i].value);
+	const rp_ilp_arc *arc = &pb->arcs[a];
+	if (arc->a == arc->b)
+		return 0;   /* a self-arc never crosses */
+	size_t R = pb->nregions;
+	int rc = 0, pairs = arc->b == SIZE_MAX ? 0 : (int)R;
+	glp_add_rows(lp, 2 * pairs + (arc->b == SIZE_MAX ? 1 : 2));
+	for (int r = 0; r < pairs && !rc; r++)
+		for (int sign = -1; sign <= 1 && !rc; sign += 2) {
+			glp_set_row_bnds(lp, ++*row, GLP_LO, 0.0, 0.0);
+			rc = add_nz(m, *row, zcol(c, a), 1.0, err) || add_nz(m, *row, xcol(c, arc->a, (size_t)r), sign, err) ||
+			     add_nz(m, *row, xcol(c, arc->b, (size_t)r), -sign, err);
 		}
-	for (int j = c->y0; j < c->ncols + 1; j++)
-		glp_set_col_bnds(lp, j, GLP_DB, 0.0, 1.0);
-	for (size_t a = 0; a < pb->narcs && c->z0 <= c->ncols; a++)
-		glp_set_obj_coef(lp, zcol(c, a), -pb->arcs[a].cycles);
+	/* flash: z >= sum_r x[a][r] - sum_r x[b][r] (and the reverse when b is an item) */
+	for (int sign = -1; sign <= (arc->b == SIZE_MAX ? -1 : 1) && !rc; sign += 2) {
+		glp_set_row_bnds(lp, ++*row, GLP_LO, 0.0, 0.0);
+		rc = add_nz(m, *row, zcol(c, a), 1.0, err);
+		for (size_t r = 0; r < R && !rc; r++) {
+			rc = add_nz(m, *row, xcol(c, arc->a, r), sign, err);
+			if (!rc && arc->b != SIZE_MAX)
+				rc = add_nz(m, *row, xcol(c, arc->b, r), -sign, err);
+		}
+	}
+	return rc;
+}
+
+/* The GLPK model. Items outside the core have their x fixed at 0 and no veneer rows: most
+ * functions of a firmware are far too cold to be placed, and the rows of their calls are most of
+ * the LP. Pricing brings in any whose reduced cost says the LP would use it, so the LP optimum
+ * is the full model's. */
+typedef struct model {
+	glp_prob *lp;
+	const rp_ilp_problem *pb;
+	const cols *c;
+	const rp_ils *calls;     /* for the calls of each item */
+	unsigned char *in_core;
+	size_t ncore;
+	int rows;
+} model;
+
+static int load_fixed_rows(model *md, rp_err *err)
+{
+	const rp_ilp_problem *pb = md->pb;
+	const cols *c = md->c;
+	size_t n = pb->nitems, R = pb->nregions;
 	matrix m = { NULL, NULL, NULL, 0, 0 };
-	int row = 0, rc = 0;
+	int rc = 0;
 	/* each item in at most (pins: exactly) one region */
-	glp_add_rows(lp, (int)n);
+	glp_add_rows(md->lp, (int)n);
 	for (size_t i = 0; i < n && !rc; i++) {
-		row++;
-		glp_set_row_bnds(lp, row, pb->items[i].must ? GLP_FX : GLP_UP, pb->items[i].must ? 1.0 : 0.0, 1.0);
+		md->rows++;
+		glp_set_row_bnds(md->lp, md->rows, pb->items[i].must ? GLP_FX : GLP_UP, pb->items[i].must ? 1.0 : 0.0, 1.0);
 		for (size_t r = 0; r < R && !rc; r++)
-			rc = add_nz(&m, row, xcol(c, i, r), 1.0, err);
+			rc = add_nz(&m, md->rows, xcol(c, i, r), 1.0, err);
 	}
 	/* capacity, veneers included */
-	glp_add_rows(lp, (int)R);
+	glp_add_rows(md->lp, (int)R);
 	for (size_t r = 0; r < R && !rc; r++) {
-		row++;
-		glp_set_row_bnds(lp, row, GLP_UP, 0.0, (double)pb->regions[r].budget);
+		md->rows++;
+		glp_set_row_bnds(md->lp, md->rows, GLP_UP, 0.0, (double)pb->regions[r].budget);
 		for (size_t i = 0; i < n && !rc; i++)
-			rc = add_nz(&m, row, xcol(c, i, r), (double)pb->items[i].size, err);
-		for (size_t t = 0; pb->veneer_bytes && t < pb->ntargets && !rc; t++)
-			rc = add_nz(&m, row, ycol(c, r, t), (double)pb->veneer_bytes, err);
+			rc = add_nz(&m, md->rows, xcol(c, i, r), (double)pb->items[i].size, err);
+		for (size_t t = 0; t < c->T && !rc; t++)
+			rc = add_nz(&m, md->rows, ycol(c, r, t), (double)pb->veneer_bytes, err);
 	}
-	/* y[r][t] - x[i][r] + x[t][r] >= 0 */
-	for (size_t k = 0; pb->veneer_bytes && k < pb->ncalls && !rc; k++) {
-		const rp_ilp_call *cl = &pb->calls[k];
-		glp_add_rows(lp, (int)R);
-		for (size_t r = 0; r < R && !rc; r++) {
-			row++;
-			glp_set_row_bnds(lp, row, GLP_LO, 0.0, 0.0);
-			rc = add_nz(&m, row, ycol(c, r, cl->target), 1.0, err) || add_nz(&m, row, xcol(c, cl->from, r), -1.0, err);
-			if (!rc && cl->to != SIZE_MAX)
-				rc = add_nz(&m, row, xcol(c, cl->to, r), 1.0, err);
-		}
-	}
-	/* z_a >= |x[a][r] - x[b][r]| */
-	for (size_t a = 0; a < pb->narcs && !rc; a++) {
-		const rp_ilp_arc *arc = &pb->arcs[a];
-		glp_add_rows(lp, (int)(2 * R));
-		for (size_t r = 0; r < R && !rc; r++)
-			for (int sign = -1; sign <= 1 && !rc; sign += 2) {
-				row++;
-				glp_set_row_bnds(lp, row, GLP_LO, 0.0, 0.0);
-				rc = add_nz(&m, row, zcol(c, a), 1.0, err) || add_nz(&m, row, xcol(c, arc->a, r), sign, err);
-				if (!rc && arc->b != SIZE_MAX)
-					rc = add_nz(&m, row, xcol(c, arc->b, r), -sign, err);
-			}
-	}
+	for (size_t a = 0; a < pb->narcs && !rc; a++)
+		rc = add_arc_rows(md->lp, pb, c, a, &m, &md->rows, err);
 	if (!rc)
-		glp_load_matrix(lp, (int)m.n, m.ia, m.ja, m.ar);
+		glp_load_matrix(md->lp, (int)m.n, m.ia, m.ja, m.ar);
 	free(m.ia);
 	free(m.ja);
 	free(m.ar);
 	return rc;
 }
 
-typedef struct cb_ctx {
+/* Brings item i into the core: frees its x and adds y[r][t] - x[i][r] + x[t][r] >= 0 for its calls. */
+static void core_add(model *md, size_t i)
+{
+	if (md->in_core[i])
+		return;
+	md->in_core[i] = 1;
+	md->ncore++;
+	size_t R = md->pb->nregions, ncalls;
+	for (size_t r = 0; r < R; r++)
+		glp_set_col_bnds(md->lp, xcol(md->c, i, r), GLP_DB, 0.0, 1.0);
+	const size_t *calls = rp_ils_calls_of(md->calls, i, &ncalls);
+	if (!ncalls || !md->c->T)
+		return;
+	glp_add_rows(md->lp, (int)(ncalls * R));
+	for (size_t k = 0; k < ncalls; k++) {
+		const rp_ilp_call *cl = &md->pb->calls[calls[k]];
+		for (size_t r = 0; r < R; r++) {
+			int ind[4] = { 0, ycol(md->c, r, cl->target), xcol(md->c, i, r), cl->to == SIZE_MAX ? 0 : xcol(md->c, cl->to, r) };
+			double val[4] = { 0, 1.0, -1.0, 1.0 };
+			md->rows++;
+			glp_set_row_bnds(md->lp, md->rows, GLP_LO, 0.0, 0.0);
+			glp_set_mat_row(md->lp, md->rows, cl->to == i ? 1 : cl->to == SIZE_MAX ? 2 : 3, ind, val);   /* a self-call needs no veneer */
+		}
+	}
+}
+
+static int by_density_desc(const void *x, const void *y, void *ctx)
+{
+	const rp_ilp_item *it = ctx, *a = &it[*(const size_t *)x], *b = &it[*(const size_t *)y];
+	double da = a->value / (double)(a->size ? a->size : 1), db = b->value / (double)(b->size ? b->size : 1);
+	if (da != db)
+		return da > db ? -1 : 1;
+	return *(const size_t *)x < *(const size_t *)y ? -1 : 1;
+}
+
+/* The first core: pinned items, arc ends, and the densest items up to twice the total budget. */
+static int core_start(model *md, rp_err *err)
+{
+	const rp_ilp_problem *pb = md->pb;
+	size_t n = pb->nitems, *order = malloc((n ? n : 1) * sizeof(size_t));
+	if (!order)
+		return rp_err_nomem(err, "building the ILP");
+	uint64_t room = 0, taken = 0;
+	for (size_t r = 0; r < pb->nregions; r++)
+		room += pb->regions[r].budget;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(size_t), by_density_desc, (void *)pb->items);
+	for (size_t k = 0; k < n && (taken < room || k < 64); k++)
+		if (pb->items[order[k]].value > 0) {
+			core_add(md, order[k]);
+			taken += pb->items[order[k]].size;
+		}
+	for (size_t i = 0; i < n; i++)
+		if (pb->items[i].must)
+			core_add(md, i);
+	for (size_t a = 0; a < pb->narcs; a++) {
+		core_add(md, pb->arcs[a].a);
+		if (pb->arcs[a].b != SIZE_MAX)
+			core_add(md, pb->arcs[a].b);
+	}
+	free(order);
+	return 0;
+}
+
+static int build(model *md, rp_err *err)
+{
+	const rp_ilp_problem *pb = md->pb;
+	const cols *c = md->c;
+	glp_prob *lp = md->lp;
+	glp_set_obj_dir(lp, GLP_MAX);
+	glp_add_cols(lp, c->ncols);
+	for (size_t i = 0; i < pb->nitems; i++)
+		for (size_t r = 0; r < pb->nregions; r++) {
+			int j = xcol(c, i, r);
+			glp_set_col_kind(lp, j, GLP_BV);
+			glp_set_col_bnds(lp, j, GLP_FX, 0.0, 0.0);
+			glp_set_obj_coef(lp, j, pb->regions[r].gain * pb->items[i].value);
+		}
+	for (int j = c->y0; j < c->ncols + 1; j++)
+		glp_set_col_bnds(lp, j, GLP_DB, 0.0, 1.0);
+	for (size_t a = 0; a < pb->narcs; a++)
+		glp_set_obj_coef(lp, zcol(c, a), -pb->arcs[a].cycles);
+	int rc = load_fixed_rows(md, err);
+	return rc ? rc : core_start(md, err);
+}
+
+/* Adds to the core every item outside it whose reduced cost is positive in some region, or
+ * (keep_above finite) could bring the LP bound up to keep_above. Returns how many. */
+static size_t core_price(model *md, double zlp, double keep_above)
+{
+	size_t added = 0;
+	double tol = 1e-9 * (fabs(zlp) > 1 ? fabs(zlp) : 1);
+	for (size_t i = 0; i < md->pb->nitems; i++) {
+		if (md->in_core[i])
+			continue;
+		for (size_t r = 0; r < md->pb->nregions; r++) {
+			double d = glp_get_col_dual(md->lp, xcol(md->c, i, r));
+			if (d > tol || zlp + d >= keep_above) {
+				core_add(md, i);
+				added++;
+				break;
+			}
+		}
+	}
+	return added;
+}
+
+/* The incumbent and the heuristics that improve it, shared with GLPK's callback. */
+typedef struct incumbent {
 	const rp_ilp_problem *pb;
 	const cols *c;
-	const int *warm;         /* greedy assignment, NULL when none */
-	int warm_given;
+	rp_ils *search;
+	int *best;               /* assignment of the best solution known */
+	int *rounded;            /* work: an LP solution rounded */
+	double best_obj;         /* -inf: none yet */
+	int given;               /* GLPK has best */
+	double deadline;
 	double gap, bound;
 	int have_gap;
-} cb_ctx;
+} incumbent;
 
 /* Column values of an assignment: x from it, y and z as the rows force them. */
 static void assignment_columns(const rp_ilp_problem *pb, const cols *c, const int *region, double *x)
@@ -322,25 +323,56 @@ static void assignment_columns(const rp_ilp_problem *pb, const cols *c, const in
 	}
 }
 
+/* Keeps the search's state as the incumbent when it is feasible and better. */
+static void offer(incumbent *inc)
+{
+	double obj = rp_ils_objective(inc->search);
+	if (!rp_ils_feasible(inc->search) || obj <= inc->best_obj + 1e-9 * fabs(inc->best_obj))
+		return;
+	memcpy(inc->best, rp_ils_region(inc->search), inc->pb->nitems * sizeof(int));
+	inc->best_obj = obj;
+	inc->given = 0;
+}
+
+/* Rounds an LP solution (x > 1/2 keeps its region), repairs and fills it greedily, then
+ * improves it by local search until `until`. */
+static void round_and_improve(incumbent *inc, glp_prob *lp, double until)
+{
+	const rp_ilp_problem *pb = inc->pb;
+	for (size_t i = 0; i < pb->nitems; i++) {
+		inc->rounded[i] = -1;
+		for (size_t r = 0; r < pb->nregions; r++)
+			if (glp_get_col_prim(lp, xcol(inc->c, i, r)) > 0.5)
+				inc->rounded[i] = (int)r;
+	}
+	if (isinf(rp_ils_greedy(inc->search, inc->rounded)))
+		return;
+	rp_ils_improve(inc->search, until < inc->deadline ? until : inc->deadline);
+	offer(inc);
+}
+
 static void callback(glp_tree *tree, void *info)
 {
-	cb_ctx *cb = info;
+	incumbent *inc = info;
 	int reason = glp_ios_reason(tree);
-	if (reason == GLP_IHEUR && cb->warm && !cb->warm_given) {
-		double *x = malloc((size_t)(cb->c->ncols + 1) * sizeof(double));
-		if (x) {
-			assignment_columns(cb->pb, cb->c, cb->warm, x);
-			glp_ios_heur_sol(tree, x);
-			free(x);
+	if (reason == GLP_IHEUR) {
+		round_and_improve(inc, glp_ios_get_prob(tree), rp_ils_now() + 0.02);
+		if (!isinf(inc->best_obj) && !inc->given) {
+			double *x = malloc((size_t)(inc->c->ncols + 1) * sizeof(double));
+			if (x) {
+				assignment_columns(inc->pb, inc->c, inc->best, x);
+				glp_ios_heur_sol(tree, x);
+				free(x);
+			}
+			inc->given = 1;
 		}
-		cb->warm_given = 1;
 	}
 	if (reason == GLP_ISELECT || reason == GLP_IBINGO || reason == GLP_IHEUR) {
 		int best = glp_ios_best_node(tree);
 		if (best) {
-			cb->bound = glp_ios_node_bound(tree, best);
-			cb->gap = glp_ios_mip_gap(tree);
-			cb->have_gap = 1;
+			inc->bound = glp_ios_node_bound(tree, best);
+			inc->gap = glp_ios_mip_gap(tree);
+			inc->have_gap = 1;
 		}
 	}
 }
@@ -385,8 +417,7 @@ static size_t fix_by_reduced_cost(glp_prob *lp, const rp_ilp_problem *pb, const 
 	return fixed;
 }
 
-static int solve_mip(glp_prob *lp, const rp_ilp_problem *pb, const cols *c, rp_ilp_result *res, int *warm,
-		     double t0, rp_err *err)
+static int solve_root(glp_prob *lp, const rp_ilp_problem *pb, rp_err *err)
 {
 	glp_smcp sm;
 	glp_init_smcp(&sm);
@@ -396,29 +427,14 @@ static int solve_mip(glp_prob *lp, const rp_ilp_problem *pb, const cols *c, rp_i
 	int rc = glp_simplex(lp, &sm);
 	if (rc == 0 && glp_get_status(lp) == GLP_NOFEAS)
 		return explain_infeasible(pb, err);
-	if (rc != 0 && rc != GLP_ETMLIM)
+	if (rc != 0 || glp_get_status(lp) != GLP_OPT)
 		return rp_err_set(err, RP_EIO, "GLPK: the LP relaxation failed (glp_simplex code %d)", rc);
-	double zlp = glp_get_obj_val(lp);
-	int *rounded = malloc((pb->nitems ? pb->nitems : 1) * sizeof(int) * 2);
-	if (!rounded)
-		return rp_err_nomem(err, "solving the ILP");
-	int *repaired = rounded + pb->nitems;
-	for (size_t i = 0; i < pb->nitems; i++) {
-		rounded[i] = -1;
-		for (size_t r = 0; r < pb->nregions; r++)
-			if (glp_get_col_prim(lp, xcol(c, i, r)) > 0.999)
-				rounded[i] = (int)r;
-	}
-	double zround = greedy_from(pb, repaired, rounded, err);
-	if (!isinf(zround) && (isinf(res->heuristic_objective) || zround > res->heuristic_objective)) {
-		memcpy(warm, repaired, pb->nitems * sizeof(int));
-		res->heuristic_objective = zround;
-	}
-	free(rounded);
-	if (!isinf(res->heuristic_objective))
-		res->fixed = fix_by_reduced_cost(lp, pb, c, zlp, res->heuristic_objective);
-	res->lp_bound = zlp;
-	cb_ctx cb = { pb, c, isinf(res->heuristic_objective) ? NULL : warm, 0, 0, 0, 0 };
+	return 0;
+}
+
+static int branch_and_bound(glp_prob *lp, incumbent *inc, rp_ilp_result *res, rp_err *err)
+{
+	const rp_ilp_problem *pb = inc->pb;
 	glp_iocp io;
 	glp_init_iocp(&io);
 	io.msg_lev = GLP_MSG_OFF;
@@ -427,12 +443,11 @@ static int solve_mip(glp_prob *lp, const rp_ilp_problem *pb, const cols *c, rp_i
 	io.mir_cuts = GLP_ON;
 	io.br_tech = GLP_BR_DTH;
 	io.bt_tech = GLP_BT_BPH;
-	double left = pb->time_limit_s - (now() - t0);
+	double left = inc->deadline - rp_ils_now();
 	io.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
 	io.cb_func = callback;
-	io.cb_info = &cb;
-	rc = glp_intopt(lp, &io);
-	int st = glp_mip_status(lp);
+	io.cb_info = inc;
+	int rc = glp_intopt(lp, &io), st = glp_mip_status(lp);
 	res->timed_out = rc == GLP_ETMLIM;
 	if (st == GLP_NOFEAS)
 		return explain_infeasible(pb, err);
@@ -443,49 +458,104 @@ static int solve_mip(glp_prob *lp, const rp_ilp_problem *pb, const cols *c, rp_i
 		for (size_t i = 0; i < pb->nitems; i++) {
 			res->region[i] = -1;
 			for (size_t r = 0; r < pb->nregions; r++)
-				if (glp_mip_col_val(lp, xcol(c, i, r)) > 0.5)
+				if (glp_mip_col_val(lp, xcol(inc->c, i, r)) > 0.5)
 					res->region[i] = (int)r;
 		}
-	} else if (cb.warm) {
-		memcpy(res->region, cb.warm, pb->nitems * sizeof(int));
+	} else if (!isinf(inc->best_obj)) {
+		memcpy(res->region, inc->best, pb->nitems * sizeof(int));
 	} else {
 		return rp_err_set(err, RP_EIO, "GLPK: no solution within the %.1f s time limit", pb->time_limit_s);
 	}
+	return 0;
+}
+
+/* The LP over the core, priced until no item outside it could raise the LP value (or, with
+ * keep_above finite, reach keep_above): then it is the full model's LP. */
+static int solve_core_lp(model *md, double keep_above, rp_err *err)
+{
+	int rc;
+	do {
+		if ((rc = solve_root(md->lp, md->pb, err)))
+			return rc;
+	} while (core_price(md, glp_get_obj_val(md->lp), keep_above));
+	return 0;
+}
+
+/* The heuristics first (greedy, then local search; the LP's rounding, then local search), so
+ * that reduced costs can fix most binaries before GLPK branches on the rest. */
+static int solve_mip(model *md, incumbent *inc, rp_ilp_result *res, double t0, rp_err *err)
+{
+	const rp_ilp_problem *pb = inc->pb;
+	double heur_until = t0 + 0.05 * pb->time_limit_s;
+	if (pb->start) {
+		rp_ils_load(inc->search, pb->start);
+		rp_ils_improve(inc->search, heur_until);
+		offer(inc);
+	}
+	if (!isinf(rp_ils_greedy(inc->search, NULL))) {
+		rp_ils_improve(inc->search, heur_until);
+		offer(inc);
+	}
+	int rc = solve_core_lp(md, INFINITY, err);
+	if (rc)
+		return rc;
+	double zlp = glp_get_obj_val(md->lp);
+	heur_until = t0 + 0.25 * pb->time_limit_s;
+	round_and_improve(inc, md->lp, heur_until > rp_ils_now() + 0.05 ? heur_until : rp_ils_now() + 0.05);
+	res->heuristic_objective = inc->best_obj;
+	res->lp_bound = zlp;
+	if (!isinf(inc->best_obj)) {
+		double eps = 1e-6 * (fabs(inc->best_obj) > 1 ? fabs(inc->best_obj) : 1);
+		if (core_price(md, zlp, inc->best_obj - eps) && (rc = solve_core_lp(md, inc->best_obj - eps, err)))
+			return rc;
+		res->fixed = fix_by_reduced_cost(md->lp, pb, inc->c, zlp, inc->best_obj);
+		if (res->fixed && (rc = solve_root(md->lp, pb, err)))
+			return rc;
+	}
+	res->fixed += (pb->nitems - md->ncore) * pb->nregions;
+	if ((rc = branch_and_bound(md->lp, inc, res, err)))
+		return rc;
 	res->objective = rp_ilp_evaluate(pb, res->region, res->veneers);
-	res->bound = res->optimal ? res->objective : cb.have_gap ? cb.bound : zlp;
-	if (res->bound < res->objective)
+	res->bound = zlp;
+	if (!res->optimal && inc->have_gap && inc->bound < res->bound)
+		res->bound = inc->bound;
+	if (res->optimal || res->bound < res->objective)
 		res->bound = res->objective;
-	res->gap = res->optimal ? 0.0 : (res->bound - res->objective) / (fabs(res->objective) > 1e-9 ? fabs(res->objective) : 1.0);
+	res->gap = (res->bound - res->objective) / (fabs(res->objective) > 1e-9 ? fabs(res->objective) : 1.0);
 	return 0;
 }
 
 int rp_ilp_solve(const rp_ilp_problem *pb, rp_ilp_result *res, rp_err *err)
 {
 	memset(res, 0, sizeof(*res));
-	double t0 = now();
+	double t0 = rp_ils_now();
 	size_t n = pb->nitems, R = pb->nregions;
 	cols c = { R, pb->veneer_bytes ? pb->ntargets : 0, n, 1, 0, 0, 0 };
 	c.y0 = c.x0 + (int)(n * R);
 	c.z0 = c.y0 + (int)(R * c.T);
 	c.ncols = c.z0 + (int)pb->narcs - 1;
+	incumbent inc = { pb, &c, rp_ils_new(pb, err), malloc((n ? n : 1) * sizeof(int)), malloc((n ? n : 1) * sizeof(int)),
+			  -INFINITY, 0, t0 + pb->time_limit_s, 0, 0, 0 };
+	model md = { NULL, pb, &c, inc.search, calloc(n ? n : 1, 1), 0, 0 };
 	res->region = malloc((n ? n : 1) * sizeof(int));
 	res->veneers = calloc(R ? R : 1, sizeof(size_t));
-	int *warm = malloc((n ? n : 1) * sizeof(int));
-	if (!res->region || !res->veneers || !warm) {
-		free(warm);
-		rp_ilp_result_release(res);
-		return rp_err_nomem(err, "solving the ILP");
+	res->heuristic_objective = -INFINITY;
+	int rc = 0;
+	if (!inc.search || !inc.best || !inc.rounded || !md.in_core || !res->region || !res->veneers)
+		rc = inc.search ? rp_err_nomem(err, "solving the ILP") : err->code;
+	md.lp = rc ? NULL : glp_create_prob();
+	if (md.lp) {
+		glp_term_out(GLP_OFF);
+		rc = build(&md, err);
+		if (!rc)
+			rc = solve_mip(&md, &inc, res, t0, err);
+		glp_delete_prob(md.lp);
 	}
-	res->heuristic_objective = rp_ilp_greedy(pb, warm, err);
-	glp_term_out(GLP_OFF);
-	glp_prob *lp = glp_create_prob();
-	int rc = build(lp, pb, &c, err);
-	res->seconds = now() - t0;
-	if (!rc)
-		rc = solve_mip(lp, pb, &c, res, warm, t0, err);
-	glp_delete_prob(lp);
-	free(warm);
-	res->seconds = now() - t0;
+	rp_ils_free(inc.search);
+	free(inc.best);
+	free(inc.rounded);
+	free(md.in_core);
+	res->seconds = rp_ils_now() - t0;
 	if (rc)
 		rp_ilp_result_release(res);
 	return rc;

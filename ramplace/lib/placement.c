@@ -714,18 +714,27 @@ static int build_ilp(ctx *c, ilp_parts *p, rp_ilp_problem *pb, rp_err *err)
 	}
 	int rc = build_arcs(c, p->item_of, &p->arcs, &p->narcs, err);
 	*pb = (rp_ilp_problem){ p->items, n, p->regions, c->nregions, p->calls, p->ncalls, p->ntargets,
-				p->arcs, p->narcs, c->veneer, c->opts->time_limit_s };
+				p->arcs, p->narcs, c->veneer, c->opts->time_limit_s, NULL };
 	c->out->ncandidates = n;
 	return rc;
 }
 
-static int solve_ilp(ctx *c, rp_err *err)
+/* seeded: start from the units already chosen (the knapsack's answer, all in region 0). */
+static int solve_ilp(ctx *c, int seeded, rp_err *err)
 {
 	ilp_parts parts;
 	memset(&parts, 0, sizeof(parts));
 	rp_ilp_problem pb;
 	rp_ilp_result res;
+	int *start = NULL;
 	int rc = build_ilp(c, &parts, &pb, err);
+	if (!rc && seeded) {
+		if (!(start = malloc((pb.nitems ? pb.nitems : 1) * sizeof(int))))
+			rc = rp_err_nomem(err, "solving the placement");
+		for (size_t k = 0; start && k < pb.nitems; k++)
+			start[k] = c->units[parts.cand[k]].chosen ? 0 : -1;
+		pb.start = start;
+	}
 	if (!rc)
 		rc = rp_ilp_solve(&pb, &res, err);
 	if (!rc) {
@@ -734,22 +743,28 @@ static int solve_ilp(ctx *c, rp_err *err)
 			u->region = res.region[k];
 			u->chosen = res.region[k] >= 0;
 		}
-		c->out->solver = "ILP (GLPK)";
+		c->out->solver = seeded ? "knapsack (expanding core), then ILP (GLPK) for the veneers" : "ILP (GLPK)";
 		c->out->optimal = res.optimal;
 		c->out->gap = res.gap;
 		c->out->seconds = res.seconds;
 		rp_ilp_result_release(&res);
 	}
+	free(start);
 	ilp_parts_release(&parts);
 	return rc;
 }
 
+/* One region without pins or arcs is a knapsack; with veneers its answer (veneers as an upper
+ * bound, then a density fill) is not proven optimal, so the ILP starts from it and proves or
+ * improves it within the time limit. */
 static int solve(ctx *c, rp_err *err)
 {
 	int arcs_matter = c->opts->have_cost && c->veneer && c->opts->narcs;
-	if (c->nregions == 1 && !has_musts(c) && !arcs_matter && !c->opts->force_ilp)
-		return solve_knapsack(c, err);
-	return solve_ilp(c, err);
+	if (c->nregions == 1 && !has_musts(c) && !arcs_matter && !c->opts->force_ilp) {
+		int rc = solve_knapsack(c, err);
+		return rc || c->out->optimal ? rc : solve_ilp(c, 1, err);
+	}
+	return solve_ilp(c, 0, err);
 }
 
 /* Veneers the plan of region r expects: distinct callees outside r called from units in r. */

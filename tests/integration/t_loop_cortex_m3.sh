@@ -4,7 +4,8 @@
 # relinked firmware's output differs), plus independent assertions on what it produced:
 # the budget was smaller than the hot set, every planned function sits in RAM per
 # arm-none-eabi-nm, the fragment uses the archive:member and file-qualified patterns of the
-# map, and the relinked firmware spends most sampled time in RAM.
+# map, the plan (veneers shared between callers) is proven optimal, and the relinked firmware
+# spends most sampled time in RAM.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc, qemu-system-arm, python3.
 set -euo pipefail
 : "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
@@ -82,6 +83,9 @@ fi
 acc=$(grep -E '^accounting: \.ramtext planned [0-9]+ bytes' "$work/loop.log" | head -1)
 diff=$(sed -nE 's/.*difference [+-]?([0-9]+)$/\1/p' <<<"$acc")
 if [ -n "$diff" ] && [ "$diff" -le 4 ]; then pass "exact accounting: ${acc#accounting: }"; else fail "accounting off: '$acc'"; fi
+# one region with shared veneers: the knapsack's answer is proven optimal by the ILP it starts
+grep -q '^solver: knapsack (expanding core), then ILP (GLPK) for the veneers, optimal$' "$work/loop.log" &&
+	pass "plan with veneers proven optimal" || { grep '^solver' "$work/loop.log"; fail "no proven-optimal solver line"; }
 grep -Eq '^reset path: [0-9]+ functions? run before the copy, 0 in RAM$' "$work/loop.log" &&
 	pass "check: nothing on the reset path runs from RAM" || fail "no clean reset-path line from check"
 grep -E 'moved|samples in RAM|check:|placement in|^gain:' "$work/loop.log" | sed 's/^/  /'

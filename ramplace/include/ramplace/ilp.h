@@ -10,8 +10,15 @@
  *              z_a >= x[i][r] - x[j][r], z_a >= x[j][r] - x[i][r]   for every arc a = (i, j)
  *
  * y and z are continuous in [0, 1] (integral at any optimum). A callee that is not an item
- * (stays in flash) has x = 0. The solver gets a time limit and a warm start from a greedy
- * heuristic; when the limit stops it the best solution and its optimality gap are returned. */
+ * (stays in flash) has x = 0. The z rows are also written for flash as a location, so an item
+ * split over two regions in the LP still pays a crossing to a callee in flash.
+ *
+ * How it is solved: local search (moves and swaps with exact byte counts) from a greedy fill and
+ * from the caller's start; the LP over a core of the densest items, priced until no other item
+ * could raise it; the LP rounded and improved by the same local search; reduced-cost fixing
+ * against that incumbent; then GLPK's branch-and-bound on what is left, its node LPs rounded
+ * and improved the same way. When the time limit stops it, the best solution and its
+ * optimality gap are returned. */
 #ifndef RAMPLACE_ILP_H
 #define RAMPLACE_ILP_H
 
@@ -56,6 +63,7 @@ typedef struct rp_ilp_problem {
 	size_t narcs;
 	uint64_t veneer_bytes; /* 0: no veneers (RISC-V) */
 	double time_limit_s;
+	const int *start;      /* a feasible assignment to improve on (region per item, -1 flash), or NULL */
 } rp_ilp_problem;
 
 typedef struct rp_ilp_result {
@@ -66,7 +74,7 @@ typedef struct rp_ilp_result {
 	int optimal;
 	int timed_out;
 	double seconds;
-	double heuristic_objective; /* the warm start's value (best of greedy and LP rounding), -inf: none */
+	double heuristic_objective; /* best value before branching (start, greedy, LP rounding, each improved by local search); -inf: none */
 	double lp_bound;       /* the LP relaxation's value */
 	size_t fixed;          /* binaries fixed by reduced costs before branching */
 	size_t *veneers;       /* per region: veneers the solution needs; caller frees */

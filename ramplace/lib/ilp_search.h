@@ -1,0 +1,45 @@
+/* ilp_search.h: private interface of the placement ILP's primal heuristics (ilp_search.c), used
+ * by ilp.c: an incremental assignment state whose moves keep the exact byte count of every
+ * region (veneers shared per callee and region) and the objective, and a local search over
+ * moves and swaps on it. Not installed. */
+#ifndef RAMPLACE_ILP_SEARCH_H
+#define RAMPLACE_ILP_SEARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ramplace/ilp.h"
+
+typedef struct rp_ils rp_ils;
+
+/* A state for pb with every item in flash (musts too: the state may be infeasible). */
+rp_ils *rp_ils_new(const rp_ilp_problem *pb, rp_err *err);
+void rp_ils_free(rp_ils *s);
+
+/* Loads an assignment (region per item, -1 flash); returns its objective. */
+double rp_ils_load(rp_ils *s, const int *region);
+
+/* Moves item i to location to (-1: flash); returns the change of the objective. */
+double rp_ils_move(rp_ils *s, size_t i, int to);
+
+/* Whether every region holds its bytes and every must-item is in RAM. */
+int rp_ils_feasible(const rp_ils *s);
+
+double rp_ils_objective(const rp_ils *s);
+uint64_t rp_ils_used(const rp_ils *s, size_t r);   /* bytes in region r, veneers included */
+const int *rp_ils_region(const rp_ils *s);
+
+/* Improves a feasible state by single moves and pair swaps until none helps or the clock passes
+ * deadline (CLOCK_MONOTONIC seconds); returns the objective. */
+double rp_ils_improve(rp_ils *s, double deadline);
+
+/* Fills the state from flash: must-items first, then by value density, each in the fastest region
+ * it fits (with its veneers); start, when given, is tried first (items it places, densest first).
+ * Returns the objective, -inf when a must-item fits nowhere. */
+double rp_ils_greedy(rp_ils *s, const int *start);
+
+/* The calls item i makes (indices into pb->calls; none when the problem has no veneers). */
+const size_t *rp_ils_calls_of(const rp_ils *s, size_t i, size_t *count);
+
+double rp_ils_now(void);
+
+#endif
