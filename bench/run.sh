@@ -22,6 +22,10 @@ echo "== call-graph ILP, two regions (GLPK; goals: n=2000 optimal within 2 s, n=
 "$build/bench/bench_ilp" 2000 2
 "$build/bench/bench_ilp" 10000 10
 echo
+echo "== one region with shared veneers (Cortex-M): the ILP started from a greedy fill, as place starts it from the knapsack"
+"$build/bench/bench_ilp" --one-region 1000 10
+"$build/bench/bench_ilp" --one-region 12000 10
+echo
 echo "== ramplace record against QEMU's gdbstub (Cortex-M3 example)"
 "$root/bench/bench_record.sh" "$build"
 echo
