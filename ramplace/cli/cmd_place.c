@@ -4,6 +4,7 @@
  * closures and the cost model; command-line options override the file. A missing profile.db
  * gives empty fragments, so the very first build links. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,6 +406,9 @@ static void print_report(const rp_placement *p, const place_args *a, int have_pr
 	if (p->solver) {
 		if (p->optimal)
 			printf("solver: %s, optimal\n", p->solver);
+		else if (isinf(p->gap))
+			printf("solver: %s, stopped by the %.1f s time limit before the LP bound: the best heuristic placement, no optimality gap known\n",
+			       p->solver, a->opts.time_limit_s);
 		else if (p->gap > 0)
 			printf("solver: %s, stopped by the %.1f s time limit with an optimality gap of %.3f%%\n", p->solver,
 			       a->opts.time_limit_s, 100.0 * p->gap);

@@ -417,14 +417,20 @@ static size_t fix_by_reduced_cost(glp_prob *lp, const rp_ilp_problem *pb, const 
 	return fixed;
 }
 
-static int solve_root(glp_prob *lp, const rp_ilp_problem *pb, rp_err *err)
+#define LP_TIMED_OUT 1   /* solve_root: the time limit stopped the LP (err not set; error codes are negative) */
+
+static int solve_root(glp_prob *lp, const incumbent *inc, rp_err *err)
 {
+	const rp_ilp_problem *pb = inc->pb;
 	glp_smcp sm;
 	glp_init_smcp(&sm);
 	sm.msg_lev = GLP_MSG_OFF;
 	sm.presolve = GLP_OFF;
-	sm.tm_lim = (int)(pb->time_limit_s * 1000);
+	double left = inc->deadline - rp_ils_now();
+	sm.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
 	int rc = glp_simplex(lp, &sm);
+	if (rc == GLP_ETMLIM)
+		return LP_TIMED_OUT;
 	if (rc == 0 && glp_get_status(lp) == GLP_NOFEAS)
 		return explain_infeasible(pb, err);
 	if (rc != 0 || glp_get_status(lp) != GLP_OPT)
@@ -471,13 +477,29 @@ static int branch_and_bound(glp_prob *lp, incumbent *inc, rp_ilp_result *res, rp
 
 /* The LP over the core, priced until no item outside it could raise the LP value (or, with
  * keep_above finite, reach keep_above): then it is the full model's LP. */
-static int solve_core_lp(model *md, double keep_above, rp_err *err)
+static int solve_core_lp(model *md, const incumbent *inc, double keep_above, rp_err *err)
 {
 	int rc;
 	do {
-		if ((rc = solve_root(md->lp, md->pb, err)))
+		if ((rc = solve_root(md->lp, inc, err)))
 			return rc;
 	} while (core_price(md, glp_get_obj_val(md->lp), keep_above));
+	return 0;
+}
+
+/* The time limit stopped an LP: the answer is the best heuristic solution, against `bound`
+ * (infinite when the root LP itself did not finish: no gap is known). */
+static int stop_with_incumbent(const incumbent *inc, rp_ilp_result *res, double bound, rp_err *err)
+{
+	if (isinf(inc->best_obj))
+		return rp_err_set(err, RP_EIO, "GLPK: no solution within the %.1f s time limit", inc->pb->time_limit_s);
+	memcpy(res->region, inc->best, inc->pb->nitems * sizeof(int));
+	res->objective = rp_ilp_evaluate(inc->pb, res->region, res->veneers);
+	res->timed_out = 1;
+	res->heuristic_objective = inc->best_obj;
+	res->bound = bound;
+	res->lp_bound = bound;
+	res->gap = isinf(bound) ? INFINITY : (bound - res->objective) / (fabs(res->objective) > 1e-9 ? fabs(res->objective) : 1.0);
 	return 0;
 }
 
@@ -496,7 +518,9 @@ static int solve_mip(model *md, incumbent *inc, rp_ilp_result *res, double t0, r
 		rp_ils_improve(inc->search, heur_until);
 		offer(inc);
 	}
-	int rc = solve_core_lp(md, INFINITY, err);
+	int rc = solve_core_lp(md, inc, INFINITY, err);
+	if (rc == LP_TIMED_OUT)
+		return stop_with_incumbent(inc, res, INFINITY, err);
 	if (rc)
 		return rc;
 	double zlp = glp_get_obj_val(md->lp);
@@ -506,10 +530,14 @@ static int solve_mip(model *md, incumbent *inc, rp_ilp_result *res, double t0, r
 	res->lp_bound = zlp;
 	if (!isinf(inc->best_obj)) {
 		double eps = 1e-6 * (fabs(inc->best_obj) > 1 ? fabs(inc->best_obj) : 1);
-		if (core_price(md, zlp, inc->best_obj - eps) && (rc = solve_core_lp(md, inc->best_obj - eps, err)))
-			return rc;
-		res->fixed = fix_by_reduced_cost(md->lp, pb, inc->c, zlp, inc->best_obj);
-		if (res->fixed && (rc = solve_root(md->lp, pb, err)))
+		if (core_price(md, zlp, inc->best_obj - eps))
+			rc = solve_core_lp(md, inc, inc->best_obj - eps, err);
+		res->fixed = rc ? 0 : fix_by_reduced_cost(md->lp, pb, inc->c, zlp, inc->best_obj);
+		if (!rc && res->fixed)
+			rc = solve_root(md->lp, inc, err);
+		if (rc == LP_TIMED_OUT)
+			return stop_with_incumbent(inc, res, zlp, err);
+		if (rc)
 			return rc;
 	}
 	res->fixed += (pb->nitems - md->ncore) * pb->nregions;

@@ -44,7 +44,7 @@ fail() {
 # ~20 s of work: long enough to be killed or stalled mid-run, never waited for in full
 make -s -C "$RAMPLACE_SRC/examples/qemu-cortex-m3" BUILD="$work/arm" ITERATIONS=20000 >/dev/null
 make -s -C "$RAMPLACE_SRC/examples/qemu-cortex-m3" BUILD="$work/arm-mid" ITERATIONS=2000 >/dev/null
-make -s -C "$RAMPLACE_SRC/examples/qemu-cortex-m3" BUILD="$work/arm-short" ITERATIONS=100 >/dev/null
+make -s -C "$RAMPLACE_SRC/examples/qemu-cortex-m3" BUILD="$work/arm-short" ITERATIONS=400 >/dev/null
 make -s -C "$RAMPLACE_SRC/examples/sifive-e-riscv" BUILD="$work/rv" ITERATIONS=300 >/dev/null
 
 start_qemu() { # arm|rv ELF; starts it halted under the gdbstub, sets port and qemu_pid
@@ -152,7 +152,7 @@ qemu_pid=""
 read -r n samples method reason < <(last_run arm.db) || true
 if [ "$status" -eq 0 ] && grep -q 'no DWT sampling: the gdbserver halts the target to read memory; halted the target instead' out &&
    grep -q 'stopped: target exited (status 0)' out && [ "$method" = halt ] && [ "$samples" -ge 50 ] &&
-   cmp -s qemu.out <(make -s -C "$RAMPLACE_SRC/examples/qemu-cortex-m3" BUILD="$work/arm-short" ITERATIONS=100 run 2>&1); then pass
+   cmp -s qemu.out <(make -s -C "$RAMPLACE_SRC/examples/qemu-cortex-m3" BUILD="$work/arm-short" ITERATIONS=400 run 2>&1); then pass
 else fail "status $status, run: $n $samples $method $reason"; fi
 
 name="RISC-V: target exits, method halt"

@@ -260,6 +260,37 @@ static void test_firmware_sized_instance(void **state)
 	free(arcs);
 }
 
+/* A time limit too short for the root LP: the answer is the best heuristic placement, feasible,
+ * not claimed optimal, and no gap is invented (the solve failed outright before). */
+static void test_time_limit_before_the_lp(void **state)
+{
+	(void)state;
+	size_t n = 20000, ncalls = 0;
+	rp_ilp_item *items = calloc(n, sizeof(*items));
+	rp_ilp_call *calls = calloc(3 * n, sizeof(*calls));
+	assert_true(items && calls);
+	for (size_t i = 0; i < n; i++) {
+		items[i] = (rp_ilp_item){ 4 * (1 + rng() % 200), (double)(1 + rng() % 100000), 0 };
+		for (size_t k = rng() % 3; k > 0; k--)
+			calls[ncalls++] = (rp_ilp_call){ i, rng() % n, 0 };
+	}
+	for (size_t k = 0; k < ncalls; k++)
+		calls[k].target = calls[k].to;
+	rp_ilp_region regions[2] = { { 16384, 2.0 }, { 65536, 1.0 } };
+	rp_ilp_problem pb = { items, n, regions, 2, calls, ncalls, n, NULL, 0, 8, 0.01, NULL };
+	rp_ilp_result res;
+	rp_err err = RP_ERR_INIT;
+	int rc = rp_ilp_solve(&pb, &res, &err);
+	if (rc)
+		fail_msg("%s", err.msg);
+	assert_true(feasible(&pb, res.region));
+	assert_false(res.optimal);
+	assert_true(res.timed_out && res.bound >= res.objective && res.gap > 0);
+	rp_ilp_result_release(&res);
+	free(items);
+	free(calls);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_search_improves_and_stays_feasible),
 		cmocka_unit_test(test_start_is_a_floor),
 		cmocka_unit_test(test_firmware_sized_instance),
+		cmocka_unit_test(test_time_limit_before_the_lp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,7 +70,8 @@ typedef struct rp_ilp_result {
 	int *region;           /* per item: region index or -1 (flash); caller frees */
 	double objective;
 	double bound;          /* best proven upper bound */
-	double gap;            /* (bound - objective) / |objective|, 0 when proven optimal */
+	double gap;            /* (bound - objective) / |objective|, 0 when proven optimal; +inf when the
+				  time limit stopped the root LP (the answer is the best heuristic one) */
 	int optimal;
 	int timed_out;
 	double seconds;
