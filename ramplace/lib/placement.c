@@ -563,8 +563,29 @@ static int fill_remaining(ctx *c, size_t *cand, size_t n, rp_err *err)
 	return 0;
 }
 
-/* The knapsack sees each unit with all its veneers (an upper bound, so its answer fits); then
- * units that fit with their true veneer cost are added by value density. */
+/* Whether a unit's size in RAM depends on where other units go: a veneer it may need (shared
+ * by every caller of one callee), or a RISC-V call site that linker relaxation resizes. */
+static int size_depends_on_placement(const ctx *c, size_t ui)
+{
+	if (c->veneer)
+		return c->units[ui].ncallees > 0;
+	if (relax_delta(c, ui, 1) != 0)
+		return 1;
+	if (c->img->machine != EM_RISCV || !c->cg || c->no_relax)
+		return 0;
+	for (size_t j = c->ufirst[ui]; j < c->ufirst[ui + 1]; j++) {
+		size_t i = c->ufuncs[j];
+		for (size_t k = c->cg->first[i]; k < c->cg->first[i + 1]; k++)
+			if (&c->units[c->unit_of[c->cg->edges[k].to]] != &c->units[ui])
+				return 1;
+	}
+	return 0;
+}
+
+/* The knapsack sees each unit at its largest (every veneer, every call site at full length), so
+ * its answer fits. When sizes depend on placement it is then not proven optimal: on Cortex-M
+ * the ILP starts from it (solve()); on RISC-V, units that fit at their true size are added by
+ * value density. */
 static int solve_knapsack(ctx *c, rp_err *err)
 {
 	size_t *cand = malloc((c->nunits ? c->nunits : 1) * sizeof(size_t));
@@ -587,12 +608,17 @@ static int solve_knapsack(ctx *c, rp_err *err)
 	rp_ks_result res;
 	if ((rc = rp_knapsack_solve(items, n, c->regions[0].budget, chosen, &res, err)))
 		goto out;
-	for (size_t k = 0; k < n; k++)
+	int exact = 1;
+	for (size_t k = 0; k < n; k++) {
 		c->units[cand[k]].chosen = chosen[k];
-	rc = fill_remaining(c, cand, n, err);
-	c->out->solver = c->veneer ? "knapsack (expanding core; veneers as an upper bound, then filled by density)"
-				   : "knapsack (expanding core)";
-	c->out->optimal = c->veneer == 0 || count_veneers(c) == 0;
+		exact = exact && !size_depends_on_placement(c, cand[k]);
+	}
+	c->out->solver = "knapsack (expanding core)";
+	c->out->optimal = exact;
+	if (!exact && !c->veneer) {
+		rc = fill_remaining(c, cand, n, err);
+		c->out->solver = "knapsack (expanding core; call sites at full length, then filled by density)";
+	}
 out:
 	free(cand);
 	free(items);
@@ -755,14 +781,14 @@ static int solve_ilp(ctx *c, int seeded, rp_err *err)
 }
 
 /* One region without pins or arcs is a knapsack; with veneers its answer (veneers as an upper
- * bound, then a density fill) is not proven optimal, so the ILP starts from it and proves or
- * improves it within the time limit. */
+ * bound) is not proven optimal, so the ILP starts from it and proves or improves it within the
+ * time limit (its local search also fills the room the upper bound left). */
 static int solve(ctx *c, rp_err *err)
 {
 	int arcs_matter = c->opts->have_cost && c->veneer && c->opts->narcs;
 	if (c->nregions == 1 && !has_musts(c) && !arcs_matter && !c->opts->force_ilp) {
 		int rc = solve_knapsack(c, err);
-		return rc || c->out->optimal ? rc : solve_ilp(c, 1, err);
+		return rc || c->out->optimal || !c->veneer ? rc : solve_ilp(c, 1, err);
 	}
 	return solve_ilp(c, 0, err);
 }

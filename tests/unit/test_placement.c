@@ -110,6 +110,35 @@ static void test_clones_move_together_and_veneers_count(void **state)
 	rp_image_free(img);
 }
 
+/* One region with shared veneers: the knapsack's answer goes through the ILP, which proves it
+ * optimal; so a larger budget never moves fewer samples, and every plan fits with its veneers. */
+static void test_veneer_plans_proven_optimal(void **state)
+{
+	(void)state;
+	rp_image *img = load(TEST_DATA_DIR "/elf/arm-m3.elf");
+	rp_db_totals t = totals();
+	uint64_t last = 0;
+	for (uint64_t budget = 16; budget <= 512; budget += 4) {
+		rp_place_opts opts = RP_PLACE_OPTS_INIT;
+		rp_placement p;
+		rp_err err = RP_ERR_INIT;
+		opts.budget = budget;
+		opts.keep_boot_path = 0;
+		if (rp_place(img, NULL, &t, &opts, &p, &err))
+			fail_msg("budget %llu: %s", (unsigned long long)budget, err.msg);
+		uint64_t used = p.nveneers * 8;
+		for (size_t i = 0; i < p.plan->nunits; i++)
+			used += p.plan->units[i].size;
+		assert_true(used <= budget);
+		assert_true(p.optimal || p.plan->nunits == 0);
+		assert_true(p.plan->moved_samples >= last);
+		last = p.plan->moved_samples;
+		rp_placement_release(&p);
+	}
+	assert_true(last > 0);
+	rp_image_free(img);
+}
+
 static void test_same_plan_twice(void **state)
 {
 	(void)state;
@@ -213,6 +242,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_on_arm),
 		cmocka_unit_test(test_clones_move_together_and_veneers_count),
+		cmocka_unit_test(test_veneer_plans_proven_optimal),
 		cmocka_unit_test(test_same_plan_twice),
 		cmocka_unit_test(test_regions_pins_closures),
 		cmocka_unit_test(test_bad_budget_and_empty_profile),
