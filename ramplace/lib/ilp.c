@@ -37,17 +37,21 @@ static void needed_veneers(const rp_ilp_problem *pb, const int *region, unsigned
 	}
 }
 
+static int arc_crosses(const rp_ilp_problem *pb, const int *region, size_t a)
+{
+	const rp_ilp_arc *arc = &pb->arcs[a];
+	return region[arc->a] != (arc->b == SIZE_MAX ? -1 : region[arc->b]);
+}
+
 double rp_ilp_evaluate(const rp_ilp_problem *pb, const int *region, size_t *veneers)
 {
 	double obj = 0;
 	for (size_t i = 0; i < pb->nitems; i++)
 		if (region[i] >= 0)
 			obj += pb->regions[region[i]].gain * pb->items[i].value;
-	for (size_t a = 0; a < pb->narcs; a++) {
-		int ra = region[pb->arcs[a].a], rb = pb->arcs[a].b == SIZE_MAX ? -1 : region[pb->arcs[a].b];
-		if (ra != rb)
+	for (size_t a = 0; a < pb->narcs; a++)
+		if (arc_crosses(pb, region, a))
 			obj -= pb->arcs[a].cycles;
-	}
 	if (veneers) {
 		memset(veneers, 0, pb->nregions * sizeof(size_t));
 		unsigned char *need = malloc(pb->nregions * (pb->ntargets ? pb->ntargets : 1));
@@ -139,7 +143,7 @@ typedef struct model {
 	glp_prob *lp;
 	const rp_ilp_problem *pb;
 	const cols *c;
-	const rp_ils *calls;     /* for the calls of each item */
+	const rp_ils *search;    /* the calls of each item, the density order */
 	unsigned char *in_core;
 	size_t ncore;
 	int rows;
@@ -190,7 +194,7 @@ static void core_add(model *md, size_t i)
 	size_t R = md->pb->nregions, ncalls;
 	for (size_t r = 0; r < R; r++)
 		glp_set_col_bnds(md->lp, xcol(md->c, i, r), GLP_DB, 0.0, 1.0);
-	const size_t *calls = rp_ils_calls_of(md->calls, i, &ncalls);
+	const size_t *calls = rp_ils_calls_of(md->search, i, &ncalls);
 	if (!ncalls || !md->c->T)
 		return;
 	glp_add_rows(md->lp, (int)(ncalls * R));
@@ -206,30 +210,19 @@ static void core_add(model *md, size_t i)
 	}
 }
 
-static int by_density_desc(const void *x, const void *y, void *ctx)
-{
-	const rp_ilp_item *it = ctx, *a = &it[*(const size_t *)x], *b = &it[*(const size_t *)y];
-	double da = a->value / (double)(a->size ? a->size : 1), db = b->value / (double)(b->size ? b->size : 1);
-	if (da != db)
-		return da > db ? -1 : 1;
-	return *(const size_t *)x < *(const size_t *)y ? -1 : 1;
-}
-
-/* The first core: pinned items, arc ends, and the densest items up to twice the total budget. */
+/* The first core: pinned items, arc ends, and the densest other items up to the total budget
+ * (at least 64 of them). */
 static int core_start(model *md, rp_err *err)
 {
 	const rp_ilp_problem *pb = md->pb;
-	size_t n = pb->nitems, *order = malloc((n ? n : 1) * sizeof(size_t));
+	size_t n = pb->nitems, *order = rp_ils_density_order(md->search);
 	if (!order)
 		return rp_err_nomem(err, "building the ILP");
 	uint64_t room = 0, taken = 0;
 	for (size_t r = 0; r < pb->nregions; r++)
 		room += pb->regions[r].budget;
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	qsort_r(order, n, sizeof(size_t), by_density_desc, (void *)pb->items);
 	for (size_t k = 0; k < n && (taken < room || k < 64); k++)
-		if (pb->items[order[k]].value > 0) {
+		if (!pb->items[order[k]].must && pb->items[order[k]].value > 0) {
 			core_add(md, order[k]);
 			taken += pb->items[order[k]].size;
 		}
@@ -317,10 +310,8 @@ static void assignment_columns(const rp_ilp_problem *pb, const cols *c, const in
 				x[ycol(c, r, t)] = need[r * pb->ntargets + t];
 	}
 	free(need);
-	for (size_t a = 0; a < pb->narcs; a++) {
-		int ra = region[pb->arcs[a].a], rb = pb->arcs[a].b == SIZE_MAX ? -1 : region[pb->arcs[a].b];
-		x[zcol(c, a)] = ra != rb;
-	}
+	for (size_t a = 0; a < pb->narcs; a++)
+		x[zcol(c, a)] = arc_crosses(pb, region, a);
 }
 
 /* Keeps the search's state as the incumbent when it is feasible and better. */

@@ -63,8 +63,8 @@ static int needs_veneer(const rp_ils *s, size_t r, size_t t)
 	return s->callers[r * s->T + t] > 0 && loc_of_target(s, t) != (int)r;
 }
 
-/* Counting sort of (key, value) pairs by key into first[] (n + 1) and vals[]. */
-static void bucket(size_t n, size_t m, const size_t *keys, const size_t *vals, size_t *first, size_t *out)
+/* Counting sort of (key, value) pairs by key into first[] (n + 1) and vals[]; -1: no memory. */
+static int bucket(size_t n, size_t m, const size_t *keys, const size_t *vals, size_t *first, size_t *out)
 {
 	memset(first, 0, (n + 1) * sizeof(size_t));
 	for (size_t k = 0; k < m; k++)
@@ -73,11 +73,12 @@ static void bucket(size_t n, size_t m, const size_t *keys, const size_t *vals, s
 		first[i + 1] += first[i];
 	size_t *next = malloc((n ? n : 1) * sizeof(size_t));
 	if (!next)
-		return;
+		return -1;
 	memcpy(next, first, (n ? n : 1) * sizeof(size_t));
 	for (size_t k = 0; k < m; k++)
 		out[next[keys[k]]++] = vals[k];
 	free(next);
+	return 0;
 }
 
 static int index_calls_and_arcs(rp_ils *s)
@@ -98,7 +99,7 @@ static int index_calls_and_arcs(rp_ils *s)
 			s->target_item[pb->calls[k].target] = pb->calls[k].to;
 		}
 	}
-	bucket(s->n, nc, keys, vals, s->call_first, s->call_of);
+	int rc = bucket(s->n, nc, keys, vals, s->call_first, s->call_of);
 	size_t m = 0;
 	for (size_t a = 0; a < pb->narcs; a++) {
 		if (pb->arcs[a].b == pb->arcs[a].a)
@@ -113,10 +114,10 @@ static int index_calls_and_arcs(rp_ils *s)
 		if (pb->arcs[a].b != SIZE_MAX)
 			s->arc_sum[pb->arcs[a].b] += fabs(pb->arcs[a].cycles);
 	}
-	bucket(s->n, m, keys, vals, s->arc_first, s->arc_of);
+	rc = rc ? rc : bucket(s->n, m, keys, vals, s->arc_first, s->arc_of);
 	free(keys);
 	free(vals);
-	return 0;
+	return rc;
 }
 
 rp_ils *rp_ils_new(const rp_ilp_problem *pb, rp_err *err)
@@ -299,7 +300,7 @@ static int by_density(const void *x, const void *y, void *ctx)
 	return *(const size_t *)x < *(const size_t *)y ? -1 : 1;
 }
 
-static size_t *density_order(const rp_ils *s)
+size_t *rp_ils_density_order(const rp_ils *s)
 {
 	size_t *order = malloc((s->n ? s->n : 1) * sizeof(size_t));
 	if (!order)
@@ -324,7 +325,7 @@ double rp_ils_greedy(rp_ils *s, const int *start)
 {
 	for (size_t i = 0; i < s->n; i++)
 		rp_ils_move(s, i, -1);
-	size_t *order = density_order(s);
+	size_t *order = rp_ils_density_order(s);
 	int *rorder = malloc((s->R ? s->R : 1) * sizeof(int));
 	double obj = -INFINITY;
 	if (!order || !rorder)

@@ -40,6 +40,9 @@ double rp_ils_greedy(rp_ils *s, const int *start);
 /* The calls item i makes (indices into pb->calls; none when the problem has no veneers). */
 const size_t *rp_ils_calls_of(const rp_ils *s, size_t i, size_t *count);
 
+/* Items by value per byte, densest first, must-items ahead of all; caller frees; NULL: no memory. */
+size_t *rp_ils_density_order(const rp_ils *s);
+
 double rp_ils_now(void);
 
 #endif

@@ -462,26 +462,6 @@ static int is_candidate(const unit *u)
 	return u->movable && !u->kept_why && (u->samples > 0 || u->must_why);
 }
 
-/* Veneers in RAM: one per distinct flash function called from the chosen units. */
-static size_t count_veneers(const ctx *c)
-{
-	size_t n = 0;
-	unsigned char *counted = calloc(c->img->nfuncs ? c->img->nfuncs : 1, 1);
-	for (size_t u = 0; counted && u < c->nunits; u++) {
-		if (!c->units[u].chosen)
-			continue;
-		for (size_t k = 0; k < c->units[u].ncallees; k++) {
-			size_t fi = c->units[u].callees[k];
-			if (!c->units[c->unit_of[fi]].chosen && !counted[fi]) {
-				counted[fi] = 1;
-				n++;
-			}
-		}
-	}
-	free(counted);
-	return n;
-}
-
 static int location(const unit *u)
 {
 	return u->chosen ? u->region : -1;
@@ -516,14 +496,14 @@ static int64_t relax_delta(const ctx *c, size_t ui, int upper)
 	return d;
 }
 
-static uint64_t bytes_used(const ctx *c, size_t *nveneers)
+/* Bytes of the chosen units at their true, placement-dependent size (RISC-V relaxation). */
+static uint64_t bytes_used(const ctx *c)
 {
 	uint64_t used = 0;
 	for (size_t u = 0; u < c->nunits; u++)
 		if (c->units[u].chosen)
 			used += c->units[u].size + (uint64_t)relax_delta(c, u, 0);
-	*nveneers = c->veneer ? count_veneers(c) : 0;
-	return used + *nveneers * c->veneer;
+	return used;
 }
 
 static int by_density(const ctx *c, size_t a, size_t b)
@@ -537,30 +517,28 @@ static int by_density(const ctx *c, size_t a, size_t b)
 	return a < b ? -1 : 1;
 }
 
-/* Insertion by density into the room the knapsack's veneer upper bound left over. */
-static int fill_remaining(ctx *c, size_t *cand, size_t n, rp_err *err)
+/* Insertion by density into the room the knapsack's full-length call sites left over (RISC-V;
+ * on Cortex-M the ILP's local search fills the room its veneer upper bound left). */
+static void fill_remaining(ctx *c, size_t *cand, size_t n)
 {
-	(void)err;
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && by_density(c, cand[j], cand[j - 1]) < 0; j--) {
 			size_t t = cand[j];
 			cand[j] = cand[j - 1];
 			cand[j - 1] = t;
 		}
-	size_t nveneers;
-	uint64_t used = bytes_used(c, &nveneers);
+	uint64_t used = bytes_used(c);
 	for (size_t k = 0; k < n; k++) {
 		unit *u = &c->units[cand[k]];
 		if (u->chosen || used + u->size > c->regions[0].budget)
 			continue;
 		u->chosen = 1;
-		uint64_t with = bytes_used(c, &nveneers);
+		uint64_t with = bytes_used(c);
 		if (with > c->regions[0].budget)
 			u->chosen = 0;
 		else
 			used = with;
 	}
-	return 0;
 }
 
 /* Whether a unit's size in RAM depends on where other units go: a veneer it may need (shared
@@ -576,7 +554,7 @@ static int size_depends_on_placement(const ctx *c, size_t ui)
 	for (size_t j = c->ufirst[ui]; j < c->ufirst[ui + 1]; j++) {
 		size_t i = c->ufuncs[j];
 		for (size_t k = c->cg->first[i]; k < c->cg->first[i + 1]; k++)
-			if (&c->units[c->unit_of[c->cg->edges[k].to]] != &c->units[ui])
+			if (c->unit_of[c->cg->edges[k].to] != ui)
 				return 1;
 	}
 	return 0;
@@ -616,7 +594,7 @@ static int solve_knapsack(ctx *c, rp_err *err)
 	c->out->solver = "knapsack (expanding core)";
 	c->out->optimal = exact;
 	if (!exact && !c->veneer) {
-		rc = fill_remaining(c, cand, n, err);
+		fill_remaining(c, cand, n);
 		c->out->solver = "knapsack (expanding core; call sites at full length, then filled by density)";
 	}
 out:
