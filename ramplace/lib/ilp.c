@@ -293,6 +293,7 @@ typedef struct incumbent {
 	double deadline;
 	double gap, bound;
 	int have_gap;
+	double branching_since, heur_seconds;   /* the node heuristic's share of branching */
 } incumbent;
 
 /* Column values of an assignment: x from it, y and z as the rows force them. */
@@ -312,6 +313,29 @@ static void assignment_columns(const rp_ilp_problem *pb, const cols *c, const in
 	free(need);
 	for (size_t a = 0; a < pb->narcs; a++)
 		x[zcol(c, a)] = arc_crosses(pb, region, a);
+}
+
+/* A basis at the assignment: every row basic, every column at the bound the assignment gives
+ * it. Primal feasible when the assignment is, and close to the optimum when the assignment is
+ * good, so the first LP needs far fewer pivots than from the all-slack basis (n = 2,000: 0.39 s
+ * instead of 0.68 s). The assignment's items join the core first, or their x would be fixed. */
+static void warm_basis(model *md, const int *region)
+{
+	glp_prob *lp = md->lp;
+	const rp_ilp_problem *pb = md->pb;
+	const cols *c = md->c;
+	for (size_t i = 0; i < pb->nitems; i++)
+		if (region[i] >= 0)
+			core_add(md, i);
+	double *x = malloc((size_t)(c->ncols + 1) * sizeof(double));
+	if (!x)
+		return;   /* the LP starts from the standard basis */
+	assignment_columns(pb, c, region, x);
+	for (int i = 1; i <= glp_get_num_rows(lp); i++)
+		glp_set_row_stat(lp, i, GLP_BS);
+	for (int j = 1; j <= c->ncols; j++)
+		glp_set_col_stat(lp, j, glp_get_col_type(lp, j) == GLP_FX ? GLP_NS : x[j] > 0.5 ? GLP_NU : GLP_NL);
+	free(x);
 }
 
 /* Keeps the search's state as the incumbent when it is feasible and better. */
@@ -347,7 +371,14 @@ static void callback(glp_tree *tree, void *info)
 	incumbent *inc = info;
 	int reason = glp_ios_reason(tree);
 	if (reason == GLP_IHEUR) {
-		round_and_improve(inc, glp_ios_get_prob(tree), rp_ils_now() + 0.02);
+		/* A tenth of the branching time at most: most node LPs round to what the search has
+		 * seen already, and the proof needs the nodes (n = 2,000: 36 s to optimal instead
+		 * of 87 s with 20 ms at every node). */
+		double now = rp_ils_now();
+		if (inc->heur_seconds <= 0.1 * (now - inc->branching_since)) {
+			round_and_improve(inc, glp_ios_get_prob(tree), now + 0.005);
+			inc->heur_seconds += rp_ils_now() - now;
+		}
 		if (!isinf(inc->best_obj) && !inc->given) {
 			double *x = malloc((size_t)(inc->c->ncols + 1) * sizeof(double));
 			if (x) {
@@ -444,6 +475,7 @@ static int branch_and_bound(glp_prob *lp, incumbent *inc, rp_ilp_result *res, rp
 	io.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
 	io.cb_func = callback;
 	io.cb_info = inc;
+	inc->branching_since = rp_ils_now();
 	int rc = glp_intopt(lp, &io), st = glp_mip_status(lp);
 	res->timed_out = rc == GLP_ETMLIM;
 	if (st == GLP_NOFEAS)
@@ -509,6 +541,8 @@ static int solve_mip(model *md, incumbent *inc, rp_ilp_result *res, double t0, r
 		rp_ils_improve(inc->search, heur_until);
 		offer(inc);
 	}
+	if (!isinf(inc->best_obj))
+		warm_basis(md, inc->best);
 	int rc = solve_core_lp(md, inc, INFINITY, err);
 	if (rc == LP_TIMED_OUT)
 		return stop_with_incumbent(inc, res, INFINITY, err);
@@ -554,7 +588,7 @@ int rp_ilp_solve(const rp_ilp_problem *pb, rp_ilp_result *res, rp_err *err)
 	c.z0 = c.y0 + (int)(R * c.T);
 	c.ncols = c.z0 + (int)pb->narcs - 1;
 	incumbent inc = { pb, &c, rp_ils_new(pb, err), malloc((n ? n : 1) * sizeof(int)), malloc((n ? n : 1) * sizeof(int)),
-			  -INFINITY, 0, t0 + pb->time_limit_s, 0, 0, 0 };
+			  -INFINITY, 0, t0 + pb->time_limit_s, 0, 0, 0, 0, 0 };
 	model md = { NULL, pb, &c, inc.search, calloc(n ? n : 1, 1), 0, 0 };
 	res->region = malloc((n ? n : 1) * sizeof(int));
 	res->veneers = calloc(R ? R : 1, sizeof(size_t));

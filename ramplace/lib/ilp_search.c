@@ -321,6 +321,44 @@ static int place_if_fits(rp_ils *s, size_t i, int r)
 	return 0;
 }
 
+/* The cheapest item to take out of region r: least objective lost per byte freed (veneers
+ * included); SIZE_MAX when only must-items are left. */
+static size_t cheapest_to_remove(rp_ils *s, int r)
+{
+	size_t pick = SIZE_MAX;
+	double pick_cost = INFINITY;
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->region[i] != r || s->pb->items[i].must)
+			continue;
+		uint64_t before = s->used[r];
+		double lost = -rp_ils_move(s, i, -1);
+		uint64_t freed = before - s->used[r];
+		rp_ils_move(s, i, r);
+		double cost = freed ? lost / (double)freed : INFINITY;
+		if (pick == SIZE_MAX || cost < pick_cost) {
+			pick = i;
+			pick_cost = cost;
+		}
+	}
+	return pick;
+}
+
+/* Loads start whole, then takes items out of each region over its budget, cheapest first. Adding
+ * the items one by one instead would refuse a caller whose callees are not in yet: its veneers
+ * for them count until they arrive. Must-items that still overflow go to flash for the fill. */
+static void load_within_budgets(rp_ils *s, const int *start)
+{
+	rp_ils_load(s, start);
+	for (size_t r = 0; r < s->R; r++)
+		while (s->used[r] > s->pb->regions[r].budget) {
+			size_t i = cheapest_to_remove(s, (int)r);
+			if (i == SIZE_MAX)
+				for (i = 0; i < s->n && s->region[i] != (int)r; i++)
+					;
+			rp_ils_move(s, i, -1);
+		}
+}
+
 double rp_ils_greedy(rp_ils *s, const int *start)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -336,9 +374,8 @@ double rp_ils_greedy(rp_ils *s, const int *start)
 			rorder[b] = rorder[b - 1];
 		rorder[b] = (int)r;
 	}
-	for (size_t k = 0; start && k < s->n; k++)
-		if (start[order[k]] >= 0)
-			place_if_fits(s, order[k], start[order[k]]);
+	if (start)
+		load_within_budgets(s, start);
 	for (size_t k = 0; k < s->n; k++) {
 		size_t i = order[k];
 		if (s->region[i] >= 0 || (s->pb->items[i].value <= 0 && !s->pb->items[i].must))

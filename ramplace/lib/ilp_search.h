@@ -32,9 +32,10 @@ const int *rp_ils_region(const rp_ils *s);
  * deadline (CLOCK_MONOTONIC seconds); returns the objective. */
 double rp_ils_improve(rp_ils *s, double deadline);
 
-/* Fills the state from flash: must-items first, then by value density, each in the fastest region
- * it fits (with its veneers); start, when given, is tried first (items it places, densest first).
- * Returns the objective, -inf when a must-item fits nowhere. */
+/* Fills the state: start, when given, is loaded whole and each region over its budget sheds the
+ * items that lose least per byte freed; then, from flash, must-items first and the rest by value
+ * density, each in the fastest region it fits (with its veneers). Returns the objective, -inf
+ * when a must-item fits nowhere. */
 double rp_ils_greedy(rp_ils *s, const int *start);
 
 /* The calls item i makes (indices into pb->calls; none when the problem has no veneers). */
