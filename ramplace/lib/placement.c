@@ -840,6 +840,23 @@ static int find_map_region(const ctx *c, size_t r, const char *memory, const rp_
 	return 0;
 }
 
+/* A budget given as a number is checked against what the region leaves free after .data, .bss,
+ * stack and heap (the `budget: auto` figure): more is only caught at link time otherwise. A
+ * warning, not a refusal: the RAM map is only as good as the symbols the ELF declares. */
+static int warn_over_free_ram(ctx *c, const region *rg, const char *what, rp_err *err)
+{
+	rp_ram_map ram;
+	rp_err ignored = RP_ERR_INIT;   /* no map of the RAM: nothing to compare against */
+	if (rp_budget_auto(c->img, rg->map_region, rg->outsec, 0, 1, &ram, &ignored))
+		return 0;
+	int rc = 0;
+	if (rg->budget > ram.budget)
+		rc = note(c, err, "warning: %s: %llu bytes is more than the %llu bytes %s has free after its data, bss, stack and heap (see --budget auto); a plan that uses it all will not link",
+			  what, (unsigned long long)rg->budget, (unsigned long long)ram.budget, rg->map_region->name);
+	rp_ram_map_release(&ram);
+	return rc;
+}
+
 static int resolve_budget(ctx *c, size_t r, const rp_region_cfg *cfg, rp_err *err)
 {
 	region *rg = &c->regions[r];
@@ -865,7 +882,7 @@ static int resolve_budget(ctx *c, size_t r, const rp_region_cfg *cfg, rp_err *er
 		return rp_err_set(err, RP_EUSAGE, "%s: %llu bytes is larger than the %s region (%llu bytes at 0x%llx)", what,
 				  (unsigned long long)rg->budget, m->name, (unsigned long long)m->length,
 				  (unsigned long long)m->origin);
-	return 0;
+	return m && m->length ? warn_over_free_ram(c, rg, what, err) : 0;
 }
 
 /* The regions to fill: the configured ones, or the single command-line region. */

@@ -2,7 +2,8 @@
 # t_config_place.sh: `ramplace place --config` on the maptest fixture (tests/data/maptest): two
 # regions give two fragments and two plans, solved by the ILP with the cost model reported in
 # cycles; command-line options override the file; `--budget auto` prints the RAM map and a
-# budget equal to the region minus .data, .bss, stack and heap; `ramplace callgraph` prints
+# budget equal to the region minus .data, .bss, stack and heap, and a number above that is
+# warned about; `ramplace callgraph` prints
 # the graph as text and DOT.
 # Needs: $RAMPLACE, $RAMPLACE_SRC.
 set -euo pipefail
@@ -59,6 +60,13 @@ grep -q '^RAM map of RAM' auto.out && grep -q 'free for code: [0-9]* bytes (budg
 free=$(sed -nE 's/.*free for code: ([0-9]+) bytes.*/\1/p' auto.out)
 [ "$(awk '$1 == "budget" { print $2 }' ramtext.ld.plan)" = "$free" ] && pass "plan budget is the free room ($free)" ||
 	fail "plan budget differs from the RAM map"
+
+# a number above that free room is placed, with a warning naming both figures
+"$RAMPLACE" place --budget $((free + 64)) --map "$map" profile.db "$elf" >over_free.out
+grep -q "warning: --budget: $((free + 64)) bytes is more than the $free bytes RAM has free" over_free.out &&
+	pass "a budget above the free RAM is warned about" || { cat over_free.out; fail "no warning for a budget above the free RAM"; }
+"$RAMPLACE" place --budget "$free" --map "$map" profile.db "$elf" >at_free.out
+! grep -q "warning: --budget" at_free.out && pass "no warning at the free RAM" || fail "warning at exactly the free RAM"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
