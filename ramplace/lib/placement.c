@@ -519,14 +519,14 @@ static int by_density(const ctx *c, size_t a, size_t b)
 
 /* Insertion by density into the room the knapsack's full-length call sites left over (RISC-V;
  * on Cortex-M the ILP's local search fills the room its veneer upper bound left). */
+static int by_density_sort(const void *a, const void *b, void *c)
+{
+	return by_density(c, *(const size_t *)a, *(const size_t *)b);
+}
+
 static void fill_remaining(ctx *c, size_t *cand, size_t n)
 {
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && by_density(c, cand[j], cand[j - 1]) < 0; j--) {
-			size_t t = cand[j];
-			cand[j] = cand[j - 1];
-			cand[j - 1] = t;
-		}
+	qsort_r(cand, n, sizeof(size_t), by_density_sort, c);
 	uint64_t used = bytes_used(c);
 	for (size_t k = 0; k < n; k++) {
 		unit *u = &c->units[cand[k]];
