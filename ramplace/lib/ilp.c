@@ -392,10 +392,14 @@ static void callback(glp_tree *tree, void *info)
 			double *x = malloc((size_t)(inc->c->ncols + 1) * sizeof(double));
 			if (x) {
 				assignment_columns(inc->pb, inc->c, inc->best, x);
-				for (int j = 1; j <= inc->c->ncols; j++)   /* into the LP's numbering: deleted columns go */
+				int lost = 0;   /* a deleted column at 1: GLPK cannot hold this solution */
+				for (int j = 1; j <= inc->c->ncols; j++)   /* into the LP's numbering */
 					if (inc->c->now[j])
 						x[inc->c->now[j]] = x[j];
-				glp_ios_heur_sol(tree, x);
+					else
+						lost |= x[j] != 0;
+				if (!lost)
+					glp_ios_heur_sol(tree, x);
 				free(x);
 			}
 			inc->given = 1;
@@ -501,6 +505,13 @@ static int branch_and_bound(glp_prob *lp, incumbent *inc, rp_ilp_result *res, rp
 			for (size_t r = 0; r < pb->nregions; r++)
 				if (x_value(lp, inc->c, i, r, 1) > 0.5)
 					res->region[i] = (int)r;
+		}
+		/* the search may have found better after GLPK last took its solution; GLPK cannot
+		 * have proven optimal what a known solution beats */
+		double glpk_obj = rp_ilp_evaluate(pb, res->region, NULL);
+		if (inc->best_obj > glpk_obj + 1e-9 * (fabs(glpk_obj) > 1 ? fabs(glpk_obj) : 1)) {
+			memcpy(res->region, inc->best, pb->nitems * sizeof(int));
+			res->optimal = 0;
 		}
 	} else if (!isinf(inc->best_obj)) {
 		memcpy(res->region, inc->best, pb->nitems * sizeof(int));
@@ -647,12 +658,24 @@ static int solve_mip(model *md, incumbent *inc, rp_ilp_result *res, double t0, r
 			return stop_with_incumbent(inc, res, zlp, err);
 		if (rc)
 			return rc;
+	} else if (core_price(md, zlp, -INFINITY)) {
+		/* no incumbent to price against: outside the core, an item's reduced cost only says
+		 * the LP would not use it, not that no integer optimum does; branch on every item */
+		rc = solve_core_lp(md, inc, -INFINITY, err);
+		if (rc == LP_TIMED_OUT)
+			return stop_with_incumbent(inc, res, zlp, err);
+		if (rc)
+			return rc;
 	}
 	res->fixed += (pb->nitems - md->ncore) * pb->nregions;
-	shrink_for_branching(md);
-	rc = solve_root(md->lp, inc, err);   /* the deletions leave the factorization invalid */
-	if (rc == LP_TIMED_OUT)
-		return stop_with_incumbent(inc, res, zlp, err);
+	if (!isinf(inc->best_obj)) {
+		/* only against an incumbent were the items outside the core priced: without one,
+		 * an optimum may still need them */
+		shrink_for_branching(md);
+		rc = solve_root(md->lp, inc, err);   /* the deletions leave the factorization invalid */
+		if (rc == LP_TIMED_OUT)
+			return stop_with_incumbent(inc, res, zlp, err);
+	}
 	if (rc || (rc = branch_and_bound(md->lp, inc, res, err)))
 		return rc;
 	res->objective = rp_ilp_evaluate(pb, res->region, res->veneers);

@@ -322,7 +322,8 @@ static int place_if_fits(rp_ils *s, size_t i, int r)
 }
 
 /* The cheapest item to take out of region r: least objective lost per byte freed (veneers
- * included); SIZE_MAX when only must-items are left. */
+ * included), one that frees nothing only when no other is left; SIZE_MAX when only
+ * must-items are. */
 static size_t cheapest_to_remove(rp_ils *s, int r)
 {
 	size_t pick = SIZE_MAX;
@@ -332,9 +333,10 @@ static size_t cheapest_to_remove(rp_ils *s, int r)
 			continue;
 		uint64_t before = s->used[r];
 		double lost = -rp_ils_move(s, i, -1);
-		uint64_t freed = before - s->used[r];
+		uint64_t after = s->used[r];
 		rp_ils_move(s, i, r);
-		double cost = freed ? lost / (double)freed : INFINITY;
+		/* a callee smaller than a veneer frees nothing: its callers left in r need one to it */
+		double cost = after < before ? lost / (double)(before - after) : INFINITY;
 		if (pick == SIZE_MAX || cost < pick_cost) {
 			pick = i;
 			pick_cost = cost;

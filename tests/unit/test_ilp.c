@@ -257,6 +257,78 @@ static void test_greedy_keeps_a_feasible_start(void **state)
 	}
 }
 
+/* An over-budget start sheds what loses least per byte freed. Taking out a callee smaller than a
+ * veneer frees nothing (its callers left behind need a veneer to it): A (100 bytes) calls C
+ * (4 bytes), E is 3 bytes, the region 104; {A, C, E} sheds E, not C (the byte count once
+ * wrapped below zero and made C the cheapest, and then A had to go as well). */
+static void test_greedy_sheds_what_frees_bytes(void **state)
+{
+	(void)state;
+	rp_ilp_item items[3] = { { 100, 1000, 0 }, { 4, 10, 0 }, { 3, 1, 0 } };   /* A, C, E */
+	rp_ilp_call calls[1] = { { 0, 1, 0 } };
+	rp_ilp_region region = { 104, 1.0 };
+	rp_ilp_problem pb = { items, 3, &region, 1, calls, 1, 1, NULL, 0, 8, 5.0, NULL };
+	rp_err err = RP_ERR_INIT;
+	rp_ils *s = rp_ils_new(&pb, &err);
+	assert_non_null(s);
+	int start[3] = { 0, 0, 0 }, want[3] = { 0, 0, -1 };
+	assert_true(fabs(rp_ils_greedy(s, start) - 1010.0) < 1e-9);
+	assert_memory_equal(rp_ils_region(s), want, sizeof(want));
+	rp_ils_free(s);
+}
+
+/* Must-items the greedy cannot pack, so the ILP starts without an incumbent, among many small
+ * items (more than the first core holds): an answer called optimal is feasible and no single
+ * move or swap improves it. Once, items outside the core were deleted before branching without
+ * having been priced against an incumbent, and GLPK's "optimum" missed them. */
+static void test_optimal_without_a_start_is_locally_optimal(void **state)
+{
+	(void)state;
+	enum { NM = 4, ND = 70, NS = 10, N = NM + ND + NS };
+	int claimed = 0;
+	for (int round = 0; round < 400; round++) {
+		rp_ilp_item items[N];
+		rp_ilp_call calls[64];
+		size_t nc = 0;
+		for (int i = 0; i < NM; i++)
+			items[i] = (rp_ilp_item){ 2 + 2 * (rng() % 4), (double)(rng() % 100), 1 };
+		for (int i = 0; i < ND; i++)
+			items[NM + i] = (rp_ilp_item){ 2 + 2 * (rng() % 3), (double)(200 + rng() % 100), 0 };
+		for (int i = 0; i < NS; i++)
+			items[NM + ND + i] = (rp_ilp_item){ 1 + rng() % 2, (double)(1 + rng() % 30), 0 };
+		for (int i = 0; i < NM; i++)
+			if (rng() % 2) {
+				size_t to = NM + ND + rng() % NS;
+				calls[nc++] = (rp_ilp_call){ (size_t)i, to, to };
+			}
+		for (int k = 0; k < 30; k++) {
+			size_t a = rng() % N, b = rng() % N;
+			if (a != b)
+				calls[nc++] = (rp_ilp_call){ a, b, b };
+		}
+		rp_ilp_region regions[2] = { { 8 + rng() % 10, 2.0 }, { 8 + rng() % 10, 1.0 } };
+		rp_ilp_problem pb = { items, N, regions, 2, calls, nc, N, NULL, 0, rng() % 2 ? 4 : 0, 5.0, NULL };
+		int greedy[N];
+		rp_err err = RP_ERR_INIT;
+		if (!isinf(rp_ilp_greedy(&pb, greedy, &err)))
+			continue;
+		rp_ilp_result res;
+		if (rp_ilp_solve(&pb, &res, &err) != 0)
+			continue;   /* the must-items fit nowhere */
+		assert_true(feasible(&pb, res.region));
+		if (res.optimal) {
+			claimed++;
+			rp_ils *s = rp_ils_new(&pb, &err);
+			assert_non_null(s);
+			rp_ils_load(s, res.region);
+			assert_true(rp_ils_improve(s, rp_ils_now() + 1.0) <= res.objective + 1e-6);
+			rp_ils_free(s);
+		}
+		rp_ilp_result_release(&res);
+	}
+	assert_true(claimed >= 10);
+}
+
 /* Bench-like: log-uniform sizes, Zipf samples, a fifth of the callees in flash. The incumbent
  * is close enough that reduced costs fix binaries; GLPK's branch-and-bound needs the LP
  * re-solved after that (bench_ilp at n = 2,000 failed with GLP_EROOT, "branch-and-bound
@@ -339,6 +411,8 @@ int main(void)
 		cmocka_unit_test(test_search_improves_and_stays_feasible),
 		cmocka_unit_test(test_start_is_a_floor),
 		cmocka_unit_test(test_greedy_keeps_a_feasible_start),
+		cmocka_unit_test(test_greedy_sheds_what_frees_bytes),
+		cmocka_unit_test(test_optimal_without_a_start_is_locally_optimal),
 		cmocka_unit_test(test_firmware_sized_instance),
 		cmocka_unit_test(test_time_limit_before_the_lp),
 	};
