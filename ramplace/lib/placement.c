@@ -517,13 +517,13 @@ static int by_density(const ctx *c, size_t a, size_t b)
 	return a < b ? -1 : 1;
 }
 
-/* Insertion by density into the room the knapsack's full-length call sites left over (RISC-V;
- * on Cortex-M the ILP's local search fills the room its veneer upper bound left). */
 static int by_density_sort(const void *a, const void *b, void *c)
 {
 	return by_density(c, *(const size_t *)a, *(const size_t *)b);
 }
 
+/* Insertion by density into the room the knapsack's full-length call sites left over (RISC-V;
+ * on Cortex-M the ILP's local search fills the room its veneer upper bound left). */
 static void fill_remaining(ctx *c, size_t *cand, size_t n)
 {
 	qsort_r(cand, n, sizeof(size_t), by_density_sort, c);

@@ -17,8 +17,8 @@
  * from the caller's start; the LP over a core of the densest items, priced until no other item
  * could raise it; the LP rounded and improved by the same local search; reduced-cost fixing
  * against that incumbent, and what is fixed at 0 deleted with the rows it leaves slack; then
- * GLPK's branch-and-bound on what is left, its node LPs rounded and improved the same way. When the time limit stops it, the best solution and its
- * optimality gap are returned. */
+ * GLPK's branch-and-bound on what is left, its node LPs rounded and improved the same way.
+ * When the time limit stops it, the best solution and its optimality gap are returned. */
 #ifndef RAMPLACE_ILP_H
 #define RAMPLACE_ILP_H
 
