@@ -219,6 +219,23 @@ static void test_start_is_a_floor(void **state)
 	}
 }
 
+/* The greedy fill from start on one 104-byte region with 8-byte veneers: A (100 bytes, worth
+ * 1000) calls C (4 bytes, 10); E is the third item. Checks the objective (A and C: 1010) and
+ * the assignment. */
+static void check_greedy_abce(rp_ilp_item e, const int start[3], const int want[3])
+{
+	rp_ilp_item items[3] = { { 100, 1000, 0 }, { 4, 10, 0 }, e };
+	rp_ilp_call calls[1] = { { 0, 1, 0 } };
+	rp_ilp_region region = { 104, 1.0 };
+	rp_ilp_problem pb = { items, 3, &region, 1, calls, 1, 1, NULL, 0, 8, 5.0, NULL };
+	rp_err err = RP_ERR_INIT;
+	rp_ils *s = rp_ils_new(&pb, &err);
+	assert_non_null(s);
+	assert_true(fabs(rp_ils_greedy(s, start) - 1010.0) < 1e-9);
+	assert_memory_equal(rp_ils_region(s), want, 3 * sizeof(int));
+	rp_ils_free(s);
+}
+
 /* A feasible start comes back from the greedy fill whole or better. Added item by item, a
  * caller refused for the veneers of callees not in yet let denser outside items take its room;
  * rounded LPs lost 0.08% of the objective that way at n = 2,000. The fixed case: A (100 bytes)
@@ -227,21 +244,13 @@ static void test_start_is_a_floor(void **state)
 static void test_greedy_keeps_a_feasible_start(void **state)
 {
 	(void)state;
-	rp_ilp_item items[3] = { { 100, 1000, 0 }, { 4, 10, 0 }, { 50, 600, 0 } };   /* A, C, E */
-	rp_ilp_call calls[1] = { { 0, 1, 0 } };
-	rp_ilp_region region = { 104, 1.0 };
-	rp_ilp_problem pb = { items, 3, &region, 1, calls, 1, 1, NULL, 0, 8, 5.0, NULL };
-	rp_err err = RP_ERR_INIT;
-	rp_ils *s = rp_ils_new(&pb, &err);
-	assert_non_null(s);
 	int start[3] = { 0, 0, -1 };
-	assert_true(fabs(rp_ils_greedy(s, start) - 1010.0) < 1e-9);
-	assert_memory_equal(rp_ils_region(s), start, sizeof(start));
-	rp_ils_free(s);
+	check_greedy_abce((rp_ilp_item){ 50, 600, 0 }, start, start);
+	rp_err err = RP_ERR_INIT;
 	for (int round = 0; round < 40; round++) {
 		instance in;
 		make_instance(&in, 10 + rng() % 30);
-		s = rp_ils_new(&in.pb, &err);
+		rp_ils *s = rp_ils_new(&in.pb, &err);
 		assert_non_null(s);
 		int random_start[40];
 		for (size_t i = 0; i < in.pb.nitems; i++)
@@ -264,17 +273,8 @@ static void test_greedy_keeps_a_feasible_start(void **state)
 static void test_greedy_sheds_what_frees_bytes(void **state)
 {
 	(void)state;
-	rp_ilp_item items[3] = { { 100, 1000, 0 }, { 4, 10, 0 }, { 3, 1, 0 } };   /* A, C, E */
-	rp_ilp_call calls[1] = { { 0, 1, 0 } };
-	rp_ilp_region region = { 104, 1.0 };
-	rp_ilp_problem pb = { items, 3, &region, 1, calls, 1, 1, NULL, 0, 8, 5.0, NULL };
-	rp_err err = RP_ERR_INIT;
-	rp_ils *s = rp_ils_new(&pb, &err);
-	assert_non_null(s);
 	int start[3] = { 0, 0, 0 }, want[3] = { 0, 0, -1 };
-	assert_true(fabs(rp_ils_greedy(s, start) - 1010.0) < 1e-9);
-	assert_memory_equal(rp_ils_region(s), want, sizeof(want));
-	rp_ils_free(s);
+	check_greedy_abce((rp_ilp_item){ 3, 1, 0 }, start, want);
 }
 
 /* Must-items the greedy cannot pack, so the ILP starts without an incumbent, among many small
