@@ -43,8 +43,16 @@ static int in_region(const rp_map_region *r, uint64_t addr)
 	return addr >= r->origin && addr - r->origin < r->length;
 }
 
-int rp_budget_auto(const rp_image *img, const rp_map_region *region, const char *outsec, uint64_t reserve,
-		   uint64_t align, rp_ram_map *out, rp_err *err)
+static int is_placed(const char *name, const char *const *outsecs, size_t noutsecs)
+{
+	for (size_t k = 0; k < noutsecs; k++)
+		if (strcmp(name, outsecs[k]) == 0)
+			return 1;
+	return 0;
+}
+
+int rp_budget_auto(const rp_image *img, const rp_map_region *region, const char *const *outsecs, size_t noutsecs,
+		   uint64_t reserve, uint64_t align, rp_ram_map *out, rp_err *err)
 {
 	static const char *const stack_names[] = { "_Min_Stack_Size", "__stack_size", "_stack_size", "__STACK_SIZE",
 						   "STACK_SIZE", NULL };
@@ -58,7 +66,7 @@ int rp_budget_auto(const rp_image *img, const rp_map_region *region, const char 
 	int has_stack_section = 0;
 	for (size_t i = 0; !rc && i < img->nsections; i++) {
 		const rp_section *s = &img->sections[i];
-		if (!s->is_alloc || !s->size || !in_region(region, s->vma) || strcmp(s->name, outsec) == 0)
+		if (!s->is_alloc || !s->size || !in_region(region, s->vma) || is_placed(s->name, outsecs, noutsecs))
 			continue;
 		has_stack_section |= strstr(s->name, "stack") || strstr(s->name, "heap");
 		taken += s->size;

@@ -840,19 +840,49 @@ static int find_map_region(const ctx *c, size_t r, const char *memory, const rp_
 	return 0;
 }
 
-/* A budget given as a number is checked against what the region leaves free after .data, .bss,
- * stack and heap (the `budget: auto` figure): more is only caught at link time otherwise. A
- * warning, not a refusal: the RAM map is only as good as the symbols the ELF declares. */
-static int warn_over_free_ram(ctx *c, const region *rg, const char *what, rp_err *err)
+/* The room map_region has for code (`budget: auto`): every region's output section is code
+ * being placed, not data, also after a relink put it there. */
+static int free_ram(const ctx *c, const rp_map_region *m, uint64_t reserve, uint64_t align, rp_ram_map *ram, rp_err *err)
 {
+	const char **outsecs = malloc(c->nregions * sizeof(char *));
+	if (!outsecs)
+		return rp_err_nomem(err, "computing the RAM map");
+	for (size_t r = 0; r < c->nregions; r++)
+		outsecs[r] = c->regions[r].outsec;
+	int rc = rp_budget_auto(c->img, m, outsecs, c->nregions, reserve, align, ram, err);
+	free(outsecs);
+	return rc;
+}
+
+static const char *region_label(const ctx *c, size_t r)
+{
+	return c->regions[r].name ? c->regions[r].name : "--budget";
+}
+
+/* Budgets given as numbers are checked, per memory, against what it leaves free after .data,
+ * .bss, stack and heap (the `budget: auto` figure): more is only caught at link time otherwise,
+ * and two regions in one memory may each fit while their sum does not. A warning, not a
+ * refusal: the RAM map is only as good as the symbols the ELF declares. */
+static int warn_over_free_ram(ctx *c, size_t first, rp_err *err)
+{
+	const rp_map_region *m = c->regions[first].map_region;
+	uint64_t sum = 0;
+	size_t shared = 0;
+	char names[256] = "";
+	for (size_t r = first; r < c->nregions; r++)
+		if (c->regions[r].map_region == m) {
+			sum += c->regions[r].budget;
+			size_t len = strlen(names);
+			snprintf(names + len, sizeof(names) - len, "%s%s", shared++ ? ", " : "", region_label(c, r));
+		}
 	rp_ram_map ram;
 	rp_err ignored = RP_ERR_INIT;   /* no map of the RAM: nothing to compare against */
-	if (rp_budget_auto(c->img, rg->map_region, rg->outsec, 0, 1, &ram, &ignored))
+	if (free_ram(c, m, 0, 1, &ram, &ignored))
 		return 0;
 	int rc = 0;
-	if (rg->budget > ram.budget)
-		rc = note(c, err, "warning: %s: %llu bytes is more than the %llu bytes %s has free after its data, bss, stack and heap (see --budget auto); a plan that uses it all will not link",
-			  what, (unsigned long long)rg->budget, (unsigned long long)ram.budget, rg->map_region->name);
+	if (sum > ram.budget)
+		rc = note(c, err, "warning: %s: %llu bytes%s is more than the %llu bytes %s has free after its data, bss, stack and heap (see --budget auto); a plan that uses it all will not link",
+			  names, (unsigned long long)sum, shared > 1 ? " together" : "", (unsigned long long)ram.budget, m->name);
 	rp_ram_map_release(&ram);
 	return rc;
 }
@@ -860,13 +890,13 @@ static int warn_over_free_ram(ctx *c, const region *rg, const char *what, rp_err
 static int resolve_budget(ctx *c, size_t r, const rp_region_cfg *cfg, rp_err *err)
 {
 	region *rg = &c->regions[r];
-	const char *what = cfg && cfg->name ? cfg->name : "--budget";
+	const char *what = region_label(c, r);
 	if (cfg && cfg->budget_auto) {
 		if (!rg->map_region)
 			return rp_err_set(err, RP_EUSAGE, "%s%s%sbudget auto needs the link map (--map) to know the RAM region",
 					  cfg->name ? "region '" : "", cfg->name ? cfg->name : "", cfg->name ? "': " : "--budget: ");
 		rp_ram_map ram;
-		int rc = rp_budget_auto(c->img, rg->map_region, rg->outsec, cfg->reserve, rg->align, &ram, err);
+		int rc = free_ram(c, rg->map_region, cfg->reserve, rg->align, &ram, err);
 		if (rc)
 			return rc;
 		rg->budget = ram.budget;
@@ -882,7 +912,30 @@ static int resolve_budget(ctx *c, size_t r, const rp_region_cfg *cfg, rp_err *er
 		return rp_err_set(err, RP_EUSAGE, "%s: %llu bytes is larger than the %s region (%llu bytes at 0x%llx)", what,
 				  (unsigned long long)rg->budget, m->name, (unsigned long long)m->length,
 				  (unsigned long long)m->origin);
-	return m && m->length ? warn_over_free_ram(c, rg, what, err) : 0;
+	return 0;
+}
+
+/* `budget: auto` gives a region all the free room of its memory, so no other region can be
+ * there. The config refuses this when both name the memory; here the memory may also come from
+ * where an output section already is, or --budget auto may override the file. */
+static int refuse_shared_auto(const ctx *c, rp_err *err)
+{
+	const rp_place_opts *o = c->opts;
+	for (size_t r = 0; r < o->nregions; r++)
+		for (size_t q = 0; q < c->nregions && o->regions[r].budget_auto; q++)
+			if (q != r && c->regions[r].map_region && c->regions[q].map_region == c->regions[r].map_region)
+				return rp_err_set(err, RP_EUSAGE, "regions '%s' and '%s' are both in memory %s: 'budget: auto' cannot split it; give '%s' a size",
+						  region_label(c, r), region_label(c, q), c->regions[r].map_region->name, region_label(c, r));
+	return 0;
+}
+
+/* Whether region r is the first one in its memory (the warning is given once per memory). */
+static int first_in_memory(const ctx *c, size_t r)
+{
+	for (size_t q = 0; q < r; q++)
+		if (c->regions[q].map_region == c->regions[r].map_region)
+			return 0;
+	return 1;
 }
 
 /* The regions to fill: the configured ones, or the single command-line region. */
@@ -901,8 +954,16 @@ static int resolve_regions(ctx *c, rp_err *err)
 		*rg = cfg ? (region){ cfg->name, cfg->outsec, NULL, cfg->budget, cfg->align, cfg->speed }
 			  : (region){ NULL, o->outsec, NULL, o->budget, o->align, 1.0 };
 		rc = find_map_region(c, r, cfg ? cfg->memory : o->region, &rg->map_region, err);
-		if (!rc)
-			rc = resolve_budget(c, r, cfg, err);
+	}
+	if (!rc)
+		rc = refuse_shared_auto(c, err);
+	for (size_t r = 0; r < n && !rc; r++)
+		rc = resolve_budget(c, r, o->nregions ? &o->regions[r] : NULL, err);
+	for (size_t r = 0; r < n && !rc; r++) {
+		const rp_map_region *m = c->regions[r].map_region;
+		int automatic = o->nregions && o->regions[r].budget_auto;
+		if (m && m->length && !automatic && first_in_memory(c, r))
+			rc = warn_over_free_ram(c, r, err);
 	}
 	return rc;
 }

@@ -3,8 +3,8 @@
 # regions give two fragments and two plans, solved by the ILP with the cost model reported in
 # cycles; command-line options override the file; `--budget auto` prints the RAM map and a
 # budget equal to the region minus .data, .bss, stack and heap, and a number above that is
-# warned about; `ramplace callgraph` prints
-# the graph as text and DOT.
+# warned about, also as the sum of two regions in one memory (where budget auto is refused);
+# `ramplace callgraph` prints the graph as text and DOT.
 # Needs: $RAMPLACE, $RAMPLACE_SRC.
 set -euo pipefail
 : "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
@@ -67,6 +67,29 @@ grep -q "warning: --budget: $((free + 64)) bytes is more than the $free bytes RA
 	pass "a budget above the free RAM is warned about" || { cat over_free.out; fail "no warning for a budget above the free RAM"; }
 "$RAMPLACE" place --budget "$free" --map "$map" profile.db "$elf" >at_free.out
 ! grep -q "warning: --budget" at_free.out && pass "no warning at the free RAM" || fail "warning at exactly the free RAM"
+
+# two regions in RAM: each fits the free room, their sum does not; .ramtext (where the ELF already
+# has code) is the second region's section, so it counts as code being placed, not as taken RAM
+two_in_ram() {
+	cat >shared.yaml <<YAML
+regions:
+  - {name: fast, memory: RAM, budget: $1, output-section: .fasttext}
+  - {name: slow, budget: $2, output-section: .ramtext, speed: 0.5}
+YAML
+	"$RAMPLACE" place --config shared.yaml --map "$map" profile.db "$elf"
+}
+half=$((free / 2 / 8 * 8))
+two_in_ram "$half" $((free - half + 64)) >shared_over.out
+grep -q "warning: fast, slow: $((free + 64)) bytes together is more than the $free bytes RAM has free" shared_over.out &&
+	pass "two regions in one memory are warned about by their sum" || { cat shared_over.out; fail "no warning for the sum of two regions"; }
+two_in_ram "$half" $((free - half)) >shared_at.out
+! grep -q "warning:" shared_at.out && pass "no warning when the sum is the free RAM" || { cat shared_at.out; fail "warning at a sum equal to the free RAM"; }
+
+# budget auto cannot share its memory, also when the memory comes from where a section is
+rc=0
+"$RAMPLACE" place --config shared.yaml --budget auto --map "$map" profile.db "$elf" >shared_auto.out 2>&1 || rc=$?
+[ "$rc" -eq 2 ] && grep -q "regions 'fast' and 'slow' are both in memory RAM: 'budget: auto' cannot split it" shared_auto.out &&
+	pass "budget auto in a shared memory is refused" || { cat shared_auto.out; fail "budget auto in a shared memory (exit $rc)"; }
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -18,11 +18,12 @@ typedef struct rp_ram_map {
 	uint64_t budget;
 } rp_ram_map;
 
-/* region: the memory region (from the link map); outsec: the code section being budgeted (not
- * subtracted: its current contents are what is being placed); reserve: stack+heap bytes when
- * no symbol says; align: the budget is rounded down to it. Fails when nothing is left. */
-int rp_budget_auto(const rp_image *img, const rp_map_region *region, const char *outsec, uint64_t reserve,
-		   uint64_t align, rp_ram_map *out, rp_err *err);
+/* region: the memory region (from the link map); outsecs: the code sections being placed, in
+ * this region or others (not subtracted: their current contents are what is being placed, and
+ * a relinked ELF already holds them); reserve: stack+heap bytes when no symbol says; align: the
+ * budget is rounded down to it. Fails when nothing is left. */
+int rp_budget_auto(const rp_image *img, const rp_map_region *region, const char *const *outsecs, size_t noutsecs,
+		   uint64_t reserve, uint64_t align, rp_ram_map *out, rp_err *err);
 void rp_ram_map_release(rp_ram_map *m);
 
 #endif
