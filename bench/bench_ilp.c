@@ -7,7 +7,7 @@
  * hands to the ILP after the knapsack (one region on Cortex-M), started from a greedy fill.
  * With --from-optimum: once proven optimal, solved again started at that optimum, which times
  * the proof alone (no search for the solution left).
- *   bench_ilp [--one-region | --from-optimum] [N [TIME_LIMIT_S]]      default 2000, 10 s */
+ *   bench_ilp [--one-region] [--from-optimum] [N [TIME_LIMIT_S]]      default 2000, 10 s */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,10 +26,14 @@ static double uniform(void)
 
 int main(int argc, char **argv)
 {
-	int one_region = argc > 1 && !strcmp(argv[1], "--one-region");
-	int from_optimum = argc > 1 && !strcmp(argv[1], "--from-optimum");
-	argc -= one_region + from_optimum;
-	argv += one_region + from_optimum;
+	int one_region = 0, from_optimum = 0;
+	for (; argc > 1 && argv[1][0] == '-'; argc--, argv++)
+		if (!strcmp(argv[1], "--one-region"))
+			one_region = 1;
+		else if (!strcmp(argv[1], "--from-optimum"))
+			from_optimum = 1;
+		else
+			return fprintf(stderr, "usage: bench_ilp [--one-region] [--from-optimum] [N [TIME_LIMIT_S]]\n"), 2;
 	size_t n = argc > 1 ? (size_t)atol(argv[1]) : 2000;
 	double tlim = argc > 2 ? atof(argv[2]) : 10.0;
 	rp_ilp_item *items = calloc(n, sizeof(*items));

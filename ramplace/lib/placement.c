@@ -38,6 +38,7 @@ typedef struct region {
 	uint64_t budget;
 	uint64_t align;
 	double speed;
+	int memory_guessed;       /* map_region is .data's memory or RAM: no `memory`, no section yet */
 } region;
 
 typedef struct ctx {
@@ -821,22 +822,24 @@ static void count_cycles(ctx *c, uint64_t total)
 }
 
 /* The map region a configured region lives in: its `memory`, else the one holding its output
- * section or (first region only) .data, else one called RAM. */
-static int find_map_region(const ctx *c, size_t r, const char *memory, const rp_map_region **out, rp_err *err)
+ * section or (first region only, guessed) .data, else one called RAM. */
+static int find_map_region(ctx *c, size_t r, const char *memory, rp_err *err)
 {
-	*out = NULL;
+	region *rg = &c->regions[r];
+	rg->map_region = NULL;
 	if (!c->map)
 		return 0;
 	if (memory) {
-		*out = rp_map_region_find(c->map, memory, 0);
-		return *out ? 0 : rp_err_set(err, RP_EUSAGE, "%s: no memory region '%s' in the map", c->map->path, memory);
+		rg->map_region = rp_map_region_find(c->map, memory, 0);
+		return rg->map_region ? 0 : rp_err_set(err, RP_EUSAGE, "%s: no memory region '%s' in the map", c->map->path, memory);
 	}
-	const rp_section *s = rp_image_section(c->img, c->regions[r].outsec);
+	const rp_section *s = rp_image_section(c->img, rg->outsec);
+	rg->memory_guessed = !s;
 	if (!s && r == 0)
 		s = rp_image_section(c->img, ".data");
-	*out = s ? rp_map_region_find(c->map, NULL, s->vma) : NULL;
-	if (!*out && r == 0)
-		*out = rp_map_region_find(c->map, "RAM", 0);
+	rg->map_region = s ? rp_map_region_find(c->map, NULL, s->vma) : NULL;
+	if (!rg->map_region && r == 0)
+		rg->map_region = rp_map_region_find(c->map, "RAM", 0);
 	return 0;
 }
 
@@ -852,6 +855,12 @@ static int free_ram(const ctx *c, const rp_map_region *m, uint64_t reserve, uint
 	int rc = rp_budget_auto(c->img, m, outsecs, c->nregions, reserve, align, ram, err);
 	free(outsecs);
 	return rc;
+}
+
+/* Whether region r is known to be in memory m (not just guessed to be). */
+static int in_memory(const ctx *c, size_t r, const rp_map_region *m)
+{
+	return m && c->regions[r].map_region == m && !c->regions[r].memory_guessed;
 }
 
 static const char *region_label(const ctx *c, size_t r)
@@ -870,10 +879,11 @@ static int warn_over_free_ram(ctx *c, size_t first, rp_err *err)
 	size_t shared = 0;
 	char names[256] = "";
 	for (size_t r = first; r < c->nregions; r++)
-		if (c->regions[r].map_region == m) {
+		if (r == first || (in_memory(c, r, m) && !c->regions[first].memory_guessed)) {
 			sum += c->regions[r].budget;
 			size_t len = strlen(names);
-			snprintf(names + len, sizeof(names) - len, "%s%s", shared++ ? ", " : "", region_label(c, r));
+			if ((size_t)snprintf(names + len, sizeof(names) - len, "%s%s", shared++ ? ", " : "", region_label(c, r)) >= sizeof(names) - len)
+				memcpy(names + sizeof(names) - 4, "...", 4);   /* cut: say so, the sum has them all */
 		}
 	rp_ram_map ram;
 	rp_err ignored = RP_ERR_INIT;   /* no map of the RAM: nothing to compare against */
@@ -917,13 +927,14 @@ static int resolve_budget(ctx *c, size_t r, const rp_region_cfg *cfg, rp_err *er
 
 /* `budget: auto` gives a region all the free room of its memory, so no other region can be
  * there. The config refuses this when both name the memory; here the memory may also come from
- * where an output section already is, or --budget auto may override the file. */
+ * where an output section already is, or --budget auto may override the file. A guessed memory
+ * (the first region before its section exists) proves nothing: it may be meant for ITCM. */
 static int refuse_shared_auto(const ctx *c, rp_err *err)
 {
 	const rp_place_opts *o = c->opts;
 	for (size_t r = 0; r < o->nregions; r++)
-		for (size_t q = 0; q < c->nregions && o->regions[r].budget_auto; q++)
-			if (q != r && c->regions[r].map_region && c->regions[q].map_region == c->regions[r].map_region)
+		for (size_t q = 0; q < c->nregions && o->regions[r].budget_auto && !c->regions[r].memory_guessed; q++)
+			if (q != r && in_memory(c, q, c->regions[r].map_region))
 				return rp_err_set(err, RP_EUSAGE, "regions '%s' and '%s' are both in memory %s: 'budget: auto' cannot split it; give '%s' a size",
 						  region_label(c, r), region_label(c, q), c->regions[r].map_region->name, region_label(c, r));
 	return 0;
@@ -933,7 +944,7 @@ static int refuse_shared_auto(const ctx *c, rp_err *err)
 static int first_in_memory(const ctx *c, size_t r)
 {
 	for (size_t q = 0; q < r; q++)
-		if (c->regions[q].map_region == c->regions[r].map_region)
+		if (in_memory(c, q, c->regions[r].map_region))
 			return 0;
 	return 1;
 }
@@ -951,9 +962,9 @@ static int resolve_regions(ctx *c, rp_err *err)
 	for (size_t r = 0; r < n && !rc; r++) {
 		const rp_region_cfg *cfg = o->nregions ? &o->regions[r] : NULL;
 		region *rg = &c->regions[r];
-		*rg = cfg ? (region){ cfg->name, cfg->outsec, NULL, cfg->budget, cfg->align, cfg->speed }
-			  : (region){ NULL, o->outsec, NULL, o->budget, o->align, 1.0 };
-		rc = find_map_region(c, r, cfg ? cfg->memory : o->region, &rg->map_region, err);
+		*rg = cfg ? (region){ cfg->name, cfg->outsec, NULL, cfg->budget, cfg->align, cfg->speed, 0 }
+			  : (region){ NULL, o->outsec, NULL, o->budget, o->align, 1.0, 0 };
+		rc = find_map_region(c, r, cfg ? cfg->memory : o->region, err);
 	}
 	if (!rc)
 		rc = refuse_shared_auto(c, err);
@@ -962,7 +973,7 @@ static int resolve_regions(ctx *c, rp_err *err)
 	for (size_t r = 0; r < n && !rc; r++) {
 		const rp_map_region *m = c->regions[r].map_region;
 		int automatic = o->nregions && o->regions[r].budget_auto;
-		if (m && m->length && !automatic && first_in_memory(c, r))
+		if (m && m->length && !automatic && (c->regions[r].memory_guessed || first_in_memory(c, r)))
 			rc = warn_over_free_ram(c, r, err);
 	}
 	return rc;

@@ -91,5 +91,19 @@ rc=0
 [ "$rc" -eq 2 ] && grep -q "regions 'fast' and 'slow' are both in memory RAM: 'budget: auto' cannot split it" shared_auto.out &&
 	pass "budget auto in a shared memory is refused" || { cat shared_auto.out; fail "budget auto in a shared memory (exit $rc)"; }
 
+# a first region whose section the ELF does not have yet (meant for ITCM, say) is only guessed to
+# be in RAM: it neither blocks budget auto there nor adds to RAM's sum
+cat >itcm.yaml <<'YAML'
+regions:
+  - {name: itcm, budget: 4K, output-section: .itcmtext}
+  - {name: sram, memory: RAM, budget: auto, output-section: .ramtext, speed: 0.5}
+YAML
+"$RAMPLACE" place --config itcm.yaml --map "$map" profile.db "$elf" >itcm.out 2>&1 &&
+	grep -q "free for code: $free bytes (budget auto)" itcm.out && pass "a guessed memory does not block budget auto" ||
+	{ cat itcm.out; fail "budget auto refused or changed beside a region of guessed memory"; }
+sed -i "s/budget: auto/budget: $free/" itcm.yaml
+"$RAMPLACE" place --config itcm.yaml --map "$map" profile.db "$elf" >itcm_num.out 2>&1
+! grep -q "together" itcm_num.out && pass "a guessed memory is not summed with RAM's regions" || { cat itcm_num.out; fail "guessed memory summed"; }
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
