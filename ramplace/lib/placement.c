@@ -38,7 +38,8 @@ typedef struct region {
 	uint64_t budget;
 	uint64_t align;
 	double speed;
-	int memory_guessed;       /* map_region is .data's memory or RAM: no `memory`, no section yet */
+	int memory_guessed;       /* map_region is a fallback (.data's memory, or RAM): no `memory`, and
+				     the output section is not in a memory of the map yet */
 } region;
 
 typedef struct ctx {
@@ -833,12 +834,14 @@ static int find_map_region(ctx *c, size_t r, const char *memory, rp_err *err)
 		rg->map_region = rp_map_region_find(c->map, memory, 0);
 		return rg->map_region ? 0 : rp_err_set(err, RP_EUSAGE, "%s: no memory region '%s' in the map", c->map->path, memory);
 	}
-	const rp_section *s = rp_image_section(c->img, rg->outsec);
-	rg->memory_guessed = !s;
-	if (!s && r == 0)
-		s = rp_image_section(c->img, ".data");
-	rg->map_region = s ? rp_map_region_find(c->map, NULL, s->vma) : NULL;
-	if (!rg->map_region && r == 0)
+	const rp_section *own = rp_image_section(c->img, rg->outsec);
+	rg->map_region = own ? rp_map_region_find(c->map, NULL, own->vma) : NULL;
+	if (rg->map_region || r != 0)
+		return 0;
+	rg->memory_guessed = 1;
+	const rp_section *data = own ? NULL : rp_image_section(c->img, ".data");
+	rg->map_region = data ? rp_map_region_find(c->map, NULL, data->vma) : NULL;
+	if (!rg->map_region)
 		rg->map_region = rp_map_region_find(c->map, "RAM", 0);
 	return 0;
 }
@@ -940,7 +943,8 @@ static int refuse_shared_auto(const ctx *c, rp_err *err)
 	return 0;
 }
 
-/* Whether region r is the first one in its memory (the warning is given once per memory). */
+/* Whether no region before r is known to be in its memory: the warning is given once per memory
+ * (only the first region can have a guessed one, and it is warned about alone). */
 static int first_in_memory(const ctx *c, size_t r)
 {
 	for (size_t q = 0; q < r; q++)
@@ -973,7 +977,7 @@ static int resolve_regions(ctx *c, rp_err *err)
 	for (size_t r = 0; r < n && !rc; r++) {
 		const rp_map_region *m = c->regions[r].map_region;
 		int automatic = o->nregions && o->regions[r].budget_auto;
-		if (m && m->length && !automatic && (c->regions[r].memory_guessed || first_in_memory(c, r)))
+		if (m && m->length && !automatic && first_in_memory(c, r))
 			rc = warn_over_free_ram(c, r, err);
 	}
 	return rc;
