@@ -34,27 +34,33 @@ static void json_number(FILE *out, double v)
 		fputs("null", out);
 }
 
+/* `, "key": value` after the first member of an object. */
+static void json_str_member(FILE *out, const char *key, const char *s)
+{
+	fprintf(out, ", \"%s\": ", key);
+	json_string(out, s);
+}
+
+static void json_num_member(FILE *out, const char *key, double v)
+{
+	fprintf(out, ", \"%s\": ", key);
+	json_number(out, v);
+}
+
 static void json_runs(FILE *out, const rp_run_row *runs, size_t nruns)
 {
 	fputs("  \"runs\": [", out);
 	for (size_t i = 0; i < nruns; i++) {
 		const rp_run_row *r = &runs[i];
-		fprintf(out, "%s\n    {\"id\": %lld, \"build_id\": ", i ? "," : "", (long long)r->id);
-		json_string(out, r->build_id);
-		fputs(", \"image\": ", out);
-		json_string(out, r->image_path);
-		fputs(", \"source\": ", out);
-		json_string(out, r->source);
-		fputs(", \"tool\": ", out);
-		json_string(out, r->tool);
-		fputs(", \"method\": ", out);
-		json_string(out, r->method);
-		fputs(", \"rate_hz\": ", out);
-		json_number(out, r->rate_hz);
-		fputs(", \"samples\": ", out);
-		json_number(out, r->samples);
-		fputs(", \"notes\": ", out);
-		json_string(out, r->stop_reason);
+		fprintf(out, "%s\n    {\"id\": %lld", i ? "," : "", (long long)r->id);
+		json_str_member(out, "build_id", r->build_id);
+		json_str_member(out, "image", r->image_path);
+		json_str_member(out, "source", r->source);
+		json_str_member(out, "tool", r->tool);
+		json_str_member(out, "method", r->method);
+		json_num_member(out, "rate_hz", r->rate_hz);
+		json_num_member(out, "samples", r->samples);
+		json_str_member(out, "notes", r->stop_reason);
 		fputc('}', out);
 	}
 	fputs(nruns ? "\n  ],\n" : "],\n", out);
@@ -73,12 +79,9 @@ void rp_report_json(FILE *out, const rp_profile *p, const rp_run_row *runs, size
 		const rp_prof_fn *f = &p->fns[i];
 		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
 		json_string(out, f->name);
-		fputs(", \"file\": ", out);
-		json_string(out, f->file);
-		fputs(", \"self\": ", out);
-		json_number(out, f->self);
-		fputs(", \"children\": ", out);
-		json_number(out, f->child);
+		json_str_member(out, "file", f->file);
+		json_num_member(out, "self", f->self);
+		json_num_member(out, "children", f->child);
 		fprintf(out, ", \"calls\": %llu, \"self_calls\": %llu}", (unsigned long long)f->calls,
 			(unsigned long long)f->self_calls);
 	}
@@ -87,18 +90,14 @@ void rp_report_json(FILE *out, const rp_profile *p, const rp_run_row *runs, size
 		const rp_prof_arc *a = &p->arcs[i];
 		fprintf(out, "%s\n    {\"caller\": ", i ? "," : "");
 		json_string(out, p->fns[a->caller].name);
-		fputs(", \"caller_file\": ", out);
-		json_string(out, p->fns[a->caller].file);
-		fputs(", \"callee\": ", out);
-		json_string(out, p->fns[a->callee].name);
-		fputs(", \"callee_file\": ", out);
-		json_string(out, p->fns[a->callee].file);
+		json_str_member(out, "caller_file", p->fns[a->caller].file);
+		json_str_member(out, "callee", p->fns[a->callee].name);
+		json_str_member(out, "callee_file", p->fns[a->callee].file);
 		fprintf(out, ", \"count\": %llu}", (unsigned long long)a->count);
 	}
 	fputs(p->narcs ? "\n  ]\n}\n" : "]\n}\n", out);
 }
 
-/* Callgrind costs are integers: samples (seconds times the rate). */
 static unsigned long long cost(const rp_profile *p, double v)
 {
 	double s = p->rate_hz > 0 ? v * p->rate_hz : v;
