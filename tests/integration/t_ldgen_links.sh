@@ -34,7 +34,7 @@ cat >"$tmp/helper.c" <<'EOF'
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
-#include "map.h"
+#include "ramplace/map.h"
 #include "ldgen.h"
 #include "ramplace/plan.h"
 

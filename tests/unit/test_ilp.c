@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "ramplace/ilp.h"
-#include "../../ramplace/lib/ilp_search.h"
+#include "../../ramplace/lib/solve/ilp_search.h"
 
 static uint64_t rng_state = 0x12345678abcdefull;
 static uint64_t rng(void)

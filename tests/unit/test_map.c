@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "map.h"
+#include "ramplace/map.h"
 
 static rp_map *parse_ok(const char *text)
 {

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include "ramplace/error.h"
 #include "ramplace/image.h"
-#include "map.h"
+#include "ramplace/map.h"
 
 typedef struct rp_ram_map {
 	char **lines;     /* "  0x20000000  .data  2488" ... */

@@ -17,7 +17,7 @@
 #include "ramplace/image.h"
 #include "ramplace/plan.h"
 #include "ramplace/profiledb.h"
-#include "map.h"
+#include "ramplace/map.h"
 
 typedef struct rp_place_opts {
 	uint64_t budget;          /* bytes of RAM for code, veneers included */

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "map.h"
+#include "ramplace/map.h"
 #include "ramplace/util.h"
 
 /* A slice of the map text: never NUL-terminated. */
