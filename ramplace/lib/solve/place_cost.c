@@ -1,0 +1,157 @@
+/* place_cost.c: what a choice costs beyond its code (place.h): Cortex-M veneers for calls
+ * between locations, RISC-V call sites that linker relaxation resizes, and under a cost model
+ * the cycles saved per sample in a region and lost per executed veneer on a sampled arc. Owns no
+ * state: every function reads the units and regions of the placement. */
+#include <elf.h>
+#include <stdlib.h>
+
+#include "place.h"
+
+/* RISC-V linker relaxation, which makes code size depend on where it ends up. A call between
+ * flash and RAM (far apart) cannot stay jal or c.jal, so ld keeps auipc+jalr: +4 or +6 bytes
+ * for each such site in moved code. Inside a RAM section of at most 2 KiB (RV32C), every call
+ * reaches as c.jal/c.j: -2 per jal site, -6 per auipc+jalr pair. upper: the growth with every
+ * callee elsewhere (a bound for the solvers). Other architectures: 0. */
+int64_t pl_relax_delta(const ctx *c, size_t ui, int upper)
+{
+	if (c->img->machine != EM_RISCV || !c->cg)
+		return 0;
+	const unit *u = &c->units[ui];
+	int small = !upper && u->chosen && c->regions[u->region].budget <= 2046 && c->img->elfclass == 32 &&
+		    !c->no_relax;
+	int64_t d = 0;
+	for (size_t j = c->ufirst[ui]; j < c->ufirst[ui + 1]; j++) {
+		size_t i = c->ufuncs[j];
+		for (size_t k = c->cg->first[i]; k < c->cg->first[i + 1]; k++) {
+			const rp_cg_edge *e = &c->cg->edges[k];
+			const unit *t = &c->units[c->unit_of[e->to]];
+			if (t == u)
+				continue;
+			if (upper || pl_location(t) != pl_location(u))
+				d += 4 * (int64_t)e->sites4 + 6 * (int64_t)e->sites2;
+			else if (small)
+				d -= 2 * (int64_t)e->sites4 + 6 * (int64_t)e->sites8;
+		}
+	}
+	return d;
+}
+
+/* Bytes of the chosen units at their true, placement-dependent size (RISC-V relaxation). */
+uint64_t pl_bytes_used(const ctx *c)
+{
+	uint64_t used = 0;
+	for (size_t u = 0; u < c->nunits; u++)
+		if (c->units[u].chosen)
+			used += c->units[u].size + (uint64_t)pl_relax_delta(c, u, 0);
+	return used;
+}
+
+/* Whether a unit's size in RAM depends on where other units go: a veneer it may need (shared
+ * by every caller of one callee), or a RISC-V call site that linker relaxation resizes. */
+int pl_size_depends_on_placement(const ctx *c, size_t ui)
+{
+	if (c->veneer)
+		return c->units[ui].ncallees > 0;
+	if (pl_relax_delta(c, ui, 1) != 0)
+		return 1;
+	if (c->img->machine != EM_RISCV || !c->cg || c->no_relax)
+		return 0;
+	for (size_t j = c->ufirst[ui]; j < c->ufirst[ui + 1]; j++) {
+		size_t i = c->ufuncs[j];
+		for (size_t k = c->cg->first[i]; k < c->cg->first[i + 1]; k++)
+			if (c->unit_of[c->cg->edges[k].to] != ui)
+				return 1;
+	}
+	return 0;
+}
+
+double pl_region_gain(const ctx *c, size_t r)
+{
+	if (!c->opts->have_cost)
+		return c->regions[r].speed;   /* no cost model: samples moved, weighted by region speed */
+	return c->opts->cost.flash_fetch_cycles - 1.0 / c->regions[r].speed;
+}
+
+double pl_veneer_cycles(const ctx *c)
+{
+	double v = c->opts->cost.veneer_cycles;
+	return v >= 0 ? v : c->veneer ? 4.0 : 0.0;   /* ldr.w pc, [pc, #-0] on Cortex-M: about 4 */
+}
+
+/* Sampled arcs between units (with the cost model and veneers): the cycles a crossing costs. */
+int pl_build_arcs(const ctx *c, const size_t *item_of, rp_ilp_arc **out, size_t *n, rp_err *err)
+{
+	*out = NULL;
+	*n = 0;
+	if (!c->opts->have_cost || !c->veneer || !c->opts->narcs || pl_veneer_cycles(c) <= 0)
+		return 0;
+	*out = calloc(c->opts->narcs, sizeof(rp_ilp_arc));
+	if (!*out)
+		return rp_err_nomem(err, "building the ILP");
+	for (size_t k = 0; k < c->opts->narcs; k++) {
+		const rp_arc_total *a = &c->opts->arcs[k];
+		const rp_func *fa = rp_image_func_by_name(c->img, a->caller, a->caller_file);
+		const rp_func *fb = rp_image_func_by_name(c->img, a->callee, a->callee_file);
+		if (!fa || !fb)
+			continue;
+		size_t ua = c->unit_of[fa - c->img->funcs], ub = c->unit_of[fb - c->img->funcs];
+		size_t ia = item_of[ua], ib = item_of[ub];
+		if (ua == ub || (ia == SIZE_MAX && ib == SIZE_MAX))
+			continue;
+		if (ia == SIZE_MAX) {
+			ia = ib;
+			ib = SIZE_MAX;
+		}
+		(*out)[(*n)++] = (rp_ilp_arc){ ia, ib, (double)a->count * pl_veneer_cycles(c) };
+	}
+	return 0;
+}
+
+/* Veneers the plan of region r expects: distinct callees outside r called from units in r. */
+size_t pl_region_veneers(const ctx *c, int r)
+{
+	if (!c->veneer)
+		return 0;
+	size_t n = 0;
+	unsigned char *counted = calloc(c->img->nfuncs ? c->img->nfuncs : 1, 1);
+	for (size_t u = 0; counted && u < c->nunits; u++) {
+		if (!c->units[u].chosen || c->units[u].region != r)
+			continue;
+		for (size_t k = 0; k < c->units[u].ncallees; k++) {
+			size_t fi = c->units[u].callees[k];
+			const unit *t = &c->units[c->unit_of[fi]];
+			if ((!t->chosen || t->region != r) && !counted[fi]) {
+				counted[fi] = 1;
+				n++;
+			}
+		}
+	}
+	free(counted);
+	return n;
+}
+
+/* Expected cycles under the cost model: each sample is one instruction fetch. */
+void pl_count_cycles(ctx *c, uint64_t total)
+{
+	if (!c->opts->have_cost)
+		return;
+	c->out->have_cycles = 1;
+	c->out->cycles_flash = (double)total * c->opts->cost.flash_fetch_cycles;
+	double saved = 0;
+	for (size_t u = 0; u < c->nunits; u++)
+		if (c->units[u].chosen)
+			saved += (double)c->units[u].samples *
+				 (c->opts->cost.flash_fetch_cycles - 1.0 / c->regions[c->units[u].region].speed);
+	for (size_t k = 0; c->veneer && k < c->opts->narcs; k++) {
+		const rp_arc_total *a = &c->opts->arcs[k];
+		const rp_func *fa = rp_image_func_by_name(c->img, a->caller, a->caller_file);
+		const rp_func *fb = rp_image_func_by_name(c->img, a->callee, a->callee_file);
+		if (!fa || !fb)
+			continue;
+		const unit *ua = &c->units[c->unit_of[fa - c->img->funcs]], *ub = &c->units[c->unit_of[fb - c->img->funcs]];
+		int la = ua->chosen ? ua->region : -1, lb = ub->chosen ? ub->region : -1;
+		if (ua != ub && la != lb)
+			saved -= (double)a->count * pl_veneer_cycles(c);
+	}
+	c->out->cycles_saved = saved;
+}

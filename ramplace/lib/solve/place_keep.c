@@ -1,0 +1,172 @@
+/* place_keep.c: what must stay in flash and what must go to RAM (place.h). The reset
+ * handler and what it runs before .ramtext is copied stay in flash (boot.h), as do --exclude
+ * matches; --pin matches and the static call closure of closure roots must be in RAM. Owns the
+ * reasons (kept_why, must_why) a unit carries into the plan's report, and the check that the
+ * required units can move and fit. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ramplace/util.h"
+#include "place.h"
+
+static void keep(ctx *c, size_t fi, const char *why)
+{
+	unit *u = &c->units[c->unit_of[fi]];
+	if (!u->kept_why) {
+		u->kept_why = why;
+		u->kept_func = fi;
+	}
+}
+
+static int boot_notes(ctx *c, rp_err *err)
+{
+	const rp_boot *b = &c->boot;
+	const rp_func *f = c->img->funcs;
+	char list[400] = "";
+	if (b->reset == SIZE_MAX)
+		return pl_note(c, err, "reset path: no reset handler found (no vector table, entry point or Reset_Handler)");
+	if (!b->copy_found)
+		return pl_note(c, err, "reset path: %s (found by %s); where it copies %s was not found, so all %zu direct callee(s) stay in flash",
+			    f[b->reset].name, b->found_by, c->regions[0].outsec, b->npre);
+	for (size_t i = 0; i < b->npost; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "", f[b->post[i]].name);
+	int rc = pl_note(c, err, "reset path: %s (found by %s) copies the code at 0x%llx; %zu callee(s) before that stay in flash with their closure (%zu functions)",
+		      f[b->reset].name, b->found_by, (unsigned long long)b->copy_site, b->npre, b->nkeep - 1);
+	if (!rc && b->npost)
+		rc = pl_note(c, err, "reset path: called after the copy, free to move: %s", list);
+	return rc;
+}
+
+static int keep_boot_path(ctx *c, rp_err *err)
+{
+	const char **outsecs = malloc(c->nregions * sizeof(char *));
+	if (!outsecs)
+		return rp_err_nomem(err, "analysing the reset path");
+	for (size_t r = 0; r < c->nregions; r++)
+		outsecs[r] = c->regions[r].outsec;
+	int rc = c->cg ? rp_boot_analyze(&c->boot, c->img, c->cg, outsecs, c->nregions, err) : 0;
+	free(outsecs);
+	if (rc || !c->cg)
+		return rc;
+	c->have_boot = 1;
+	const rp_boot *b = &c->boot;
+	if (b->reset == SIZE_MAX)
+		return boot_notes(c, err);
+	keep(c, b->reset, "the reset handler (or shares its input section): runs before .ramtext is copied");
+	for (size_t i = 0; i < b->npre; i++)
+		keep(c, b->pre[i], b->copy_found ? "called by the reset handler before the code is copied to RAM"
+						 : "called by the reset handler, which may run it before .ramtext is copied");
+	for (size_t i = 0; i < c->img->nfuncs; i++)
+		if (b->keep[i])
+			keep(c, i, "reached from a call the reset handler makes before the code is copied to RAM");
+	return boot_notes(c, err);
+}
+
+/* The first function of unit ui matching one of the globs, or SIZE_MAX. */
+static size_t unit_matches(const ctx *c, size_t ui, const char *const *globs, size_t n)
+{
+	for (size_t i = 0; n && i < c->img->nfuncs; i++) {
+		if (c->unit_of[i] != ui)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (fnmatch(globs[k], c->img->funcs[i].name, 0) == 0)
+				return i;
+	}
+	return SIZE_MAX;
+}
+
+static void must(ctx *c, size_t ui, size_t fi, const char *why)
+{
+	if (!c->units[ui].must_why) {
+		c->units[ui].must_why = why;
+		c->units[ui].must_func = fi;
+	}
+}
+
+/* The static call closure of every function matching the closure globs must be in RAM. */
+static int mark_closures(ctx *c, rp_err *err)
+{
+	const rp_place_opts *o = c->opts;
+	if (!o->nclosure)
+		return 0;
+	if (!c->cg)
+		return rp_err_set(err, RP_EUSAGE, "closure: needs the call graph, which only ARM and RISC-V images have");
+	size_t *roots = malloc(c->img->nfuncs * sizeof(size_t) + 1);
+	unsigned char *mark = calloc(c->img->nfuncs + 1, 1);
+	size_t nroots = 0;
+	int rc = roots && mark ? 0 : rp_err_nomem(err, "walking closures");
+	for (size_t k = 0; !rc && k < o->nclosure; k++) {
+		size_t before = nroots;
+		for (size_t i = 0; i < c->img->nfuncs; i++)
+			if (fnmatch(o->closure[k], c->img->funcs[i].name, 0) == 0)
+				roots[nroots++] = i;
+		if (nroots == before)
+			rc = rp_err_set(err, RP_EINPUT, "closure: no function in %s matches '%s'", c->img->path, o->closure[k]);
+	}
+	if (!rc)
+		rc = rp_callgraph_reach(c->cg, roots, nroots, mark, err);
+	for (size_t i = 0; !rc && i < c->img->nfuncs; i++)
+		if (mark[i])
+			must(c, c->unit_of[i], i, "in the static call closure of a closure root");
+	free(roots);
+	free(mark);
+	return rc;
+}
+
+/* A unit that must be in RAM but cannot move is a contradiction: say which and why. */
+static int check_musts(ctx *c, rp_err *err)
+{
+	uint64_t bytes = 0, room = 0;
+	size_t n = 0;
+	char names[300] = "";
+	for (size_t u = 0; u < c->nunits; u++) {
+		const unit *un = &c->units[u];
+		if (!un->must_why)
+			continue;
+		const rp_func *f = &c->img->funcs[un->must_func];
+		if (un->kept_why || !un->movable)
+			return rp_err_set(err, RP_EINPUT, "'%s' must be in RAM (%s) but cannot move: %s", f->name, un->must_why,
+					  un->kept_why ? un->kept_why : "it is not in a .text input section the map can move");
+		bytes += un->size;
+		if (n++ < 8)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", n > 1 ? ", " : "", f->name);
+	}
+	for (size_t r = 0; r < c->nregions; r++)
+		room += c->regions[r].budget;
+	char roots[200] = "";
+	for (size_t k = 0; k < c->opts->nclosure; k++)
+		snprintf(roots + strlen(roots), sizeof(roots) - strlen(roots), "%s'%s'", k ? ", " : "; closure of ",
+			 c->opts->closure[k]);
+	if (bytes > room)
+		return rp_err_set(err, RP_EINPUT, "infeasible: pinned and closure functions need %llu bytes in %zu unit(s) (%s%s%s), over the %llu-byte budget by %llu",
+				  (unsigned long long)bytes, n, names, n > 8 ? ", ..." : "", roots, (unsigned long long)room,
+				  (unsigned long long)(bytes - room));
+	return 0;
+}
+
+int pl_apply_exclusions(ctx *c, rp_err *err)
+{
+	const rp_place_opts *o = c->opts;
+	int rc = o->keep_boot_path ? keep_boot_path(c, err) : 0;
+	for (size_t u = 0; !rc && u < c->nunits; u++) {
+		size_t fi;
+		if (!c->units[u].kept_why && (fi = unit_matches(c, u, o->exclude, o->nexclude)) != SIZE_MAX) {
+			c->units[u].kept_why = "excluded by --exclude";
+			c->units[u].kept_func = fi;
+		}
+		if ((fi = unit_matches(c, u, o->pin, o->npin)) != SIZE_MAX)
+			must(c, u, fi, "pinned");
+	}
+	if (!rc)
+		rc = mark_closures(c, err);
+	for (size_t u = 0; !rc && u < c->nunits; u++) {
+		if (c->units[u].kept_why && c->units[u].samples) {
+			const rp_func *f = &c->img->funcs[c->units[u].kept_func];
+			if (rp_strlist_pushf(&c->out->kept, &c->out->nkept, err, "%s: %s", f->name, c->units[u].kept_why))
+				return err->code;
+		}
+	}
+	return rc ? rc : check_musts(c, err);
+}
