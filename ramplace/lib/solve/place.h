@@ -20,6 +20,7 @@
 #include "ramplace/callgraph.h"
 #include "ramplace/ilp.h"
 #include "ramplace/placement.h"
+#include "ramplace/util.h"
 
 typedef struct unit {
 	size_t root;              /* representative function */
@@ -79,8 +80,9 @@ static inline int pl_location(const unit *u)
 	return u->chosen ? u->region : -1;
 }
 
-/* placement.c: appends a line to the placement's notes; fails only on memory. */
-int pl_note(ctx *c, rp_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Appends a line to the placement's notes; fails only on memory. A macro, not a function of
+ * the driver, so that the pieces never call back into placement.c. */
+#define pl_note(c, err, ...) rp_strlist_pushf(&(c)->out->notes, &(c)->out->nnotes, (err), __VA_ARGS__)
 
 /* place_units.c, in the order rp_place calls them */
 int pl_attribute_samples(ctx *c, const rp_db_totals *totals, rp_err *err); /* samples per function; unknown names to out->missing */

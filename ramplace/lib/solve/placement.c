@@ -4,23 +4,11 @@
  * what is kept or required, the solvers, cycles, the plans. The plans it returns are the
  * caller's. Workload: up to tens of thousands of functions, a few thousand with samples. */
 #include <elf.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ramplace/util.h"
 #include "place.h"
-
-int pl_note(ctx *c, rp_err *err, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return rp_strlist_pushf(&c->out->notes, &c->out->nnotes, err, "%s", buf);
-}
 
 static void ctx_release(ctx *c)
 {
