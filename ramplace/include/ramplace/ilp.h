@@ -22,49 +22,9 @@
 #ifndef RAMPLACE_ILP_H
 #define RAMPLACE_ILP_H
 
-#include <stdint.h>
 #include <stddef.h>
 #include "ramplace/error.h"
-
-typedef struct rp_ilp_item {
-	uint64_t size;
-	double value;          /* samples */
-	int must;              /* pinned or in a closure: must be in some region */
-} rp_ilp_item;
-
-typedef struct rp_ilp_region {
-	uint64_t budget;
-	double gain;           /* objective per unit of value placed here */
-} rp_ilp_region;
-
-/* A static call from item `from` to `to` (an item index, or SIZE_MAX + a flash-only callee id
- * given as to_flash): a veneer is needed in the caller's region when the callee is elsewhere. */
-typedef struct rp_ilp_call {
-	size_t from;
-	size_t to;             /* item index, or SIZE_MAX when the callee stays in flash */
-	size_t target;         /* distinct callee id (veneers are shared per callee and region) */
-} rp_ilp_call;
-
-/* A weighted arc: cycles lost when its two ends are in different locations. */
-typedef struct rp_ilp_arc {
-	size_t a, b;           /* items; b may be SIZE_MAX (flash-only) */
-	double cycles;
-} rp_ilp_arc;
-
-typedef struct rp_ilp_problem {
-	const rp_ilp_item *items;
-	size_t nitems;
-	const rp_ilp_region *regions;
-	size_t nregions;
-	const rp_ilp_call *calls;
-	size_t ncalls;
-	size_t ntargets;       /* distinct callee ids used in calls */
-	const rp_ilp_arc *arcs;
-	size_t narcs;
-	uint64_t veneer_bytes; /* 0: no veneers (RISC-V) */
-	double time_limit_s;
-	const int *start;      /* a feasible assignment to improve on (region per item, -1 flash), or NULL */
-} rp_ilp_problem;
+#include "ramplace/ilp_problem.h"   /* the problem types and rp_ilp_evaluate */
 
 typedef struct rp_ilp_result {
 	int *region;           /* per item: region index or -1 (flash); caller frees */
@@ -88,8 +48,5 @@ void rp_ilp_result_release(rp_ilp_result *res);
 /* The greedy heuristic alone (also the warm start): fills region[] and returns its objective,
  * or -inf when the must-items do not fit. */
 double rp_ilp_greedy(const rp_ilp_problem *pb, int *region, rp_err *err);
-
-/* Objective and veneer counts of a given assignment (checks nothing). */
-double rp_ilp_evaluate(const rp_ilp_problem *pb, const int *region, size_t *veneers);
 
 #endif

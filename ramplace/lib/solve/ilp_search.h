@@ -1,13 +1,14 @@
 /* ilp_search.h: private interface of the placement ILP's primal heuristics (ilp_search.c), used
- * by ilp.c: an incremental assignment state whose moves keep the exact byte count of every
- * region (veneers shared per callee and region) and the objective, and a local search over
- * moves and swaps on it. Not installed. */
+ * by ilp.c and ilp_model.c: an incremental assignment state whose moves keep the exact byte
+ * count of every region (veneers shared per callee and region) and the objective, and a local
+ * search over moves and swaps on it. It needs the problem (ilp_problem.h), never the solver.
+ * Not installed. */
 #ifndef RAMPLACE_ILP_SEARCH_H
 #define RAMPLACE_ILP_SEARCH_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "ramplace/ilp.h"
+#include "ramplace/ilp_problem.h"
 
 typedef struct rp_ils rp_ils;
 
