@@ -12,10 +12,11 @@
 #ifndef RAMPLACE_LDGEN_DIALECTS_H
 #define RAMPLACE_LDGEN_DIALECTS_H
 
+#include <stddef.h>
+
+#include "locator.h"
 #include "ramplace/error.h"
-#include "ramplace/image.h"
 #include "ramplace/plan.h"
-#include "ramplace/srcloc.h"
 
 /* One exact input-section pattern as `ramplace place` writes them. */
 typedef struct rp_ld_pattern {
@@ -29,12 +30,30 @@ typedef struct rp_ld_pattern {
 /* Parses pat; fails with "'<pat>': <why>" on anything else. */
 int rp_ld_pattern_parse(rp_ld_pattern *out, const char *pat, rp_err *err);
 
+/* Called once per pattern of a unit u: text as the plan has it, p parsed from it. */
+typedef int (*rp_ld_pattern_fn)(void *ctx, const rp_plan_unit *u, const char *text, const rp_ld_pattern *p,
+				rp_err *err);
+
+/* Calls fn on every pattern of every unit, in plan order. Stops at the first pattern that does
+ * not parse or the first negative return of fn, and returns that code. */
+int rp_ld_pattern_each(const rp_plan *plan, rp_ld_pattern_fn fn, void *ctx, rp_err *err);
+
+/* Like rp_ld_pattern_each, but fn also gets slot, a fresh element of elem_size bytes, and
+ * returns 1 to keep it, 0 to drop it (after saying why in the output) or a negative code. The
+ * kept elements (*out, the caller's to free; NULL when none) are then sorted with cmp. On
+ * failure *out is NULL and *n is 0. */
+typedef int (*rp_ld_collect_fn)(void *ctx, void *slot, const rp_plan_unit *u, const char *text,
+				const rp_ld_pattern *p, rp_err *err);
+int rp_ld_pattern_collect(void **out, size_t *n, const rp_plan *plan, size_t elem_size, rp_ld_collect_fn fn,
+			  void *ctx, int (*cmp)(const void *, const void *), rp_err *err);
+
 int rp_ldgen_lld_write(const rp_plan *plan, const char *path, rp_err *err);
 int rp_ldgen_espidf_write(const rp_plan *plan, const char *path, rp_err *err);
 
-/* location: Zephyr's LOCATION (e.g. SRAM_TEXT). img and dw may be NULL; with them the source
- * files come from DWARF (absolute paths), without them from the object names (a.c.obj -> a.c). */
-int rp_ldgen_zephyr_write(const rp_plan *plan, const rp_image *img, rp_dwarf *dw, const char *location,
+/* location: Zephyr's LOCATION (e.g. SRAM_TEXT). loc may be NULL; with it the source files are
+ * the compiled files it gives (absolute paths), without it they come from the object names
+ * (a.c.obj -> a.c). */
+int rp_ldgen_zephyr_write(const rp_plan *plan, const rp_ldgen_locator *loc, const char *location,
 			  const char *path, rp_err *err);
 
 #endif

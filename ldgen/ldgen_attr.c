@@ -1,4 +1,4 @@
-/* ldgen_attr.c: the attribute emitter (see attr.h): plan -> definitions found through DWARF ->
+/* ldgen_attr.c: the attribute emitter (see attr.h): plan -> definitions found by the locator ->
  * a unified diff over the source tree plus a generated header.
  *
  * Owns, while it runs, the list of definitions to mark and each source file's lines. A patch is
@@ -99,31 +99,27 @@ static int add_target(targets *t, const char *rel, const char *abs, int line, co
 }
 
 /* One planned function -> a target, or a note saying why not. */
-static int locate_func(targets *t, rp_attr_result *res, const rp_plan_func *pf, const rp_image *img,
-		       rp_dwarf *dw, const char *root, rp_err *err)
+static int locate_func(targets *t, rp_attr_result *res, const rp_plan_func *pf, const rp_ldgen_locator *lc,
+		       const char *root, rp_err *err)
 {
 	const char *label = pf->name;
-	const rp_func *f = rp_image_func_by_name(img, pf->name, pf->file);
-	if (!f)
-		return rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: not in the ELF", label);
-	rp_srcloc loc;
-	int rc = rp_dwarf_locate(dw, f->addr, &loc, err);
+	rp_ldgen_loc loc;
+	int rc = lc->locate(lc->ctx, pf->name, pf->file, &loc, err);
 	if (rc < 0)
 		return rc;
+	if (rc == RP_LDGEN_LOC_NO_FUNC)
+		return rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: not in the ELF", label);
 	if (rc > 0)
 		return rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: no debug information (library code?)", label);
 	size_t rl = strlen(root);
 	if (!loc.decl_file || loc.decl_line <= 0)
-		rc = rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: DWARF gives no declaration line", label);
-	else if (strncmp(loc.decl_file, root, rl) != 0 || loc.decl_file[rl] != '/')
-		rc = rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: defined in %s, outside %s", label,
-			       loc.decl_file, root);
-	else if (!valid_identifier(loc.name))
-		rc = rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: '%s' is not a C identifier", label, loc.name);
-	else
-		rc = add_target(t, loc.decl_file + rl + 1, loc.decl_file, loc.decl_line, loc.name, err);
-	rp_srcloc_release(&loc);
-	return rc;
+		return rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: DWARF gives no declaration line", label);
+	if (strncmp(loc.decl_file, root, rl) != 0 || loc.decl_file[rl] != '/')
+		return rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: defined in %s, outside %s", label,
+					loc.decl_file, root);
+	if (!valid_identifier(loc.name))
+		return rp_strlist_pushf(&res->skipped, &res->nskipped, err, "%s: '%s' is not a C identifier", label, loc.name);
+	return add_target(t, loc.decl_file + rl + 1, loc.decl_file, loc.decl_line, loc.name, err);
 }
 
 static int by_file_line(const void *a, const void *b)
@@ -133,12 +129,12 @@ static int by_file_line(const void *a, const void *b)
 	return c ? c : (x->line > y->line) - (x->line < y->line);
 }
 
-static int collect_targets(targets *t, rp_attr_result *res, const rp_plan *plan, const rp_image *img,
-			   rp_dwarf *dw, const char *root, rp_err *err)
+static int collect_targets(targets *t, rp_attr_result *res, const rp_plan *plan, const rp_ldgen_locator *lc,
+			   const char *root, rp_err *err)
 {
 	for (size_t i = 0; i < plan->nunits; i++)
 		for (size_t k = 0; k < plan->units[i].nfuncs; k++) {
-			int rc = locate_func(t, res, &plan->units[i].funcs[k], img, dw, root, err);
+			int rc = locate_func(t, res, &plan->units[i].funcs[k], lc, root, err);
 			if (rc)
 				return rc;
 		}
@@ -494,7 +490,7 @@ static int check_opts(const rp_attr_opts *opts, char *root, rp_err *err)
 }
 
 int rp_attr_make_patch(char **patch, size_t *len, rp_attr_result *res, const rp_plan *plan,
-		       const rp_image *img, rp_dwarf *dw, const rp_attr_opts *opts, rp_err *err)
+		       const rp_ldgen_locator *loc, const rp_attr_opts *opts, rp_err *err)
 {
 	char root[PATH_MAX], *header = NULL;
 	targets t = { 0 };
@@ -503,7 +499,7 @@ int rp_attr_make_patch(char **patch, size_t *len, rp_attr_result *res, const rp_
 	memset(res, 0, sizeof(*res));
 	int rc = check_opts(opts, root, err);
 	if (!rc)
-		rc = collect_targets(&t, res, plan, img, dw, root, err);
+		rc = collect_targets(&t, res, plan, loc, root, err);
 	FILE *fp = rc ? NULL : open_memstream(patch, len);
 	if (!rc && !fp)
 		rc = rp_err_nomem(err, "building the patch");

@@ -1,9 +1,13 @@
 /* pattern.c: reads back the exact input-section patterns of a plan (dialects.h), so that other
- * dialects can say the same thing in their own terms. Owns nothing. */
+ * dialects can say the same thing in their own terms, and walks a plan's patterns for them.
+ * Owns, while rp_ld_pattern_collect runs, the array it builds. A plan holds a few hundred
+ * patterns at most: one growing array and one sort are enough. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dialects.h"
+#include "ramplace/util.h"
 
 /* Names, paths and the few wildcard characters exact patterns use; nothing that could end a
  * statement, a comment or a quoted string in any dialect. */
@@ -51,4 +55,55 @@ int rp_ld_pattern_parse(rp_ld_pattern *out, const char *pat, rp_err *err)
 	if (out->no_archive && colon)
 		return rp_err_set(err, RP_EINPUT, "'%s': a plain object cannot have an archive member", pat);
 	return 0;
+}
+
+int rp_ld_pattern_each(const rp_plan *plan, rp_ld_pattern_fn fn, void *ctx, rp_err *err)
+{
+	for (size_t i = 0; i < plan->nunits; i++)
+		for (size_t k = 0; k < plan->units[i].npatterns; k++) {
+			rp_ld_pattern p;
+			const char *text = plan->units[i].patterns[k];
+			int rc = rp_ld_pattern_parse(&p, text, err);
+			if (rc == 0)
+				rc = fn(ctx, &plan->units[i], text, &p, err);
+			if (rc < 0)
+				return rc;
+		}
+	return 0;
+}
+
+typedef struct collector {
+	void *v;
+	size_t n, cap, elem_size;
+	rp_ld_collect_fn fn;
+	void *ctx;
+} collector;
+
+static int collect_one(void *ctx, const rp_plan_unit *u, const char *text, const rp_ld_pattern *p, rp_err *err)
+{
+	collector *c = ctx;
+	if (rp_grow((void **)&c->v, &c->cap, c->n + 1, c->elem_size, err))
+		return err->code;
+	int rc = c->fn(c->ctx, (char *)c->v + c->n * c->elem_size, u, text, p, err);
+	if (rc > 0)
+		c->n++;
+	return rc < 0 ? rc : 0;
+}
+
+int rp_ld_pattern_collect(void **out, size_t *n, const rp_plan *plan, size_t elem_size, rp_ld_collect_fn fn,
+			  void *ctx, int (*cmp)(const void *, const void *), rp_err *err)
+{
+	collector c = { NULL, 0, 0, elem_size, fn, ctx };
+	int rc = rp_ld_pattern_each(plan, collect_one, &c, err);
+	if (rc < 0) {
+		free(c.v);
+		c.v = NULL;
+		c.n = 0;
+	} else if (c.n > 1) {
+		/* never qsort(NULL, 0, ...): the C standard wants a valid base even for no elements */
+		qsort(c.v, c.n, elem_size, cmp);
+	}
+	*out = c.v;
+	*n = c.n;
+	return rc;
 }

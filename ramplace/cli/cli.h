@@ -1,4 +1,6 @@
-/* cli.h: the subcommand table shared by main.c and the cmd_*.c files.
+/* cli.h: the subcommand table that main.c dispatches through, and the helpers the cmd_*.c files
+ * share (cli_args.c, record_opts.c, cli_srcloc.c). main.c calls the commands; nothing here
+ * calls back into main.c.
  *
  * Each subcommand is `int cmd_<name>(int argc, char **argv, rp_err *err)`: argv[0] is the
  * subcommand name, options are parsed with getopt_long (optind is reset by main). It returns 0
@@ -7,8 +9,14 @@
 #define RAMPLACE_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "locator.h"
 #include "ramplace/error.h"
+#include "ramplace/image.h"
+#include "ramplace/rsp.h"
+#include "ramplace/sampler.h"
+#include "ramplace/srcloc.h"
 
 typedef int (*rp_cmd_fn)(int argc, char **argv, rp_err *err);
 
@@ -23,11 +31,55 @@ int cmd_emit(int argc, char **argv, rp_err *err);
 int cmd_diff(int argc, char **argv, rp_err *err);
 int cmd_callgraph(int argc, char **argv, rp_err *err);
 
+/* ---- cli_args.c */
+
 /* Parses --remote HOST:PORT ("[::1]:1234" too) into host (hostcap bytes) and port 1..65535;
  * a usage error for `cmd` otherwise. */
 int cli_parse_remote(char *host, size_t hostcap, int *port, const char *text, const char *cmd, rp_err *err);
 
 /* Sets err to a usage error for `cmd` and returns RP_EUSAGE. */
 int cli_usage_error(rp_err *err, const char *cmd, const char *what);
+
+/* ---- record_opts.c: the options of `ramplace record`, sampling (cmd_record.c) and --runtime
+ * (cmd_record_runtime.c) alike */
+
+typedef struct cli_record_opts {
+	int runtime;             /* --runtime: read the target-side runtime's histogram */
+	char host[256];          /* --remote */
+	int port;
+	rp_rsp_opts rsp;         /* the timeouts; the caller fills in the target from the ELF */
+	double duration_s;       /* sampling: stop after this long; runtime: read after this long
+				    unless the breakpoint came first; 0: no limit */
+	int quiet;
+	const char *db_path, *elf_path;
+	/* sampling only */
+	rp_sampler_opts sampler; /* all but duration_s, which is above */
+	/* --runtime only */
+	const char *at;          /* breakpoint function; NULL with --now */
+	const char *gmon_path;   /* also write gmon.out here; NULL: no */
+	int reset;
+} cli_record_opts;
+
+/* The defaults of one method (runtime: 1 for --runtime), the sampling seed from the clock. */
+void cli_record_opts_init(cli_record_opts *o, int runtime);
+
+/* Parses the method's options and the two operands into o (see cli_record_opts_init). Prints
+ * the method's help and returns 1 after --help; returns 0 to go on, or a usage error. */
+int cli_record_opts_parse(cli_record_opts *o, int argc, char **argv, rp_err *err);
+
+/* ---- cli_srcloc.c: the ldgen locator (locator.h) on top of an ELF's symbols and DWARF */
+
+typedef struct cli_srcloc {
+	const rp_image *img;
+	rp_dwarf *dw;
+	rp_srcloc last;          /* the answer whose strings the locator lent out last */
+} cli_srcloc;
+
+/* Opens the DWARF of img (fails as rp_dwarf_open does). img must outlive s. */
+int cli_srcloc_open(cli_srcloc *s, const rp_image *img, rp_err *err);
+/* Closes s; also one zeroed or whose open failed. */
+void cli_srcloc_close(cli_srcloc *s);
+/* A locator reading s: functions by name in img, their places from its DWARF. */
+rp_ldgen_locator cli_srcloc_locator(cli_srcloc *s);
 
 #endif

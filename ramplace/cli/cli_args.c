@@ -1,10 +1,17 @@
-/* cli_args.c: option-value parsers shared by several subcommands (see cli.h). */
+/* cli_args.c: helpers every subcommand may call (see cli.h): the usage error and option-value
+ * parsers shared by several subcommands. They sit here, not in main.c, so that main.c only
+ * calls into the commands and nothing calls back into it. Owns nothing. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+
+int cli_usage_error(rp_err *err, const char *cmd, const char *what)
+{
+	return rp_err_set(err, RP_EUSAGE, "%s: %s (see 'ramplace %s --help')", cmd, what, cmd);
+}
 
 int cli_parse_remote(char *host, size_t hostcap, int *port, const char *text, const char *cmd, rp_err *err)
 {

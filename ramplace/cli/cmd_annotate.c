@@ -106,7 +106,7 @@ int cmd_annotate(int argc, char **argv, rp_err *err)
 	annotate_args a = { .opts = RP_ATTR_OPTS_INIT, .plan_path = "ramtext.ld.plan" };
 	rp_plan *plan = NULL;
 	rp_image *img = NULL;
-	rp_dwarf *dw = NULL;
+	cli_srcloc sl = { 0 };
 	rp_attr_result res = { 0 };
 	char *patch = NULL;
 	size_t len = 0;
@@ -118,16 +118,18 @@ int cmd_annotate(int argc, char **argv, rp_err *err)
 	if (!rc)
 		rc = rp_image_load(&img, a.elf_path, err);
 	if (!rc)
-		rc = rp_dwarf_open(&dw, a.elf_path, err);
-	if (!rc)
-		rc = rp_attr_make_patch(&patch, &len, &res, plan, img, dw, &a.opts, err);
+		rc = cli_srcloc_open(&sl, img, err);
+	if (!rc) {
+		rp_ldgen_locator lc = cli_srcloc_locator(&sl);
+		rc = rp_attr_make_patch(&patch, &len, &res, plan, &lc, &a.opts, err);
+	}
 	if (!rc)
 		rc = write_patch(patch, len, a.output, err);
 	if (!rc)
 		print_result(&res, &a, plan, img);
 	free(patch);
 	rp_attr_result_release(&res);
-	rp_dwarf_close(dw);
+	cli_srcloc_close(&sl);
 	rp_image_free(img);
 	rp_plan_free(plan);
 	return rc;

@@ -53,21 +53,22 @@ int cmd_emit(int argc, char **argv, rp_err *err)
 		return cli_usage_error(err, "emit", "--format is gnu, lld, esp-idf or zephyr");
 	rp_plan *plan = NULL;
 	rp_image *img = NULL;
-	rp_dwarf *dw = NULL;
+	cli_srcloc sl = { 0 };
 	int rc = rp_plan_read(&plan, plan_path, err);
 	if (!rc && elf_path && fmt == 3)
 		rc = rp_image_load(&img, elf_path, err);
 	if (!rc && img)
-		rc = rp_dwarf_open(&dw, elf_path, err);
+		rc = cli_srcloc_open(&sl, img, err);
+	rp_ldgen_locator lc = cli_srcloc_locator(&sl);
 	if (!rc) {
 		switch (fmt) {
 		case 0: rc = rp_ldgen_gnu_write(plan, output, err); break;
 		case 1: rc = rp_ldgen_lld_write(plan, output, err); break;
 		case 2: rc = rp_ldgen_espidf_write(plan, output, err); break;
-		default: rc = rp_ldgen_zephyr_write(plan, img, dw, location, output, err); break;
+		default: rc = rp_ldgen_zephyr_write(plan, img ? &lc : NULL, location, output, err); break;
 		}
 	}
-	rp_dwarf_close(dw);
+	cli_srcloc_close(&sl);
 	rp_image_free(img);
 	rp_plan_free(plan);
 	return rc;

@@ -7,11 +7,11 @@
  * calls when its profile is complete), reads, removes the breakpoint and detaches, so the
  * firmware runs on. Options, the ELF (symbols ramplace_profile and the breakpoint function) and
  * the database are checked before connecting. The histogram goes through the same gmon.out
- * importer as a file dumped over semihosting, so both paths give the same run. Owns the SIGINT
- * handler for the duration of the command; it only sets a flag the waits poll. */
+ * importer as a file dumped over semihosting, so both paths give the same run. Its options are
+ * read by record_opts.c, with those of sampling. Owns the SIGINT handler for the duration of the
+ * command; it only sets a flag the waits poll. */
 #include <elf.h>
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,130 +34,13 @@ static void on_sigint(int sig)
 	interrupted = 1;
 }
 
-struct runtime_opts {
-	char host[256];
-	int port;
-	rp_rsp_opts rsp;
-	double duration_s;      /* 0: wait for the breakpoint as long as it takes */
-	const char *at;         /* breakpoint function; NULL with --now */
-	const char *gmon_path;  /* also write gmon.out here; NULL: no */
-	int reset, quiet;
-	const char *db_path, *elf_path;
-	uint64_t bp_addr;       /* where `at` is, and its breakpoint kind */
+/* What the ELF says about the runtime: where its descriptor is and where to stop. */
+typedef struct runtime_site {
+	const rp_image *img;
+	uint64_t desc_addr;
+	uint64_t bp_addr;       /* where o->at is, and its breakpoint kind (instruction size) */
 	int bp_kind;
-};
-
-static void usage(void)
-{
-	printf("usage: ramplace record --runtime --remote HOST:PORT [options] profile.db firmware.elf\n\n"
-	       "Reads the histogram of ramplace's target-side sampling runtime (ramplace/runtime,\n"
-	       "linked into the firmware) from target memory through a gdbserver and stores it in\n"
-	       "profile.db as a run with method \"runtime\". By default it stops the target when it\n"
-	       "calls ramplace_profile_ready, reads, and lets it run on.\n\n"
-	       "  --remote HOST:PORT        the gdbserver to connect to\n"
-	       "  --at FUNCTION             stop on this function instead of ramplace_profile_ready\n"
-	       "  --now                     read at once, wherever the gdbserver halted the target\n"
-	       "  --duration SECONDS        read after this long if the breakpoint was not reached\n"
-	       "  --gmon FILE               also write the histogram as a gmon.out file\n"
-	       "  --reset                   zero the histogram on the target after reading it\n"
-	       "  --connect-timeout MS      bound on connecting (default 3000)\n"
-	       "  --timeout MS              bound on every reply (default 2000)\n"
-	       "  --quiet                   no summary line\n"
-	       "  --help                    print this and exit\n");
-}
-
-static int parse_ms(int *out, const char *text, rp_err *err)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(text, &end, 10);
-	if (errno || end == text || *end || v < 1 || v > 3600000)
-		return cli_usage_error(err, "record", "timeouts want milliseconds (1..3600000)");
-	*out = (int)v;
-	return 0;
-}
-
-enum { OPT_RUNTIME = 256, OPT_REMOTE, OPT_AT, OPT_NOW, OPT_DURATION, OPT_GMON, OPT_RESET,
-       OPT_CTIMEOUT, OPT_TIMEOUT, OPT_QUIET, OPT_HELP };
-
-static const struct option long_opts[] = {
-	{ "runtime", no_argument, NULL, OPT_RUNTIME },
-	{ "remote", required_argument, NULL, OPT_REMOTE },
-	{ "at", required_argument, NULL, OPT_AT },
-	{ "now", no_argument, NULL, OPT_NOW },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "gmon", required_argument, NULL, OPT_GMON },
-	{ "reset", no_argument, NULL, OPT_RESET },
-	{ "connect-timeout", required_argument, NULL, OPT_CTIMEOUT },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "quiet", no_argument, NULL, OPT_QUIET },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* Returns 1 after --help, 0 to go on, or a usage error. */
-static int parse_args(struct runtime_opts *o, int argc, char **argv, rp_err *err)
-{
-	int c, rc = 0, have_remote = 0, now = 0;
-	char *end;
-	while (rc == 0 && (c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_RUNTIME:
-			break;
-		case OPT_REMOTE:
-			rc = cli_parse_remote(o->host, sizeof(o->host), &o->port, optarg, "record", err);
-			have_remote = 1;
-			break;
-		case OPT_AT:
-			o->at = optarg;
-			break;
-		case OPT_NOW:
-			now = 1;
-			break;
-		case OPT_DURATION:
-			errno = 0;
-			o->duration_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->duration_s >= 0.001 && o->duration_s <= 1e7))
-				rc = cli_usage_error(err, "record", "--duration wants a positive number of seconds");
-			break;
-		case OPT_GMON:
-			o->gmon_path = optarg;
-			break;
-		case OPT_RESET:
-			o->reset = 1;
-			break;
-		case OPT_CTIMEOUT:
-			rc = parse_ms(&o->rsp.connect_timeout_ms, optarg, err);
-			break;
-		case OPT_TIMEOUT:
-			rc = parse_ms(&o->rsp.timeout_ms, optarg, err);
-			break;
-		case OPT_QUIET:
-			o->quiet = 1;
-			break;
-		case OPT_HELP:
-			usage();
-			return 1;
-		default:
-			return cli_usage_error(err, "record", "unknown option");
-		}
-	}
-	if (rc < 0)
-		return rc;
-	if (!have_remote)
-		return cli_usage_error(err, "record", "--remote HOST:PORT is required");
-	if (now && (o->at || o->duration_s > 0))
-		return cli_usage_error(err, "record", "--now reads at once: no --at or --duration with it");
-	if (!now && !o->at)
-		o->at = RP_RUNTIME_READY_SYMBOL;
-	if (now)
-		o->at = NULL;
-	if (argc - optind != 2)
-		return cli_usage_error(err, "record", "wants profile.db and firmware.elf");
-	o->db_path = argv[optind];
-	o->elf_path = argv[optind + 1];
-	return 0;
-}
+} runtime_site;
 
 /* Where the breakpoint goes, and its kind (instruction size). */
 static int breakpoint_site(const rp_image *img, const char *name, uint64_t *addr, int *kind, rp_err *err)
@@ -185,7 +68,7 @@ static double now_s(void)
 
 /* Runs the target until it stops (the breakpoint, or anything else), --duration passes or
  * Ctrl-C; in the last two cases halts it. *why says which. */
-static int run_to_breakpoint(rp_rsp *rsp, const struct runtime_opts *o, const char **why, rp_err *err)
+static int run_to_breakpoint(rp_rsp *rsp, const cli_record_opts *o, const char **why, rp_err *err)
 {
 	rp_rsp_stop stop;
 	double deadline = o->duration_s > 0 ? now_s() + o->duration_s : 0;
@@ -216,8 +99,8 @@ static int run_to_breakpoint(rp_rsp *rsp, const struct runtime_opts *o, const ch
 
 /* Connects, reads the histogram (after the breakpoint unless --now), optionally resets it and
  * lets the target go. */
-static int collect(const struct runtime_opts *o, const rp_image *img, uint64_t desc_addr,
-		   rp_runtime_profile *prof, const char **why, char *source, size_t source_cap, rp_err *err)
+static int collect(const cli_record_opts *o, const runtime_site *site, rp_runtime_profile *prof,
+		   const char **why, char *source, size_t source_cap, rp_err *err)
 {
 	rp_rsp *rsp = NULL;
 	int bptype = -1;
@@ -226,14 +109,14 @@ static int collect(const struct runtime_opts *o, const rp_image *img, uint64_t d
 		return rc;
 	snprintf(source, source_cap, "gdbserver %s", rp_rsp_name(rsp));
 	*why = o->at ? NULL : "now";
-	if (o->at && (rc = rp_rsp_insert_breakpoint(rsp, o->bp_addr, o->bp_kind, &bptype, err)) == 0)
+	if (o->at && (rc = rp_rsp_insert_breakpoint(rsp, site->bp_addr, site->bp_kind, &bptype, err)) == 0)
 		rc = run_to_breakpoint(rsp, o, why, err);
 	if (rc == 0)
-		rc = rp_runtime_fetch(prof, rsp, desc_addr, img->big_endian, err);
+		rc = rp_runtime_fetch(prof, rsp, site->desc_addr, site->img->big_endian, err);
 	if (rc == 0 && o->reset)
-		rc = rp_runtime_reset(rsp, prof, desc_addr, err);
+		rc = rp_runtime_reset(rsp, prof, site->desc_addr, err);
 	if (rc == 0 && bptype >= 0)
-		rc = rp_rsp_remove_breakpoint(rsp, bptype, o->bp_addr, o->bp_kind, err);
+		rc = rp_rsp_remove_breakpoint(rsp, bptype, site->bp_addr, site->bp_kind, err);
 	if (rc == 0)
 		rc = rp_rsp_detach(rsp, err);
 	rp_rsp_close(rsp);
@@ -293,9 +176,9 @@ static int find_descriptor(const rp_image *img, uint64_t *desc_addr, rp_err *err
 	return rc;
 }
 
-static int record_runtime(const struct runtime_opts *o, rp_db *db, const rp_image *img, uint64_t desc_addr,
-			  rp_err *err)
+static int record_runtime(const cli_record_opts *o, rp_db *db, const runtime_site *site, rp_err *err)
 {
+	const rp_image *img = site->img;
 	rp_runtime_profile prof;
 	unsigned char *g = NULL;
 	size_t glen = 0;
@@ -303,7 +186,7 @@ static int record_runtime(const struct runtime_opts *o, rp_db *db, const rp_imag
 	char source[320];
 	int64_t run_id = 0;
 	rp_runtime_profile_init(&prof);
-	int rc = collect(o, img, desc_addr, &prof, &why, source, sizeof(source), err);
+	int rc = collect(o, site, &prof, &why, source, sizeof(source), err);
 	if (rc == 0 && prof.samples == 0)
 		rc = rp_err_set(err, RP_EINPUT, "%s: the histogram is empty (%u ticks, %u outside [0x%08x, 0x%08x)); nothing stored",
 				source, prof.desc.ticks, prof.desc.outside, prof.desc.low_pc, prof.desc.high_pc);
@@ -326,21 +209,20 @@ static int record_runtime(const struct runtime_opts *o, rp_db *db, const rp_imag
 
 int cmd_record_runtime(int argc, char **argv, rp_err *err)
 {
-	struct runtime_opts o;
-	rp_rsp_opts rdflt = RP_RSP_OPTS_INIT;
-	memset(&o, 0, sizeof(o));
-	o.rsp = rdflt;
+	cli_record_opts o;
+	cli_record_opts_init(&o, 1);
 	o.rsp.want_ra = 0;
-	int rc = parse_args(&o, argc, argv, err);
+	int rc = cli_record_opts_parse(&o, argc, argv, err);
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
 	rp_image *img = NULL;
 	rp_db *db = NULL;
-	uint64_t desc_addr = 0;
+	runtime_site site = { 0 };
 	if ((rc = rp_image_load(&img, o.elf_path, err)) < 0)
 		return rc;
-	if ((rc = find_descriptor(img, &desc_addr, err)) < 0 ||
-	    (o.at && (rc = breakpoint_site(img, o.at, &o.bp_addr, &o.bp_kind, err)) < 0) ||
+	site.img = img;
+	if ((rc = find_descriptor(img, &site.desc_addr, err)) < 0 ||
+	    (o.at && (rc = breakpoint_site(img, o.at, &site.bp_addr, &site.bp_kind, err)) < 0) ||
 	    (rc = rp_db_open(&db, o.db_path, err)) < 0) {
 		rp_image_free(img);
 		return rc;
@@ -357,7 +239,7 @@ int cmd_record_runtime(int argc, char **argv, rp_err *err)
 	sigaction(SIGINT, &sa, &old);
 	o.rsp.cancel = &interrupted;
 
-	rc = record_runtime(&o, db, img, desc_addr, err);
+	rc = record_runtime(&o, db, &site, err);
 
 	sigaction(SIGINT, &old, NULL);
 	rp_db_close(db);

@@ -34,11 +34,6 @@ static void print_help(FILE *out)
 	fprintf(out, "\n'ramplace <command> --help' describes a command; 'man ramplace' has the rest.\n");
 }
 
-int cli_usage_error(rp_err *err, const char *cmd, const char *what)
-{
-	return rp_err_set(err, RP_EUSAGE, "%s: %s (see 'ramplace %s --help')", cmd, what, cmd);
-}
-
 static const struct cmd *find_command(const char *name)
 {
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

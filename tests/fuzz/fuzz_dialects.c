@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "/tmp/fuzz_dialects.%ld", (long)getpid());
 	run(rp_ldgen_lld_write(plan, path, &err), &err, path);
 	run(rp_ldgen_espidf_write(plan, path, &err), &err, path);
-	run(rp_ldgen_zephyr_write(plan, NULL, NULL, "SRAM_TEXT", path, &err), &err, path);
+	run(rp_ldgen_zephyr_write(plan, NULL, "SRAM_TEXT", path, &err), &err, path);
 	rp_plan_free(plan);
 	return 0;
 }

@@ -34,7 +34,7 @@ static char *emit(int which, const char *text)
 	assert_int_equal(rp_plan_parse(&plan, text, strlen(text), "t.plan", &err), 0);
 	int rc = which == 0 ? rp_ldgen_lld_write(plan, path, &err)
 		: which == 1 ? rp_ldgen_espidf_write(plan, path, &err)
-		: rp_ldgen_zephyr_write(plan, NULL, NULL, "SRAM_TEXT", path, &err);
+		: rp_ldgen_zephyr_write(plan, NULL, "SRAM_TEXT", path, &err);
 	assert_int_equal(rc, 0);
 	assert_int_equal(rp_read_file(&out, &len, path, &err), 0);
 	unlink(path);
@@ -105,7 +105,7 @@ static void test_zephyr_location_checked(void **state)
 	rp_plan *plan = NULL;
 	rp_err err = RP_ERR_INIT;
 	assert_int_equal(rp_plan_parse(&plan, plan_text, strlen(plan_text), "t.plan", &err), 0);
-	assert_int_equal(rp_ldgen_zephyr_write(plan, NULL, NULL, "SRAM) x(", "/tmp/never-written", &err), RP_EUSAGE);
+	assert_int_equal(rp_ldgen_zephyr_write(plan, NULL, "SRAM) x(", "/tmp/never-written", &err), RP_EUSAGE);
 	assert_int_equal(access("/tmp/never-written", F_OK), -1);
 	rp_plan_free(plan);
 }
