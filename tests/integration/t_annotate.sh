@@ -7,17 +7,7 @@
 # fragment), the other static fold stays in flash, and the firmware prints the same. Annotating
 # again is a no-op.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; git, patch, arm-none-eabi-gcc, qemu-system-arm.
-set -euo pipefail
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
-run_fw() { timeout 60 qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
-	-semihosting-config enable=on,target=native -kernel "$1"; }
-nm_addr() { arm-none-eabi-nm "$1" | awk -v n="$2" '$3 == n && !f { print $1; f = 1 }'; }
+. "$(dirname "$0")/lib.sh"
 
 tree() { # DIR: a copy of the parts of the repository the example build needs, as a git repo
 	mkdir -p "$1/examples"
@@ -87,5 +77,4 @@ if [ ! -s "$work/again.patch" ] && grep -q "already annotated" "$work/again.err"
 status=0
 "$RAMPLACE" annotate --plan "$work/ramtext.ld.plan" --macro 'bad macro' "$work/flash/fw.elf" >/dev/null 2>"$work/bad.err" || status=$?
 if [ "$status" -eq 2 ] && grep -q "is not a C identifier" "$work/bad.err"; then pass "a bad --macro is refused"; else fail "bad macro: $status"; fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -5,14 +5,10 @@
 # larger than the RAM region, an unreadable and a locked profile.db, a bad import file.
 # (Unreachable gdbservers and garbage RSP replies: t_record_faults.sh.)
 # Needs: $RAMPLACE, $RAMPLACE_SRC; python3.
-set -euo pipefail
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
 holder_pid=""
-trap '[ -n "$holder_pid" ] && kill "$holder_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
-cd "$tmp"
-passed=0
-failed=0
+on_exit '[ -n "$holder_pid" ] && kill "$holder_pid" 2>/dev/null'
+cd "$work"
 elf=$RAMPLACE_SRC/tests/data/maptest/maptest.elf
 map=$RAMPLACE_SRC/tests/data/maptest/maptest.map
 stripped=$RAMPLACE_SRC/tests/data/elf/arm-m3-stripped.elf
@@ -29,11 +25,9 @@ expect_refusal() {
 	lines=$(wc -l <err.txt)
 	if [ "$status" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q "^ramplace: .*$subject.*$what" err.txt &&
 		[ ! -e ramtext.ld ] && [ ! -e ramtext.ld.plan ] && ! ls ./*.tmp.* >/dev/null 2>&1; then
-		passed=$((passed + 1))
-		echo "ok: $name: $(cat err.txt)"
+		pass "$name: $(cat err.txt)"
 	else
-		failed=$((failed + 1))
-		echo "FAIL: $name: status $status, $lines line(s):"
+		fail "$name: status $status, $lines line(s):"
 		sed 's/^/    /' err.txt
 	fi
 }
@@ -79,7 +73,7 @@ python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("DELET
 expect_refusal "empty profile" "empty.db" "holds no samples" "$RAMPLACE" --budget 1K empty.db "$elf"
 : >empty.txt
 expect_refusal "empty import file" "empty.txt" "no samples" "$RAMPLACE" import new.db "$elf" empty.txt
-if [ ! -e new.db ]; then passed=$((passed + 1)); echo "ok: failed import created no database"; else failed=$((failed + 1)); echo "FAIL: new.db created"; fi
+if [ ! -e new.db ]; then pass "failed import created no database"; else fail "new.db created"; fi
 printf '0x100\nnot-a-pc\n' >bad.txt
 expect_refusal "bad import line" "bad.txt" "line 2 (byte 6)" "$RAMPLACE" import profile.db "$elf" bad.txt
 
@@ -98,17 +92,16 @@ kill "$holder_pid" 2>/dev/null || true
 wait "$holder_pid" 2>/dev/null || true
 holder_pid=""
 runs=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM runs").fetchone()[0])' profile.db)
-if [ "$runs" -eq 1 ]; then passed=$((passed + 1)); echo "ok: locked import added no run"; else failed=$((failed + 1)); echo "FAIL: $runs runs after the locked import"; fi
+if [ "$runs" -eq 1 ]; then pass "locked import added no run"; else fail "$runs runs after the locked import"; fi
 
 # and the good path still works: no profile at all gives an empty, valid fragment
 status=0
 "$RAMPLACE" --budget 1K --map "$map" nothing.db "$elf" >out.txt 2>err.txt || status=$?
 only_comments=$(python3 -c 'import re,sys; print(re.sub(r"/\*.*?\*/", "", open(sys.argv[1]).read(), flags=re.S).strip() == "")' ramtext.ld)
 if [ "$status" -eq 0 ] && grep -q "no profile yet" out.txt && [ "$only_comments" = True ]; then
-	passed=$((passed + 1)); echo "ok: no profile.db: empty fragment"
+	pass "no profile.db: empty fragment"
 else
-	failed=$((failed + 1)); echo "FAIL: no profile.db: status $status"; cat err.txt
+	fail "no profile.db: status $status"; cat err.txt
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -6,16 +6,9 @@
 # Forcing memcpy into RAM (--allow-boot-path) must be caught by `ramplace check` (exit 1, the
 # reset-path line) and indeed bricks the firmware in QEMU.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc, qemu-system-arm.
-set -euo pipefail
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
-. "$RAMPLACE_SRC/scripts/qemu-lib.sh"
-work=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
 qemu_pid=""
-trap 'stop_pid "$qemu_pid"; rm -rf "$work"' EXIT
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
+on_exit 'stop_pid "$qemu_pid"'
 
 src=$RAMPLACE_SRC/tests/data/bootpath
 build() { # DIR FRAGMENT
@@ -88,5 +81,4 @@ status=0
 run "$work/bad/fw.elf" || status=$?
 if [ "$status" -ne 0 ]; then pass "the unsafe placement really bricks the firmware (status $status)"; else fail "unsafe placement ran"; fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

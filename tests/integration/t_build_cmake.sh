@@ -6,18 +6,9 @@
 # QEMU's gdbstub; fw-ramplace places, relinks and checks; the output does not change; a second
 # build relinks nothing. Also: the installed library builds a program through pkg-config.
 # Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD; cmake, ninja, arm-none-eabi-gcc, qemu, cc.
-set -euo pipefail
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}" "${RAMPLACE_BUILD:?}"
-. "$RAMPLACE_SRC/scripts/qemu-lib.sh"
+. "$(dirname "$0")/lib.sh"
+: "${RAMPLACE_BUILD:?}"
 ex=$RAMPLACE_SRC/examples/qemu-cortex-m3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
-run_fw() { timeout 60 qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
-	-semihosting-config enable=on,target=native -kernel "$1"; }
 
 prefix=$work/prefix
 cmake --install "$RAMPLACE_BUILD" --prefix "$prefix" >/dev/null
@@ -67,5 +58,4 @@ for gen in Ninja "Unix Makefiles"; do
 	if cmake --build "$b" -t fw-ramplace-check >/dev/null 2>&1; then pass "$gen: fw-ramplace-check"; else fail "$gen: fw-ramplace-check"; fi
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -5,20 +5,10 @@
 # `make check` passes. Then a stale profile (taken on another firmware) is refused with exit 2
 # and the fragment left alone, and RAMPLACE_FORCE=1 places anyway. A renamed function is named
 # as such. Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc, qemu-system-arm, python3.
-set -euo pipefail
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
-. "$RAMPLACE_SRC/scripts/qemu-lib.sh"
+. "$(dirname "$0")/lib.sh"
 ex=$RAMPLACE_SRC/examples/qemu-cortex-m3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
 b=$work/b
 mk() { make -s -C "$ex" BUILD="$b" ITERATIONS=40 RAMPLACE="$RAMPLACE" BUDGET=1K "$@"; }
-run_fw() { timeout 60 qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
-	-semihosting-config enable=on,target=native -kernel "$1"; }
 
 mk >/dev/null
 if grep -q "empty placement" "$b/ramtext.ld" && [ -s "$b/fw.map" ]; then pass "first build links with the empty fragment and writes the map"; else fail "first build"; fi
@@ -78,5 +68,4 @@ printf '0x%s 50\n' "$addr" >"$work/pcs3.txt"
 "$RAMPLACE" place --budget 1K --force --map "$work/r2/fw.map" -o "$work/ren.ld" "$work/ren.db" "$work/r2/fw.elf" >/dev/null 2>"$work/ren.err" || true
 if grep -q "crc32_update (50) now crc32_step?" "$work/ren.err"; then pass "renamed function recognized by its code"; else fail "rename:"; cat "$work/ren.err"; fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -6,15 +6,8 @@
 # warned about, also as the sum of two regions in one memory (where budget auto is refused);
 # `ramplace callgraph` prints the graph as text and DOT.
 # Needs: $RAMPLACE, $RAMPLACE_SRC.
-set -euo pipefail
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
+. "$(dirname "$0")/lib.sh"
+cd "$work"
 elf=$RAMPLACE_SRC/tests/data/maptest/maptest.elf
 map=$RAMPLACE_SRC/tests/data/maptest/maptest.map
 
@@ -105,5 +98,4 @@ sed -i "s/budget: auto/budget: $free/" itcm.yaml
 "$RAMPLACE" place --config itcm.yaml --map "$map" profile.db "$elf" >itcm_num.out 2>&1
 ! grep -q "together" itcm_num.out && pass "a guessed memory is not summed with RAM's regions" || { cat itcm_num.out; fail "guessed memory summed"; }
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

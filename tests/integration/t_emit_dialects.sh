@@ -5,18 +5,8 @@
 # fragment and the Zephyr relocation lines name the planned functions the way those tools
 # expect; a hostile plan is refused with the file and line, nothing written.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc, ld.lld, qemu-system-arm.
-set -euo pipefail
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
+. "$(dirname "$0")/lib.sh"
 ex=$RAMPLACE_SRC/examples/qemu-cortex-m3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
-run_fw() { timeout 60 qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
-	-semihosting-config enable=on,target=native -kernel "$1"; }
-nm_addr() { arm-none-eabi-nm "$1" | awk -v n="$2" '$3 == n && !f { print $1; f = 1 }'; }
 mk() { make -s -C "$ex" ITERATIONS=40 RAMPLACE="$RAMPLACE" "$@" >/dev/null; }
 
 mk BUILD="$work/gnu"
@@ -75,5 +65,4 @@ for f in lld esp-idf zephyr; do
 		fail "$f: status $status: $(cat "$work/bad.err")"
 	fi
 done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

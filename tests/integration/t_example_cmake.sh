@@ -4,17 +4,9 @@
 # (imported PC list: the hottest function of each object plus newlib's memcpy) relinks through
 # -DRAMTEXT_LD, passes `ramplace check`, moves those functions to RAM and keeps the output.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; cmake, arm-none-eabi-gcc, qemu-system-arm.
-set -euo pipefail
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
+. "$(dirname "$0")/lib.sh"
+fw_timeout=120
 ex=$RAMPLACE_SRC/examples/qemu-cortex-m3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
-run_fw() { timeout 120 qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
-	-semihosting-config enable=on,target=native -kernel "$1"; }
 
 make -s -C "$ex" BUILD="$work/make" ITERATIONS=50 >/dev/null
 cmake -S "$ex" -B "$work/cmake" -DCMAKE_TOOLCHAIN_FILE="$ex/cmake/arm-none-eabi-toolchain.cmake" -DFW_ITERATIONS=50 >/dev/null
@@ -47,5 +39,4 @@ done
 if [ "$moved" -eq 4 ]; then pass "all 4 functions at 0x2000xxxx"; else fail "only $moved of 4 moved"; fi
 run_fw "$work/cmake/fw.elf" >"$work/cmake-ram.out"
 if cmp -s "$work/make.out" "$work/cmake-ram.out"; then pass "relinked CMake firmware prints the same"; else fail "relinked output differs"; fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

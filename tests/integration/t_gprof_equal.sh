@@ -6,15 +6,8 @@
 # per arc) as `gprof -b -q`. Then again for a file holding the histogram twice (gprof sums
 # records with the same range) and for the file fed on standard input.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; gcc, gprof, python3.
-set -euo pipefail
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
+. "$(dirname "$0")/lib.sh"
+cd "$work"
 
 gcc -O1 -pg -no-pie -fno-inline -o prog "$RAMPLACE_SRC/tests/data/gprof/prog.c"
 ./prog >/dev/null
@@ -107,5 +100,4 @@ rm -f s.db
 "$RAMPLACE" report p1.db >rp-file.txt
 if diff -q rp-stdin.txt rp-file.txt >/dev/null; then pass "gmon.out on standard input"; else fail "stdin import differs"; fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

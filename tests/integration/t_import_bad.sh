@@ -4,13 +4,8 @@
 # wrong-endian, zero-bin and garbage files each give one line on stderr naming the file and
 # the byte offset, exit status 2, and leave profile.db exactly as it was.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; python3, sqlite3.
-set -euo pipefail
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
+cd "$work"
 elf=$RAMPLACE_SRC/tests/data/elf/arm-m3.elf
 be_elf=$RAMPLACE_SRC/tests/data/elf/arm-m3-be.elf
 
@@ -32,11 +27,9 @@ expect_refusal() {
 	lines=$(wc -l <err.txt)
 	if [ "$status" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q "^ramplace: $file: .*byte [0-9]*.*$what" err.txt &&
 		[ "$(snapshot)" = "$before" ] && [ ! -s out.txt ]; then
-		passed=$((passed + 1))
-		echo "ok: $name: $(cat err.txt)"
+		pass "$name: $(cat err.txt)"
 	else
-		failed=$((failed + 1))
-		echo "FAIL: $name: status $status, $lines line(s):"
+		fail "$name: status $status, $lines line(s):"
 		sed 's/^/    /' err.txt
 	fi
 }
@@ -96,5 +89,4 @@ expect_refusal "qemu-log: garbage Trace" exec-garbage.log "malformed Trace line"
 expect_refusal "qemu-log: no Trace lines" exec-notrace.log "no 'Trace' lines"
 expect_refusal "qemu-log: garbage file" random.bin "no 'Trace' lines" --format qemu-log
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

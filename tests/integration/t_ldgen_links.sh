@@ -13,21 +13,9 @@
 # built library ($RAMPLACE_BUILD/libramplace_core.a), so the C API is what is tested; the CLI
 # has no command that emits a fragment from a plan without a profile.
 # Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD, arm-none-eabi-gcc, cc, pkg-config.
-set -euo pipefail
-
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}" "${RAMPLACE_BUILD:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
-check() { # check DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@"; then pass "$what"; else fail "$what"; fi
-}
+. "$(dirname "$0")/lib.sh"
+: "${RAMPLACE_BUILD:?}"
+tmp=$work
 
 # ---- the helper: map -> pattern, plan -> fragment -------------------------------------------
 cat >"$tmp/helper.c" <<'EOF'
@@ -184,5 +172,4 @@ status=$?
 set -e
 check "a missing plan is bad input (exit 2)" test "$status" -eq 2
 
-echo "$passed passed, $failed failed"
-test "$failed" -eq 0
+finish

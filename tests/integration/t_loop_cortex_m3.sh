@@ -7,23 +7,15 @@
 # map, the plan (veneers shared between callers) is proven optimal, and the relinked firmware
 # spends most sampled time in RAM.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc, qemu-system-arm, python3.
-set -euo pipefail
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/loop-checks.sh"
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
 
 if RAMPLACE="$RAMPLACE" BUDGET=1K ITERATIONS=800 "$RAMPLACE_SRC/examples/qemu-cortex-m3/loop.sh" "$work/loop" >"$work/loop.log" 2>&1; then
 	pass "loop.sh: record, place, relink, check, identical output"
 else
 	cat "$work/loop.log"
 	fail "loop.sh failed"
-	echo "$passed passed, $failed failed"
-	exit 1
+	finish
 fi
 loop=$work/loop
 plan=$loop/ram/ramtext.ld.plan
@@ -89,5 +81,4 @@ grep -q '^solver: knapsack (expanding core), then ILP (GLPK) for the veneers, op
 grep -Eq '^reset path: [0-9]+ functions? run before the copy, 0 in RAM$' "$work/loop.log" &&
 	pass "check: nothing on the reset path runs from RAM" || fail "no clean reset-path line from check"
 grep -E 'moved|samples in RAM|check:|placement in|^gain:' "$work/loop.log" | sed 's/^/  /'
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -7,15 +7,8 @@
 # spends most sampled time in RAM, the boot code calls no memcpy/memset, the reset path's
 # callees were kept in flash, and the firmware's exit status reaches QEMU's.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; riscv64-unknown-elf-gcc + picolibc, qemu-system-riscv32.
-set -euo pipefail
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/loop-checks.sh"
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
 NM=riscv64-unknown-elf-nm
 
 if RAMPLACE="$RAMPLACE" BUDGET=512 ITERATIONS=800 "$RAMPLACE_SRC/examples/sifive-e-riscv/loop.sh" "$work/loop" >"$work/loop.log" 2>&1; then
@@ -23,8 +16,7 @@ if RAMPLACE="$RAMPLACE" BUDGET=512 ITERATIONS=800 "$RAMPLACE_SRC/examples/sifive
 else
 	cat "$work/loop.log"
 	fail "loop.sh failed"
-	echo "$passed passed, $failed failed"
-	exit 1
+	finish
 fi
 loop=$work/loop
 plan=$loop/ram/ramtext.ld.plan
@@ -91,5 +83,4 @@ if [ -n "$diff" ] && [ "$diff" -le 4 ]; then pass "exact accounting: ${acc#accou
 grep -Eq '^reset path: [0-9]+ functions? run before the copy, 0 in RAM$' "$work/loop.log" &&
 	pass "check: nothing on the reset path runs from RAM" || fail "no clean reset-path line from check"
 grep -E 'moved|samples in RAM|check:|placement in|^gain:' "$work/loop.log" | sed 's/^/  /'
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

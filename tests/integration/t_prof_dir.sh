@@ -5,15 +5,8 @@
 # functions through the program headers, unmatched images still count in iprof's per-image
 # table; and iprof's per-function table (cycles, %, cum %, addr, function).
 # Needs: $RAMPLACE, $RAMPLACE_SRC; python3.
-set -euo pipefail
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
+. "$(dirname "$0")/lib.sh"
+cd "$work"
 arm=$RAMPLACE_SRC/tests/data/elf/arm-m3.elf      # build-id cec5b034..., text at file offset 0x1000 = 0x1000
 rv=$RAMPLACE_SRC/tests/data/elf/riscv32.elf      # build-id aec5f7b6..., text at 0x20400000
 
@@ -66,5 +59,4 @@ status=0
 if [ "$status" -eq 2 ] && grep -q 'far.prof: line 2 (byte 8): offset is in no loadable segment' err.txt; then
 	pass "offset outside the ELF: $(cat err.txt)"; else fail "far offset: status $status: $(cat err.txt)"; fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

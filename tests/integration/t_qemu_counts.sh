@@ -6,23 +6,13 @@
 # the example interpreter firmware once under the plugin and once with the log and requires
 # identical per-function counts from both importers.
 # Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD; qemu-system-arm, arm-none-eabi-gcc, python3.
-set -euo pipefail
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}" "${RAMPLACE_BUILD:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+: "${RAMPLACE_BUILD:?}"
+tmp=$work
 cd "$tmp"
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
+fw_timeout=120   # run_fw ELF EXTRA-ARGS...: to the firmware's semihosting exit, at most 120 s
 plugin=$RAMPLACE_BUILD/libramplace-qemu.so
 fw=$RAMPLACE_SRC/tests/data/qemu-counts/fw.elf
-qemu() { # ELF EXTRA-ARGS...: runs to the firmware's semihosting exit, at most 120 s
-	local elf=$1
-	shift
-	timeout 120 qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
-		-semihosting-config enable=on,target=native -kernel "$elf" "$@"
-}
 counts() { # DB: "function count" lines, sorted
 	"$RAMPLACE" report --json - "$1" | python3 -c '
 import json, sys
@@ -32,7 +22,7 @@ for f in json.load(sys.stdin)["functions"]:
 expected=$'Reset_Handler 45\nloop_a 3020\nloop_b 160\nstraddle 9'
 
 for mode in tb insn; do
-	qemu "$fw" -plugin "$plugin,out=$tmp/$mode.txt,mode=$mode" >/dev/null
+	run_fw "$fw" -plugin "$plugin,out=$tmp/$mode.txt,mode=$mode" >/dev/null
 	"$RAMPLACE" import --quiet "$mode.db" "$fw" "$mode.txt"
 	got=$(counts "$mode.db")
 	if [ "$got" = "$expected" ]; then pass "plugin mode=$mode: counts known by construction"
@@ -42,7 +32,7 @@ if grep -q "^# insns-executed 3234$" tb.txt && grep -qx "ffe 1" tb.txt && grep -
 	pass "plugin file: 3234 instructions, the page-end instructions at their own addresses"
 else fail "plugin file header or page-end addresses wrong"; fi
 
-qemu "$fw" -d exec,nochain,in_asm -D "$tmp/exec.log" >/dev/null
+run_fw "$fw" -d exec,nochain,in_asm -D "$tmp/exec.log" >/dev/null
 "$RAMPLACE" import --quiet log.db "$fw" exec.log
 got=$(counts log.db)
 if [ "$got" = "$expected" ]; then pass "-d exec,nochain,in_asm log: counts known by construction"
@@ -52,8 +42,8 @@ if [ "$tool" = "import:qemu-log exact" ]; then pass "log detected as qemu-log, m
 
 # the example firmware: plugin and log agree function by function
 make -s -C "$RAMPLACE_SRC/examples/qemu-cortex-m3" BUILD="$tmp/ex" ITERATIONS=1 >/dev/null
-qemu "$tmp/ex/fw.elf" -plugin "$plugin,out=$tmp/ex.txt" >ex-plugin.out
-qemu "$tmp/ex/fw.elf" -d exec,nochain,in_asm -D "$tmp/ex.log" >ex-log.out
+run_fw "$tmp/ex/fw.elf" -plugin "$plugin,out=$tmp/ex.txt" >ex-plugin.out
+run_fw "$tmp/ex/fw.elf" -d exec,nochain,in_asm -D "$tmp/ex.log" >ex-log.out
 "$RAMPLACE" import --quiet ex1.db "$tmp/ex/fw.elf" ex.txt
 "$RAMPLACE" import --quiet ex2.db "$tmp/ex/fw.elf" ex.log
 counts ex1.db >c1.txt
@@ -62,5 +52,4 @@ if cmp -s ex-plugin.out ex-log.out && cmp -s c1.txt c2.txt && [ "$(wc -l <c1.txt
 	pass "example firmware: plugin and -d exec log give the same counts for $(wc -l <c1.txt) functions"
 else fail "example firmware: plugin and log differ"; diff c1.txt c2.txt | head; fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

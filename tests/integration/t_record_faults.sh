@@ -7,34 +7,13 @@
 # run), say what happened, and detach only when the target is still there.
 # Needs: python3, arm-none-eabi-gcc (builds the tiny ELF the samples are symbolized against).
 # Env: RAMPLACE (the binary), RAMPLACE_SRC (repo root), RAMPLACE_BUILD (unused).
-set -euo pipefail
-
-: "${RAMPLACE:?set RAMPLACE to the ramplace binary}"
-: "${RAMPLACE_SRC:?set RAMPLACE_SRC to the repository root}"
+. "$(dirname "$0")/lib.sh"
 FAKE="$RAMPLACE_SRC/tests/integration/fake_gdbserver.py"
 
-work=$(mktemp -d)
 server_pid=""
-cleanup() {
-	if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
+on_exit 'if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi'
 cd "$work"
-
-passed=0
-failed=0
-name=""
-fail() {
-	echo "FAIL: $name: $*"
-	echo "  stdout: $(cat out 2>/dev/null)"
-	echo "  stderr: $(cat err 2>/dev/null)"
-	failed=$((failed + 1))
-}
-pass() {
-	echo "ok: $name"
-	passed=$((passed + 1))
-}
+results_by_name
 
 # --- the firmware image: three functions at known addresses
 cat > fw.c <<'EOF'
@@ -253,5 +232,4 @@ expect_kept_dwt "dwt: target exits" exit 9 0 "" 9
 expect_kept_dwt "dwt: gdbserver dies" die 6 2 "gdbserver closed the connection" 6
 expect_kept_dwt "dwt: gdbserver stalls" stall 4 2 "gdbserver stopped answering after 300 ms waiting for the reply to 'me000101c,4'" 4
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

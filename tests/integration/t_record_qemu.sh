@@ -14,10 +14,7 @@
 #  - the progress line appears on a terminal and not otherwise.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc, riscv64-unknown-elf-gcc + picolibc,
 # qemu-system-arm, qemu-system-riscv32, python3, script (util-linux).
-set -euo pipefail
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
-. "$RAMPLACE_SRC/scripts/qemu-lib.sh"
-work=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
 qemu_pid=""
 rec_pid=""
 cleanup() {
@@ -26,20 +23,10 @@ cleanup() {
 		kill -CONT "$qemu_pid" 2>/dev/null || true
 		stop_pid "$qemu_pid"
 	fi
-	rm -rf "$work"
 }
-trap cleanup EXIT
+on_exit cleanup
 cd "$work"
-passed=0
-failed=0
-name=""
-pass() { passed=$((passed + 1)); echo "ok: $name"; }
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $name: $*"
-	echo "  stdout: $(cat out 2>/dev/null)"
-	echo "  stderr: $(cat err 2>/dev/null)"
-}
+results_by_name
 
 # ~20 s of work: long enough to be killed or stalled mid-run, never waited for in full
 make -s -C "$RAMPLACE_SRC/examples/qemu-cortex-m3" BUILD="$work/arm" ITERATIONS=20000 >/dev/null
@@ -202,5 +189,4 @@ qemu_pid=""
 if grep -Eq 'recording: [0-9]+ samples, [0-9]+ samples/s, [0-9.]+ s' tty.out && ! grep -q 'recording:' err out; then pass
 else fail "tty: $(tr '\r' '\n' <tty.out | head -3)"; fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

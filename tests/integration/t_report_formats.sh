@@ -3,15 +3,8 @@
 # (documented schema), callgrind (the layout KCacheGrind reads), folded stacks, the before/after
 # diff, the run list with the saturated-bin note, and the placement view.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; gcc, python3.
-set -euo pipefail
-: "${RAMPLACE:?}" "${RAMPLACE_SRC:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
+. "$(dirname "$0")/lib.sh"
+cd "$work"
 
 gcc -O1 -pg -no-pie -fno-inline -o prog "$RAMPLACE_SRC/tests/data/gprof/prog.c"
 ./prog 100000 >/dev/null && mv gmon.out old.out
@@ -86,5 +79,4 @@ if grep -q 'note: 1 histogram bins saturated at 65535' imp.txt && grep -q 'satur
 if grep -Eq '^placement in prog: 0\.0% of samples in code running from RAM, [0-9.]+% in flash' place.txt; then
 	pass "placement view"; else fail "placement view"; tail -2 place.txt; fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -10,28 +10,10 @@
 #  - its per-function shares are within 0.1 (total variation distance) of exact instruction
 #    counts of the same workload, with the same top function;
 # Needs: arm-none-eabi-gcc + newlib, arm-none-eabi-gprof, qemu-system-arm; $RAMPLACE_BUILD/bench/bench_tvd.
-set -euo pipefail
-: "${RAMPLACE:?set RAMPLACE to the ramplace binary}"
-: "${RAMPLACE_SRC:?set RAMPLACE_SRC to the repository root}"
-. "$RAMPLACE_SRC/scripts/qemu-lib.sh"
-
-work=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
 qemu_pid=""
-trap 'stop_pid "$qemu_pid"; rm -rf "$work"' EXIT
+on_exit 'stop_pid "$qemu_pid"'
 cd "$work"
-passed=0
-failed=0
-check() { # name, then a command that must succeed
-	local name=$1
-	shift
-	if "$@"; then
-		echo "ok: $name"
-		passed=$((passed + 1))
-	else
-		echo "FAIL: $name"
-		failed=$((failed + 1))
-	fi
-}
 
 ex=$RAMPLACE_SRC/examples/qemu-cortex-m3
 make -s -C "$ex" BUILD="$work/plain" ITERATIONS=200 >/dev/null
@@ -144,5 +126,4 @@ bad "the target exits first" "^ramplace: 127\.0\.0\.1:$port: the target exited b
 stop_pid "$qemu_pid"
 qemu_pid=""
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

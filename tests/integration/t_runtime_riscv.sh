@@ -8,27 +8,10 @@
 # Then the RISC-V example built with the runtime: the histogram pulled by `ramplace record
 # --runtime` is byte-identical to the semihosting file.
 # Needs: riscv64-unknown-elf-gcc + picolibc, riscv64-unknown-elf-gprof, qemu-system-riscv32.
-set -euo pipefail
-: "${RAMPLACE:?set RAMPLACE to the ramplace binary}"
-: "${RAMPLACE_SRC:?set RAMPLACE_SRC to the repository root}"
-. "$RAMPLACE_SRC/scripts/qemu-lib.sh"
-work=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
 qemu_pid=""
-trap 'stop_pid "$qemu_pid"; rm -rf "$work"' EXIT
+on_exit 'stop_pid "$qemu_pid"'
 cd "$work"
-passed=0
-failed=0
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		echo "ok: $name"
-		passed=$((passed + 1))
-	else
-		echo "FAIL: $name"
-		failed=$((failed + 1))
-	fi
-}
 
 "$RAMPLACE_SRC/tests/data/runtime-riscv/build.sh" fw.elf 2>build.err
 qemu-system-riscv32 -M sifive_e -nographic -bios none -semihosting-config enable=on,target=native \
@@ -69,5 +52,4 @@ check "example: pulled gmon.out is byte-identical to the semihosting one" cmp -s
 check "example: vm_run on top of the stored run" \
 	bash -c "'$RAMPLACE' report ex.db | awk '\$1 ~ /^[0-9.]+\$/ && NF >= 4 { print \$NF; exit }' | grep -qx vm_run"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

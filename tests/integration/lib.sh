@@ -1,0 +1,73 @@
+# lib.sh: the scaffolding every integration test shares (sourced, never run on its own).
+#
+# Use: put `. "$(dirname "$0")/lib.sh"` first in a t_*.sh script (before anything that needs
+# $RAMPLACE_SRC), then end it with `finish`. Sourcing it
+#  - sets `set -euo pipefail`;
+#  - requires $RAMPLACE (the binary) and $RAMPLACE_SRC (the repository root); a script that also
+#    needs $RAMPLACE_BUILD checks it itself;
+#  - sources scripts/qemu-lib.sh (free_port, wait_port, wait_pid, stop_pid);
+#  - makes a temporary directory $work, removed on exit (the script may `cd` into it);
+#  - sets passed=0 and failed=0 and defines
+#      pass WHAT          counts a pass and prints "ok: WHAT"
+#      fail WHAT          counts a failure and prints "FAIL: WHAT"
+#      check WHAT CMD...  runs CMD: pass WHAT when it succeeds, fail WHAT when not
+#      results_by_name    switches pass/fail to the style where $name names the case: `pass`
+#                         prints "ok: $name", `fail WHY...` prints "FAIL: $name: WHY" and the
+#                         case's stdout and stderr (the files out and err of the current folder)
+#      finish             prints "N passed, N failed" and exits 0, or 1 when anything failed
+#      on_exit 'CMD'      adds CMD to what runs on exit, before $work is removed (in the order
+#                         given; expanded then, so `on_exit 'stop_pid "$qemu_pid"'` ends the QEMU
+#                         running at exit): never `trap ... EXIT` in a script, it would drop these
+#      run_fw ELF [ARGS...]  runs ELF on QEMU's mps2-an385 (Cortex-M3) with semihosting, the
+#                         firmware's output on stdout, ARGS after -kernel; killed after
+#                         $fw_timeout seconds (60 unless the script sets it)
+#      nm_addr ELF NAME   the address of the first symbol NAME in ELF (arm-none-eabi-nm)
+set -euo pipefail
+: "${RAMPLACE:?set RAMPLACE to the ramplace binary}"
+: "${RAMPLACE_SRC:?set RAMPLACE_SRC to the repository root}"
+. "$RAMPLACE_SRC/scripts/qemu-lib.sh"
+
+_lib_on_exit=()
+on_exit() { _lib_on_exit+=("$1"); }
+_lib_exit() { # best effort: never changes the script's exit status
+	set +eu
+	local cmd
+	for cmd in "${_lib_on_exit[@]}"; do eval "$cmd" || true; done
+	rm -rf "$work" || true
+}
+work=$(mktemp -d)
+trap _lib_exit EXIT
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok: $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
+check() { # WHAT COMMAND...
+	local what=$1
+	shift
+	if "$@"; then pass "$what"; else fail "$what"; fi
+}
+results_by_name() {
+	name=""
+	pass() { passed=$((passed + 1)); echo "ok: $name"; }
+	fail() {
+		failed=$((failed + 1))
+		echo "FAIL: $name: $*"
+		echo "  stdout: $(cat out 2>/dev/null)"
+		echo "  stderr: $(cat err 2>/dev/null)"
+	}
+}
+finish() {
+	echo "$passed passed, $failed failed"
+	if [ "$failed" -eq 0 ]; then exit 0; fi
+	exit 1
+}
+
+fw_timeout=60
+run_fw() { # ELF [QEMU ARGS...]
+	local elf=$1
+	shift
+	timeout "$fw_timeout" qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
+		-semihosting-config enable=on,target=native -kernel "$elf" "$@"
+}
+nm_addr() { arm-none-eabi-nm "$1" | awk -v n="$2" '$3 == n && !f { print $1; f = 1 }'; }
