@@ -54,6 +54,11 @@ typedef struct rp_ilp_problem {
  * veneer counts stay 0; the objective is always computed. */
 double rp_ilp_evaluate(const rp_ilp_problem *pb, const int *region, size_t *veneers);
 
+/* Whether an assignment is feasible, counted from scratch: every must-item in a region and every
+ * region within its budget, the veneers its calls need included. 1 yes, 0 no, -1 no memory.
+ * What every answer is checked with before it leaves the solver. */
+int rp_ilp_fits(const rp_ilp_problem *pb, const int *region);
+
 /* Which veneers an assignment needs: need[r * ntargets + t] = 1 when a caller of target t sits
  * in region r and t does not (all 0 without veneers). need holds nregions * max(ntargets, 1). */
 void rp_ilp_needed_veneers(const rp_ilp_problem *pb, const int *region, unsigned char *need);

@@ -94,7 +94,8 @@ static void callback(glp_tree *tree, void *info)
 						x[inc->c->now[j]] = x[j];
 					else
 						lost |= x[j] != 0;
-				if (!lost)
+				/* GLPK takes a heuristic solution on trust (it checks integrality, not rows) */
+				if (!lost && rp_ilp_fits(inc->pb, inc->best) == 1)
 					glp_ios_heur_sol(tree, x);
 				free(x);
 			}
@@ -384,6 +385,28 @@ static int solve_mip(rp_ilp_model *md, incumbent *inc, rp_ilp_result *res, doubl
 	return 0;
 }
 
+/* No answer leaves the solver unless it fits, counted from scratch: whatever produced it (GLPK,
+ * a heuristic handed to it, a deleted column), an answer over a budget is replaced by the best
+ * incumbent that fits (no longer called optimal), or is an error, never a plan. */
+static int keep_within_budgets(const incumbent *inc, rp_ilp_result *res, rp_err *err)
+{
+	const rp_ilp_problem *pb = inc->pb;
+	int fits = rp_ilp_fits(pb, res->region);
+	if (fits == 1)
+		return 0;
+	if (fits < 0)
+		return rp_err_nomem(err, "checking the ILP's answer");
+	if (isinf(inc->best_obj) || rp_ilp_fits(pb, inc->best) != 1)
+		return rp_err_set(err, RP_EIO, "ILP: the solver's answer exceeds a budget and no checked answer is known (a bug: please report it)");
+	memcpy(res->region, inc->best, pb->nitems * sizeof(int));
+	res->objective = rp_ilp_evaluate(pb, res->region, res->veneers);
+	res->optimal = 0;
+	if (res->bound < res->objective)
+		res->bound = res->objective;
+	res->gap = (res->bound - res->objective) / (fabs(res->objective) > 1e-9 ? fabs(res->objective) : 1.0);
+	return 0;
+}
+
 int rp_ilp_solve(const rp_ilp_problem *pb, rp_ilp_result *res, rp_err *err)
 {
 	memset(res, 0, sizeof(*res));
@@ -406,6 +429,8 @@ int rp_ilp_solve(const rp_ilp_problem *pb, rp_ilp_result *res, rp_err *err)
 		rc = rp_ilp_model_build(&md, err);
 		if (!rc)
 			rc = solve_mip(&md, &inc, res, t0, err);
+		if (!rc)
+			rc = keep_within_budgets(&inc, res, err);
 		glp_delete_prob(md.lp);
 	}
 	rp_ils_free(inc.search);

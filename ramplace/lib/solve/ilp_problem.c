@@ -50,3 +50,24 @@ double rp_ilp_evaluate(const rp_ilp_problem *pb, const int *region, size_t *vene
 	}
 	return obj;
 }
+
+int rp_ilp_fits(const rp_ilp_problem *pb, const int *region)
+{
+	uint64_t *used = calloc(pb->nregions ? pb->nregions : 1, sizeof(uint64_t));
+	size_t *veneers = calloc(pb->nregions ? pb->nregions : 1, sizeof(size_t));
+	int fits = used && veneers;
+	for (size_t i = 0; fits && i < pb->nitems; i++) {
+		if (region[i] >= (int)pb->nregions || (pb->items[i].must && region[i] < 0))
+			fits = 0;
+		else if (region[i] >= 0)
+			used[region[i]] += pb->items[i].size;
+	}
+	if (fits)
+		rp_ilp_evaluate(pb, region, veneers);
+	for (size_t r = 0; fits && r < pb->nregions; r++)
+		fits = used[r] + veneers[r] * pb->veneer_bytes <= pb->regions[r].budget;
+	int rc = used && veneers ? fits : -1;
+	free(used);
+	free(veneers);
+	return rc;
+}

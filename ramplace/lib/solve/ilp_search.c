@@ -21,7 +21,8 @@ struct rp_ils {
 	size_t *arc_first;       /* n + 1: the arcs touching item i are arc_of[arc_first[i] ..) */
 	size_t *arc_of;
 	double *arc_sum;         /* n: cycles of the arcs touching i (bounds a swap's gain) */
-	size_t *item_target;     /* n: callee id of item i, SIZE_MAX when nothing calls it */
+	size_t *tgt_first, *tgt_of; /* callee ids in item i: tgt_of[tgt_first[i] .. tgt_first[i+1]) (a
+				       unit holds several called functions: foo and foo.part.0) */
 	size_t *target_item;     /* T: item of callee t, SIZE_MAX for flash-only callees */
 	unsigned *stamp;         /* R x T: dedupes the (region, callee) pairs one move touches */
 	unsigned stamp_now;
@@ -85,7 +86,8 @@ static int index_calls_and_arcs(rp_ils *s)
 {
 	const rp_ilp_problem *pb = s->pb;
 	size_t nc = pb->veneer_bytes ? pb->ncalls : 0, na2 = 2 * pb->narcs;
-	size_t *keys = malloc((nc + na2 + 1) * sizeof(size_t)), *vals = malloc((nc + na2 + 1) * sizeof(size_t));
+	size_t most = (nc + na2 > s->T ? nc + na2 : s->T) + 1;
+	size_t *keys = malloc(most * sizeof(size_t)), *vals = malloc(most * sizeof(size_t));
 	if (!keys || !vals) {
 		free(keys);
 		free(vals);
@@ -94,13 +96,18 @@ static int index_calls_and_arcs(rp_ils *s)
 	for (size_t k = 0; k < nc; k++) {
 		keys[k] = pb->calls[k].from;
 		vals[k] = k;
-		if (pb->calls[k].to != SIZE_MAX) {
-			s->item_target[pb->calls[k].to] = pb->calls[k].target;
+		if (pb->calls[k].to != SIZE_MAX)
 			s->target_item[pb->calls[k].target] = pb->calls[k].to;
-		}
 	}
 	int rc = bucket(s->n, nc, keys, vals, s->call_first, s->call_of);
 	size_t m = 0;
+	for (size_t t = 0; t < s->T; t++)
+		if (s->target_item[t] != SIZE_MAX) {
+			keys[m] = s->target_item[t];
+			vals[m++] = t;
+		}
+	rc = rc ? rc : bucket(s->n, m, keys, vals, s->tgt_first, s->tgt_of);
+	m = 0;
 	for (size_t a = 0; a < pb->narcs; a++) {
 		if (pb->arcs[a].b == pb->arcs[a].a)
 			continue;   /* a self-arc never crosses */
@@ -128,7 +135,7 @@ rp_ils *rp_ils_new(const rp_ilp_problem *pb, rp_err *err)
 		return NULL;
 	}
 	size_t n = pb->nitems, R = pb->nregions, T = pb->ntargets, n1 = n ? n : 1, RT = R * T + 1;
-	size_t maxdeg = 2 * (pb->ncalls + 1) + 2 * R;
+	size_t maxdeg = 2 * (pb->ncalls + T + 1) + 2 * R;
 	*s = (rp_ils){ .pb = pb, .n = n, .R = R, .T = T };
 	s->region = malloc(n1 * sizeof(int));
 	s->used = calloc(R ? R : 1, sizeof(uint64_t));
@@ -138,16 +145,16 @@ rp_ils *rp_ils_new(const rp_ilp_problem *pb, rp_err *err)
 	s->arc_first = calloc(n + 1, sizeof(size_t));
 	s->arc_of = malloc((2 * pb->narcs + 1) * sizeof(size_t));
 	s->arc_sum = calloc(n1, sizeof(double));
-	s->item_target = malloc(n1 * sizeof(size_t));
+	s->tgt_first = calloc(n + 1, sizeof(size_t));
+	s->tgt_of = malloc((T ? T : 1) * sizeof(size_t));
 	s->target_item = malloc((T ? T : 1) * sizeof(size_t));
 	s->stamp = calloc(RT, sizeof(unsigned));
 	s->touched = malloc(maxdeg * sizeof(size_t));
 	s->need_before = malloc(maxdeg);
 	if (!s->region || !s->used || !s->callers || !s->call_first || !s->call_of || !s->arc_first || !s->arc_of ||
-	    !s->arc_sum || !s->item_target || !s->target_item || !s->stamp || !s->touched || !s->need_before)
+	    !s->arc_sum || !s->tgt_first || !s->tgt_of || !s->target_item || !s->stamp || !s->touched || !s->need_before)
 		goto nomem;
 	for (size_t i = 0; i < n; i++) {
-		s->item_target[i] = SIZE_MAX;
 		s->region[i] = -1;
 		s->must_out += pb->items[i].must != 0;
 	}
@@ -175,7 +182,8 @@ void rp_ils_free(rp_ils *s)
 	free(s->arc_first);
 	free(s->arc_of);
 	free(s->arc_sum);
-	free(s->item_target);
+	free(s->tgt_first);
+	free(s->tgt_of);
 	free(s->target_item);
 	free(s->stamp);
 	free(s->touched);
@@ -207,8 +215,10 @@ static void touch_pairs(rp_ils *s, size_t i, int a, int b)
 		touch(s, a, TGT(s, k));
 		touch(s, b, TGT(s, k));
 	}
-	touch(s, a, s->item_target[i]);
-	touch(s, b, s->item_target[i]);
+	for (size_t k = s->tgt_first[i]; k < s->tgt_first[i + 1]; k++) {
+		touch(s, a, s->tgt_of[k]);
+		touch(s, b, s->tgt_of[k]);
+	}
 }
 
 static double arcs_delta(const rp_ils *s, size_t i, int from, int to)
