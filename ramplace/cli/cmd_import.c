@@ -1,8 +1,11 @@
 /* cmd_import.c: `ramplace import [--format F] profile.db firmware.elf FILE...`: reads profile
  * files other tools wrote ("-" is standard input) and stores them as one run, symbolized
- * against firmware.elf. Every file is parsed before anything is written. */
+ * against firmware.elf. Every file is parsed, and checked to belong to its ELF (a file of
+ * which less than --min-verified of the samples fit is refused unless --force, as place refuses
+ * a stale profile), before anything is written. */
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -35,26 +38,70 @@ static const char usage[] =
 	"           hex file offsets into the ELF and counts\n"
 	"  pclog    a gdb log of 'p $pc' lines: $1 = (void (*)()) 0x2000f1c4 <run_repl+12>\n"
 	"  pclist   one hex PC per line, optionally followed by a decimal count\n"
+	"Each file must belong to its ELF: its samples are checked against the instruction\n"
+	"bytes QEMU ran (qemu, qemu-log), else against the ELF's functions and instruction\n"
+	"starts; a file of which too few verify was taken on another firmware and is refused.\n"
 	"  -f, --format FMT   auto (default), gmon, openocd, qemu, qemu-log, prof, pclog, pclist\n"
 	"      --image ELF    another ELF a profile directory's files may belong to\n"
 	"      --signature ID=ELF  the file with image id ID belongs to ELF\n"
-	"  -q, --quiet        print nothing on success\n";
+	"      --min-verified PCT  refuse a file of which less than PCT% of the samples\n"
+	"                     verify against its ELF (default 90)\n"
+	"      --force        import a file that does not verify anyway\n"
+	"  -q, --quiet        print nothing on success but warnings\n";
+
+#define MAX_ELVES 32
+
+typedef struct import_args {
+	rp_import_format fmt;
+	int quiet;
+	int force;                          /* --force: import files that do not verify */
+	double min_verified;                /* --min-verified, as a share */
+	const char *elf_paths[MAX_ELVES];   /* [0] is firmware.elf, then --image */
+	size_t nelves;
+	char *sig_ids[MAX_ELVES];           /* --signature ID=ELF */
+	const char *sig_paths[MAX_ELVES];
+	size_t nsigs;
+} import_args;
 
 typedef struct import_run {
 	rp_samples s;
 	double rate_hz;        /* shared by every file, else 0 */
 	char method[64];
-	char notes[256];
+	char notes[512];
 	int nfiles;
 	rp_import_format detected;  /* of the first file, named in the run's tool column */
 } import_run;
 
-static void add_note(import_run *r, const char *fmt, unsigned long long n, const char *name)
+static void add_note(import_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(import_run *r, const char *fmt, ...)
 {
+	va_list ap;
 	size_t used = strlen(r->notes);
 	snprintf(r->notes + used, sizeof(r->notes) - used, "%s", used ? "; " : "");
 	used = strlen(r->notes);
-	snprintf(r->notes + used, sizeof(r->notes) - used, fmt, n, name);
+	va_start(ap, fmt);
+	vsnprintf(r->notes + used, sizeof(r->notes) - used, fmt, ap);
+	va_end(ap);
+}
+
+/* A file of which too few samples fit its ELF was taken on another firmware: refused unless
+ * --force, in the words place uses for a stale profile. Returns 0 to go on. */
+static int verify(const import_args *a, const rp_import_check *c, const rp_image *img, const char *name,
+		  rp_err *err)
+{
+	double share = rp_import_check_share(c);
+	char details[640];
+	if (share >= a->min_verified)
+		return 0;
+	rp_import_check_details(details, sizeof(details), c, img);
+	if (!a->force)
+		return rp_err_set(err, RP_EINPUT, "%s: only %.1f%% of %.0f samples verify against %s (--min-verified %.0f%%): %s: "
+				  "the profile is from another firmware; import it against the ELF it was taken on, or pass --force",
+				  name, 100.0 * share, rp_import_check_samples(c, c->checked), img->path,
+				  100.0 * a->min_verified, details);
+	fprintf(stderr, "ramplace: warning: %s: only %.1f%% of %.0f samples verify against %s (--min-verified %.0f%%): %s; imported anyway (--force)\n",
+		name, 100.0 * share, rp_import_check_samples(c, c->checked), img->path, 100.0 * a->min_verified, details);
+	return 0;
 }
 
 /* QEMU logs run to gigabytes: a regular file is mapped, not copied. */
@@ -78,8 +125,9 @@ static int map_file(char **text, size_t *len, int *mapped, const char *path, rp_
 	return rp_read_file(text, len, path, err);
 }
 
-static int parse_one(import_run *r, rp_import_format fmt, const rp_image *img, const char *path, rp_err *err)
+static int parse_one(import_run *r, const import_args *a, const rp_image *img, const char *path, rp_err *err)
 {
+	rp_import_format fmt = a->fmt;
 	char *text;
 	size_t len;
 	rp_samples one;
@@ -98,6 +146,8 @@ static int parse_one(import_run *r, rp_import_format fmt, const rp_image *img, c
 	else
 		free(text);
 	if (!rc)
+		rc = verify(a, &meta.check, img, name, err);
+	if (!rc)
 		rc = rp_samples_merge(&r->s, &one, name, err);
 	rp_samples_release(&one);
 	if (rc)
@@ -113,14 +163,20 @@ static int parse_one(import_run *r, rp_import_format fmt, const rp_image *img, c
 			 (unsigned long long)meta.blocks_without_insns, name);
 	if (meta.nbb)
 		add_note(r, "%llu basic-block counts in %s not used", (unsigned long long)meta.nbb, name);
+	if (meta.plugin_version == 1)
+		add_note(r, "%s is from libramplace-qemu.so version 1, without instruction bytes: checked by address only", name);
+	if (meta.check.verified < meta.check.checked)
+		add_note(r, "%.0f of %.0f samples of %s do not verify against the ELF",
+			 rp_import_check_samples(&meta.check, meta.check.checked - meta.check.verified),
+			 rp_import_check_samples(&meta.check, meta.check.checked), name);
 	return 0;
 }
 
-static int parse_files(import_run *r, rp_import_format fmt, const rp_image *img, char **files,
+static int parse_files(import_run *r, const import_args *a, const rp_image *img, char **files,
 		       int nfiles, rp_err *err)
 {
 	for (int i = 0; i < nfiles; i++) {
-		int rc = parse_one(r, fmt, img, files[i], err);
+		int rc = parse_one(r, a, img, files[i], err);
 		if (rc)
 			return rc;
 	}
@@ -133,7 +189,7 @@ static int store(const char *db_path, const rp_image *img, const import_run *r, 
 		 rp_import_format fmt, int quiet, rp_err *err)
 {
 	rp_db *db = NULL;
-	char tool[64], stop[320];
+	char tool[64], stop[576];
 	int64_t run_id = 0;
 	snprintf(tool, sizeof(tool), "import:%s", rp_import_format_name(fmt));
 	snprintf(stop, sizeof(stop), "end of file%s%s", r->notes[0] ? "; " : "", r->notes);
@@ -161,18 +217,6 @@ static int store(const char *db_path, const rp_image *img, const import_run *r, 
 	return rc;
 }
 
-#define MAX_ELVES 32
-
-typedef struct import_args {
-	rp_import_format fmt;
-	int quiet;
-	const char *elf_paths[MAX_ELVES];   /* [0] is firmware.elf, then --image */
-	size_t nelves;
-	char *sig_ids[MAX_ELVES];           /* --signature ID=ELF */
-	const char *sig_paths[MAX_ELVES];
-	size_t nsigs;
-} import_args;
-
 /* One run per file of a profd directory, each on the image its signature names. */
 static int import_dir(const char *db_path, const char *dir, const import_args *a, rp_err *err)
 {
@@ -189,6 +233,9 @@ static int import_dir(const char *db_path, const char *dir, const import_args *a
 	}
 	if (!rc)
 		rc = rp_prof_dir_load(&d, dir, (const rp_image *const *)elves, a->nelves, sigs, a->nsigs, err);
+	for (size_t i = 0; !rc && i < d.n; i++)   /* files no ELF matched are kept as offsets: nothing to check */
+		if (!d.entries[i].own)
+			rc = verify(a, &d.entries[i].check, d.entries[i].img, d.entries[i].path, err);
 	if (!rc)
 		rc = rp_db_open(&db, db_path, err);
 	for (size_t i = 0; !rc && i < d.n; i++) {
@@ -227,17 +274,27 @@ static int parse_args(import_args *a, int argc, char **argv, rp_err *err)
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' }, { "quiet", no_argument, NULL, 'q' },
 		{ "image", required_argument, NULL, 'I' },  { "signature", required_argument, NULL, 'S' },
+		{ "force", no_argument, NULL, 'F' },        { "min-verified", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 }
 	};
 	int c, rc;
 	memset(a, 0, sizeof(*a));
 	a->nelves = 1;
-	while ((c = getopt_long(argc, argv, "+f:qh", longopts, NULL)) != -1) {
+	a->min_verified = RP_IMPORT_MIN_VERIFIED;
+	while ((c = getopt_long(argc, argv, "f:qh", longopts, NULL)) != -1) {
 		if (c == 'f') {
 			if ((rc = rp_import_format_parse(&a->fmt, optarg, err)))
 				return rc;
 		} else if (c == 'q') {
 			a->quiet = 1;
+		} else if (c == 'F') {
+			a->force = 1;
+		} else if (c == 'M') {
+			char *end;
+			double v = strtod(optarg, &end);
+			if (end == optarg || (*end && strcmp(end, "%") != 0) || !(v >= 0.0 && v <= 100.0))
+				return rp_err_set(err, RP_EUSAGE, "--min-verified: '%s' is not a percentage from 0 to 100", optarg);
+			a->min_verified = v / 100.0;
 		} else if (c == 'I' && a->nelves < MAX_ELVES) {
 			a->elf_paths[a->nelves++] = optarg;
 		} else if (c == 'S' && a->nsigs < MAX_ELVES && strchr(optarg, '=')) {
@@ -278,7 +335,7 @@ int cmd_import(int argc, char **argv, rp_err *err)
 	rp_samples_init(&r.s);
 	char source[512];
 	snprintf(source, sizeof(source), "file %s%s", argv[optind + 2], argc - optind > 3 ? " ..." : "");
-	rc = parse_files(&r, a.fmt, img, argv + optind + 2, argc - optind - 2, err);
+	rc = parse_files(&r, &a, img, argv + optind + 2, argc - optind - 2, err);
 	if (!rc)
 		rc = store(argv[optind], img, &r, source, a.fmt == RP_IMPORT_AUTO ? r.detected : a.fmt, a.quiet, err);
 	rp_samples_release(&r.s);

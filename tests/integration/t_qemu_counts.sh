@@ -28,8 +28,10 @@ for mode in tb insn; do
 	if [ "$got" = "$expected" ]; then pass "plugin mode=$mode: counts known by construction"
 	else fail "plugin mode=$mode: got"$'\n'"$got"; fi
 done
-if grep -q "^# insns-executed 3234$" tb.txt && grep -qx "ffe 1" tb.txt && grep -qx "13fe 1" tb.txt; then
-	pass "plugin file: 3234 instructions, the page-end instructions at their own addresses"
+# with their bytes in memory order (file version 2): adds r0, r1 (0x1840) ending the page at 0x1000,
+# and add.w r1, r1, r2 (eb01 0102) straddling the boundary at 0x1400
+if grep -q "^# insns-executed 3234$" tb.txt && grep -qx "ffe 1 4018" tb.txt && grep -qx "13fe 1 01eb0201" tb.txt; then
+	pass "plugin file: 3234 instructions, the page-end instructions at their own addresses, with their bytes"
 else fail "plugin file header or page-end addresses wrong"; fi
 
 run_fw "$fw" -d exec,nochain,in_asm -D "$tmp/exec.log" >/dev/null

@@ -24,6 +24,7 @@ typedef struct rp_prof_entry {
 	rp_image *own;           /* no ELF matched: an image without functions, keyed "sig:ID" */
 	rp_prof_header header;
 	rp_samples samples;
+	rp_import_check check;   /* how the samples fit the matched ELF (nothing checked for `own`) */
 } rp_prof_entry;
 
 typedef struct rp_prof_dir {
@@ -32,7 +33,9 @@ typedef struct rp_prof_dir {
 } rp_prof_dir;
 
 /* Reads every *.prof file of dir. An image id matches an ELF when a --signature names it, or
- * when the ELF's build-id starts with it. Any bad file fails the whole load (nothing kept). */
+ * when the ELF's build-id starts with it; the samples of a matched file are then weighed
+ * against that ELF (entry->check; refusing is the caller's choice). Any bad file fails the
+ * whole load (nothing kept). */
 int rp_prof_dir_load(rp_prof_dir *d, const char *dir, const rp_image *const *elves, size_t nelves,
 		     const rp_prof_sig *sigs, size_t nsigs, rp_err *err);
 void rp_prof_dir_release(rp_prof_dir *d);

@@ -176,7 +176,7 @@ static int read_arc(rp_gmon *g, reader *r, rp_err *err)
 
 static int read_bb(rp_gmon *g, reader *r, rp_err *err)
 {
-	uint64_t n;
+	uint64_t n = 0;
 	size_t ab = (size_t)r->o->addr_bytes;
 	if (read_uint(r, 4, &n, "the basic-block record's count", err))
 		return err->code;

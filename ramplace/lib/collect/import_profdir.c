@@ -95,6 +95,9 @@ static int load_entry(rp_prof_entry *e, const rp_image *const *elves, size_t nel
 		return rc;
 	rc = rp_import_prof(&e->samples, &e->header, e->img, text, len, e->path, err);
 	free(text);
+	rp_import_check_init(&e->check);
+	if (!rc && e->img)   /* sampled PCs: each on an instruction start of the matched ELF */
+		rc = rp_import_check_pcs(&e->check, e->img, &e->samples, RP_CHECK_INSN_START, err);
 	if (!rc && !e->img)
 		rc = own_image(e, err);
 	return rc;

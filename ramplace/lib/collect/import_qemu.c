@@ -92,21 +92,59 @@ static int dec_at(const char **p, const char *lim, uint64_t *out)
 
 /* ---- the plugin's output ---- */
 
-static int plugin_header(const cursor *c, uint64_t *declared, int *have_declared)
+/* "hex" bytes in memory order, as version 2 writes them after the count; at most 16. */
+static int bytes_at(const char **p, const char *lim, uint8_t *out, size_t *n)
 {
-	const char *p = c->line + strlen("# insns-executed ");
-	if (starts(c, "# insns-executed ") && dec_at(&p, c->eol, declared) == 0 && p == c->eol)
-		*have_declared = 1;
+	const char *q = *p;
+	size_t k = 0;
+	for (; q + 1 < lim && isxdigit((unsigned char)q[0]) && isxdigit((unsigned char)q[1]); q += 2) {
+		if (k == 16)
+			return -1;
+		unsigned hi = (unsigned)(isdigit((unsigned char)q[0]) ? q[0] - '0' : tolower((unsigned char)q[0]) - 'a' + 10);
+		unsigned lo = (unsigned)(isdigit((unsigned char)q[1]) ? q[1] - '0' : tolower((unsigned char)q[1]) - 'a' + 10);
+		out[k++] = (uint8_t)(hi << 4 | lo);
+	}
+	if (!k || (q < lim && isxdigit((unsigned char)*q)))
+		return -1;
+	*p = q;
+	*n = k;
 	return 0;
 }
 
-int rp_import_qemu_plugin(rp_samples *s, const char *text, size_t len, const char *name, rp_err *err)
+typedef struct plugin_file {
+	int version;             /* 1: addresses and counts; 2: also the instruction bytes */
+	uint64_t declared;       /* "# insns-executed" */
+	int have_declared;
+	char target[32];         /* "# target" */
+} plugin_file;
+
+static int plugin_header(plugin_file *pf, const cursor *c, rp_err *err)
 {
-	cursor c = { text, text + len, text, NULL, 0, name };
-	uint64_t declared = 0, sum = 0;
-	int have_declared = 0, ended = 0, rc = 0;
-	if (len < 16 || memcmp(text, "# ramplace-qemu ", 16) != 0)
-		return rp_err_set(err, RP_EINPUT, "%s: byte 0: not the output of libramplace-qemu.so (no '# ramplace-qemu' header)", name);
+	const char *p;
+	uint64_t v;
+	if (starts(c, "# ramplace-qemu ")) {
+		p = c->line + strlen("# ramplace-qemu ");
+		if (c->lineno != 1 || dec_at(&p, c->eol, &v) || p != c->eol || v < 1 || v > 2)
+			return bad(c, "not a version this ramplace reads (1 or 2)", err);
+		pf->version = (int)v;
+	} else if (starts(c, "# insns-executed ")) {
+		p = c->line + strlen("# insns-executed ");
+		if (dec_at(&p, c->eol, &pf->declared) == 0 && p == c->eol)
+			pf->have_declared = 1;
+	} else if (starts(c, "# target ")) {
+		int n = (int)(c->eol - c->line - (ptrdiff_t)strlen("# target "));
+		snprintf(pf->target, sizeof(pf->target), "%.*s", n, c->line + strlen("# target "));
+	}
+	return 0;
+}
+
+/* Parses the lines into s (empty), weighing version 2's instruction bytes as it goes. */
+static int plugin_lines(rp_samples *s, plugin_file *pf, rp_import_check *check, const rp_image *img,
+			cursor *cur, rp_err *err)
+{
+	cursor c = *cur;
+	uint64_t sum = 0;
+	int ended = 0, rc = 0;
 	while (!rc && next(&c, err, &rc)) {
 		if (ended)
 			return bad(&c, "text after '# end'", err);
@@ -115,34 +153,77 @@ int rp_import_qemu_plugin(rp_samples *s, const char *text, size_t len, const cha
 			continue;
 		}
 		if (starts(&c, "#")) {
-			plugin_header(&c, &declared, &have_declared);
+			if ((rc = plugin_header(pf, &c, err)))
+				break;
+			if (starts(&c, "# target ") && img && check)
+				rp_import_check_target(check, img, pf->target);
 			continue;
 		}
 		const char *p = c.line;
 		uint64_t addr, count;
-		if (hex_at(&p, c.eol, &addr) || p >= c.eol || *p++ != ' ' || dec_at(&p, c.eol, &count) || p != c.eol)
-			return bad(&c, "expected 'hex-address decimal-count'", err);
+		uint8_t bytes[16];
+		size_t nbytes = 0;
+		const char *want = pf->version == 2 ? "expected 'hex-address decimal-count hex-bytes'"
+						    : "expected 'hex-address decimal-count'";
+		if (hex_at(&p, c.eol, &addr) || p >= c.eol || *p++ != ' ' || dec_at(&p, c.eol, &count) ||
+		    (pf->version == 2 && (p >= c.eol || *p++ != ' ' || bytes_at(&p, c.eol, bytes, &nbytes))) ||
+		    p != c.eol)
+			return bad(&c, want, err);
 		if (count > UINT64_MAX - sum)
 			return bad(&c, "counts overflow", err);
 		sum += count;
 		if ((rc = rp_samples_add(s, addr, count, err)))
 			return rc;
+		if (nbytes && img && check)
+			rp_import_check_bytes(check, img, addr, bytes, nbytes, count);
 	}
 	if (rc)
 		return rc;
+	size_t len = (size_t)(c.end - c.text);
 	if (!ended)
-		return rp_err_set(err, RP_EINPUT, "%s: byte %zu: truncated: no '# end' line (QEMU killed before exit?)", name, len);
-	if (have_declared && declared != sum)
+		return rp_err_set(err, RP_EINPUT, "%s: byte %zu: truncated: no '# end' line (QEMU killed before exit?)", c.name, len);
+	if (pf->have_declared && pf->declared != sum)
 		return rp_err_set(err, RP_EINPUT, "%s: byte %zu: the counts sum to %llu but the header says %llu instructions",
-				  name, len, (unsigned long long)sum, (unsigned long long)declared);
+				  c.name, len, (unsigned long long)sum, (unsigned long long)pf->declared);
 	return 0;
+}
+
+int rp_import_qemu_plugin(rp_samples *s, int *version, rp_import_check *check, const rp_image *img,
+			  const char *text, size_t len, const char *name, rp_err *err)
+{
+	cursor c = { text, text + len, text, NULL, 0, name };
+	plugin_file pf = { 0, 0, 0, "" };
+	rp_samples scratch;
+	*version = 0;
+	if (len < 16 || memcmp(text, "# ramplace-qemu ", 16) != 0)
+		return rp_err_set(err, RP_EINPUT, "%s: byte 0: not the output of libramplace-qemu.so (no '# ramplace-qemu' header)", name);
+	rp_samples_init(&scratch);
+	int rc = plugin_lines(&scratch, &pf, check, img, &c, err);
+	/* version 1 files carry no instruction bytes: their addresses are all there is to check */
+	if (!rc && pf.version == 1 && img && check)
+		rc = rp_import_check_pcs(check, img, &scratch, RP_CHECK_INSN_START, err);
+	if (!rc)
+		rc = rp_samples_merge(s, &scratch, name, err);
+	rp_samples_release(&scratch);
+	if (!rc)
+		*version = pf.version;
+	return rc;
 }
 
 /* ---- `-d exec,nochain[,in_asm]` logs ---- */
 
+/* One instruction of an in_asm listing: its address and, when the listing shows them, its
+ * bytes as QEMU prints them: hex units of the instruction's width (Thumb: 16-bit halfwords,
+ * RISC-V: the whole instruction), kept here least significant byte first. */
+typedef struct linsn {
+	uint64_t addr;
+	uint8_t len, unit;      /* bytes, and bytes per unit; len 0: none shown */
+	uint8_t bytes[16];
+} linsn;
+
 typedef struct tb {
 	uint64_t host, pc;
-	uint64_t *insns;        /* addresses, from in_asm; NULL: only the start is known */
+	linsn *insns;           /* from in_asm; NULL: only the start is known */
 	size_t n;
 	int64_t execs;
 } tb;
@@ -152,7 +233,7 @@ typedef struct log_state {
 	size_t ntbs, cap;
 	size_t *slot;           /* hash: host address -> index + 1 */
 	size_t nslots;
-	uint64_t *pending;      /* the last in_asm listing, not yet bound to a host address */
+	linsn *pending;         /* the last in_asm listing, not yet bound to a host address */
 	size_t npending, pending_cap;
 	int in_listing;
 	size_t traces, without_insns;
@@ -191,7 +272,7 @@ static tb *lookup(log_state *st, uint64_t host, uint64_t pc, rp_err *err)
 	size_t *s = find(st, host);
 	/* a fresh listing for this pc, or another pc at a known host address, means QEMU
 	 * retranslated into reused code-cache memory: a new translation */
-	int fresh = st->npending && st->pending[0] == pc;
+	int fresh = st->npending && st->pending[0].addr == pc;
 	if (*s && !fresh && st->tbs[*s - 1].pc == pc)
 		return &st->tbs[*s - 1];
 	if (rp_grow((void **)&st->tbs, &st->cap, st->ntbs + 1, sizeof(*st->tbs), err))
@@ -200,12 +281,12 @@ static tb *lookup(log_state *st, uint64_t host, uint64_t pc, rp_err *err)
 	memset(t, 0, sizeof(*t));
 	t->host = host;
 	t->pc = pc;
-	if (st->npending && st->pending[0] == pc) {
-		if (!(t->insns = malloc(st->npending * sizeof(uint64_t)))) {
+	if (fresh) {
+		if (!(t->insns = malloc(st->npending * sizeof(linsn)))) {
 			rp_err_nomem(err, "reading a QEMU log");
 			return NULL;
 		}
-		memcpy(t->insns, st->pending, st->npending * sizeof(uint64_t));
+		memcpy(t->insns, st->pending, st->npending * sizeof(linsn));
 		t->n = st->npending;
 		st->npending = 0;
 	}
@@ -248,16 +329,52 @@ static int parse_stopped(log_state *st, cursor *c, rp_err *err)
 	return 0;
 }
 
+/* The bytes column after "0x...:  ": hex units of one width (2, 4 or 8 digits) separated by
+ * one space, ending at two spaces or the end of the line. Anything else (another QEMU's
+ * layout) leaves the instruction without bytes, to be checked by its address. */
+static void parse_units(linsn *in, const char *p, const char *lim)
+{
+	size_t width = 0, len = 0;
+	uint8_t bytes[16];
+	while (p < lim && *p == ' ')
+		p++;
+	while (p < lim) {
+		const char *q = p;
+		uint64_t v = 0;
+		while (q < lim && isxdigit((unsigned char)*q)) {
+			v = v << 4 | (uint64_t)(isdigit((unsigned char)*q) ? *q - '0' : tolower((unsigned char)*q) - 'a' + 10);
+			q++;
+		}
+		size_t digits = (size_t)(q - p);
+		if ((digits != 2 && digits != 4 && digits != 8) || (width && digits != width) ||
+		    len + digits / 2 > sizeof(bytes) || (q < lim && *q != ' '))
+			return;
+		width = digits;
+		for (size_t i = 0; i < digits / 2; i++)
+			bytes[len++] = (uint8_t)(v >> (8 * i));
+		if (q + 1 >= lim || q[1] == ' ')
+			break;
+		p = q + 1;
+	}
+	if (!len)
+		return;
+	in->len = (uint8_t)len;
+	in->unit = (uint8_t)(width / 2);
+	memcpy(in->bytes, bytes, len);
+}
+
 /* "0x00000008:  240a       movs     r4, #0xa" inside an in_asm listing */
 static int parse_insn(log_state *st, cursor *c, rp_err *err)
 {
 	const char *p = c->line;
-	uint64_t addr;
-	if (hex_at(&p, c->eol, &addr) || p >= c->eol || *p != ':')
+	linsn in;
+	memset(&in, 0, sizeof(in));
+	if (hex_at(&p, c->eol, &in.addr) || p >= c->eol || *p != ':')
 		return bad(c, "malformed in_asm line", err);
-	if (rp_grow((void **)&st->pending, &st->pending_cap, st->npending + 1, sizeof(uint64_t), err))
+	parse_units(&in, p + 1, c->eol);
+	if (rp_grow((void **)&st->pending, &st->pending_cap, st->npending + 1, sizeof(linsn), err))
 		return err->code;
-	st->pending[st->npending++] = addr;
+	st->pending[st->npending++] = in;
 	return 0;
 }
 
@@ -293,14 +410,47 @@ static int expand(log_state *st, rp_samples *s, rp_err *err)
 				return err->code;
 		}
 		for (size_t k = 0; k < t->n; k++)
-			if (rp_samples_add(s, t->insns[k], (uint64_t)t->execs, err))
+			if (rp_samples_add(s, t->insns[k].addr, (uint64_t)t->execs, err))
 				return err->code;
 	}
 	return 0;
 }
 
-int rp_import_qemu_log(rp_samples *s, size_t *blocks_without_insns, const char *text, size_t len,
-		       const char *name, rp_err *err)
+/* Weighs every executed instruction: by its bytes where the listing showed them (units put in
+ * the ELF's code byte order), else by its address. */
+static int check_log(const log_state *st, rp_import_check *check, const rp_image *img, rp_err *err)
+{
+	rp_samples by_addr;
+	int rc = 0;
+	rp_samples_init(&by_addr);
+	for (size_t i = 0; !rc && i < st->ntbs; i++) {
+		const tb *t = &st->tbs[i];
+		if (t->execs <= 0)
+			continue;
+		if (!t->insns && rp_samples_add(&by_addr, t->pc, (uint64_t)t->execs, err))
+			rc = err->code;
+		for (size_t k = 0; !rc && k < t->n; k++) {
+			const linsn *in = &t->insns[k];
+			uint8_t mem[16];
+			if (!in->len) {
+				if (rp_samples_add(&by_addr, in->addr, (uint64_t)t->execs, err))
+					rc = err->code;
+				continue;
+			}
+			for (size_t b = 0; b < in->len; b++)
+				mem[b] = img->code_big_endian ? in->bytes[b - b % in->unit + (in->unit - 1 - b % in->unit)]
+							      : in->bytes[b];
+			rp_import_check_bytes(check, img, in->addr, mem, in->len, (uint64_t)t->execs);
+		}
+	}
+	if (!rc && by_addr.total)
+		rc = rp_import_check_pcs(check, img, &by_addr, RP_CHECK_INSN_START, err);
+	rp_samples_release(&by_addr);
+	return rc;
+}
+
+int rp_import_qemu_log(rp_samples *s, size_t *blocks_without_insns, rp_import_check *check,
+		       const rp_image *img, const char *text, size_t len, const char *name, rp_err *err)
 {
 	cursor c = { text, text + len, text, NULL, 0, name };
 	log_state st;
@@ -312,6 +462,8 @@ int rp_import_qemu_log(rp_samples *s, size_t *blocks_without_insns, const char *
 		rc = rp_err_set(err, RP_EINPUT, "%s: byte %zu: no 'Trace' lines: not a log of qemu -d exec,nochain", name, len);
 	if (!rc)
 		rc = expand(&st, s, err);
+	if (!rc && img && check)
+		rc = check_log(&st, check, img, err);
 	*blocks_without_insns = st.without_insns;
 	for (size_t i = 0; i < st.ntbs; i++)
 		free(st.tbs[i].insns);
