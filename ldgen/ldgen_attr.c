@@ -436,7 +436,10 @@ static int write_header_patch(FILE *fp, const char *rel, const char *outsec, con
 	int rc = rp_attr_header_text(&text, opts, outsec, rel, err);
 	if (rc)
 		return rc;
-	snprintf(abs, sizeof(abs), "%s/%s", root, rel);
+	if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", root, rel) >= sizeof(abs)) {
+		free(text);
+		return rp_err_set(err, RP_EINPUT, "%s/%s: path too long", root, rel);
+	}
 	if (stat(abs, &st) == 0 && (rc = rp_read_file(&old, &oldlen, abs, err)) != 0) {
 		free(text);
 		return rc;

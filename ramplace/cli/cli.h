@@ -3,8 +3,9 @@
  * calls back into main.c.
  *
  * Each subcommand is `int cmd_<name>(int argc, char **argv, rp_err *err)`: argv[0] is the
- * subcommand name, options are parsed with getopt_long (optind is reset by main). It returns 0
- * or a negative rp_code with err filled; it never prints the error or exits itself. */
+ * subcommand name, options are parsed with getopt_long (optind is reset by main) in GNU order,
+ * so they may follow the operands and `--` ends them (no leading '+' in an optstring). It
+ * returns 0 or a negative rp_code with err filled; it never prints the error or exits itself. */
 #ifndef RAMPLACE_CLI_H
 #define RAMPLACE_CLI_H
 

@@ -47,7 +47,7 @@ static int parse_args(annotate_args *a, int argc, char **argv, rp_err *err)
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 }
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'P': a->plan_path = optarg; break;
 		case 'r': a->opts.root = optarg; break;

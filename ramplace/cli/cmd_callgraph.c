@@ -37,7 +37,7 @@ static int parse_args(cg_args *a, int argc, char **argv, rp_err *err)
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': a->dot = 1; break;
 		case 'f': {

@@ -83,7 +83,7 @@ int cmd_diff(int argc, char **argv, rp_err *err)
 	long limit = -1;
 	int c;
 	char *end;
-	while ((c = getopt_long(argc, argv, "+n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:h", longopts, NULL)) != -1) {
 		if (c == 'n') {
 			limit = strtol(optarg, &end, 10);
 			if (*end || limit < 0)

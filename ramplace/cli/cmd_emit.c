@@ -34,7 +34,7 @@ int cmd_emit(int argc, char **argv, rp_err *err)
 	const char *format = NULL, *plan_path = "ramtext.ld.plan", *elf_path = NULL, *output = NULL;
 	const char *location = "SRAM_TEXT";
 	int c;
-	while ((c = getopt_long(argc, argv, "+f:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': format = optarg; break;
 		case 'P': plan_path = optarg; break;

@@ -2,10 +2,12 @@
  * the run in profile.db. Its options, and those of --runtime (cmd_record_runtime.c), are read
  * by record_opts.c.
  *
- * Bad input fails before anything is touched remotely: options, then the ELF and the database
- * are opened before connecting. Whatever ends the sampling, the samples gathered so far are
- * stored in one transaction, and only then is an error returned. Owns the SIGINT handler for
- * the duration of the command; it only sets a flag that the sampler polls. */
+ * Bad input fails before anything is touched remotely: options, then the ELF is loaded and the
+ * database checked before connecting. The database is created or changed only when there is a
+ * run to store, so a connection that never comes leaves no empty profile.db behind (a missing
+ * one is not created, an existing one is untouched). Whatever ends the sampling, the samples
+ * gathered so far are stored in one transaction, and only then is an error returned. Owns the
+ * SIGINT handler for the duration of the command; it only sets a flag that the sampler polls. */
 #include <signal.h>
 #include <stdio.h>
 #ifdef __linux__
@@ -37,9 +39,21 @@ static void show_progress(void *ctx, const rp_sampler_stats *st)
 	fflush(stderr);
 }
 
+/* Opens (or creates) the database only now that there is a run for it. */
+static int store(const char *db_path, const rp_image *img, const rp_run_info *info, const rp_samples *samples,
+		 int64_t *run_id, rp_err *err)
+{
+	rp_db *db = NULL;
+	int rc = rp_db_open(&db, db_path, err);
+	if (rc == 0)
+		rc = rp_db_store_run(db, img, info, samples, run_id, err);
+	rp_db_close(db);
+	return rc;
+}
+
 /* Connects, samples, and stores whatever was gathered; returns the sampling error, if any,
  * after the run is safely stored. */
-static int record(cli_record_opts *o, rp_db *db, const rp_image *img, rp_err *err)
+static int record(cli_record_opts *o, const rp_image *img, rp_err *err)
 {
 	rp_samples samples;
 	rp_sampler_result res;
@@ -68,7 +82,7 @@ static int record(cli_record_opts *o, rp_db *db, const rp_image *img, rp_err *er
 	int64_t run_id = 0;
 	rc = 0;
 	if (res.stats.samples > 0)
-		rc = rp_db_store_run(db, img, &info, &samples, &run_id, err);
+		rc = store(o->db_path, img, &info, &samples, &run_id, err);
 	if (rc == 0) {
 		printf("recorded %llu samples in %.2f s (%.0f samples/s, %s) from %s; stopped: %s",
 		       (unsigned long long)res.stats.samples, res.stats.elapsed_s, res.stats.rate_hz,
@@ -104,10 +118,9 @@ int cmd_record(int argc, char **argv, rp_err *err)
 	o.sampler.duration_s = o.duration_s;
 
 	rp_image *img = NULL;
-	rp_db *db = NULL;
 	if ((rc = rp_image_load(&img, o.elf_path, err)) < 0)
 		return rc;
-	if ((rc = rp_db_open(&db, o.db_path, err)) < 0) {
+	if ((rc = rp_db_probe(o.db_path, err)) < 0) {
 		rp_image_free(img);
 		return rc;
 	}
@@ -129,10 +142,9 @@ int cmd_record(int argc, char **argv, rp_err *err)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 #endif
 
-	rc = record(&o, db, img, err);
+	rc = record(&o, img, err);
 
 	sigaction(SIGINT, &old, NULL);
-	rp_db_close(db);
 	rp_image_free(img);
 	return rc;
 }

@@ -6,7 +6,8 @@
  * By default it stops the target on a breakpoint at ramplace_profile_ready (which the firmware
  * calls when its profile is complete), reads, removes the breakpoint and detaches, so the
  * firmware runs on. Options, the ELF (symbols ramplace_profile and the breakpoint function) and
- * the database are checked before connecting. The histogram goes through the same gmon.out
+ * the database are checked before connecting; the database is created or changed only when
+ * there is a histogram to store. The histogram goes through the same gmon.out
  * importer as a file dumped over semihosting, so both paths give the same run. Its options are
  * read by record_opts.c, with those of sampling. Owns the SIGINT handler for the duration of the
  * command; it only sets a flag the waits poll. */
@@ -137,8 +138,9 @@ static int write_gmon(const char *path, const unsigned char *g, size_t len, rp_e
 }
 
 /* Imports the gmon.out image exactly as `ramplace import --format gmon` would a dumped file,
- * and stores it as one run with method "runtime". */
-static int store(rp_db *db, const rp_image *img, const rp_runtime_profile *prof, const unsigned char *g,
+ * and stores it as one run with method "runtime", opening (or creating) the database only now
+ * that there is a run for it. */
+static int store(const char *db_path, const rp_image *img, const rp_runtime_profile *prof, const unsigned char *g,
 		 size_t glen, const char *source, const char *why, int64_t *run_id, rp_err *err)
 {
 	rp_samples s;
@@ -156,7 +158,11 @@ static int store(rp_db *db, const rp_image *img, const rp_runtime_profile *prof,
 		info.rate_hz = prof->desc.rate_hz;
 		info.duration_s = prof->desc.rate_hz ? (double)prof->desc.ticks / prof->desc.rate_hz : 0;
 		info.stop_reason = reason;
-		rc = rp_db_store_run(db, img, &info, &s, run_id, err);
+		rp_db *db = NULL;
+		rc = rp_db_open(&db, db_path, err);
+		if (rc == 0)
+			rc = rp_db_store_run(db, img, &info, &s, run_id, err);
+		rp_db_close(db);
 	}
 	rp_samples_release(&s);
 	return rc;
@@ -176,7 +182,7 @@ static int find_descriptor(const rp_image *img, uint64_t *desc_addr, rp_err *err
 	return rc;
 }
 
-static int record_runtime(const cli_record_opts *o, rp_db *db, const runtime_site *site, rp_err *err)
+static int record_runtime(const cli_record_opts *o, const runtime_site *site, rp_err *err)
 {
 	const rp_image *img = site->img;
 	rp_runtime_profile prof;
@@ -195,7 +201,7 @@ static int record_runtime(const cli_record_opts *o, rp_db *db, const runtime_sit
 	if (rc == 0 && o->gmon_path)
 		rc = write_gmon(o->gmon_path, g, glen, err);
 	if (rc == 0)
-		rc = store(db, img, &prof, g, glen, source, why, &run_id, err);
+		rc = store(o->db_path, img, &prof, g, glen, source, why, &run_id, err);
 	if (rc == 0 && !o->quiet)
 		printf("read %llu samples (%u ticks, %u outside, %u lost) in %u-byte buckets at %u Hz from %s; stopped: %s; run %lld in %s\n",
 		       (unsigned long long)prof.samples, prof.desc.ticks, prof.desc.outside, prof.desc.saturated,
@@ -216,14 +222,13 @@ int cmd_record_runtime(int argc, char **argv, rp_err *err)
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
 	rp_image *img = NULL;
-	rp_db *db = NULL;
 	runtime_site site = { 0 };
 	if ((rc = rp_image_load(&img, o.elf_path, err)) < 0)
 		return rc;
 	site.img = img;
 	if ((rc = find_descriptor(img, &site.desc_addr, err)) < 0 ||
 	    (o.at && (rc = breakpoint_site(img, o.at, &site.bp_addr, &site.bp_kind, err)) < 0) ||
-	    (rc = rp_db_open(&db, o.db_path, err)) < 0) {
+	    (rc = rp_db_probe(o.db_path, err)) < 0) {
 		rp_image_free(img);
 		return rc;
 	}
@@ -239,10 +244,9 @@ int cmd_record_runtime(int argc, char **argv, rp_err *err)
 	sigaction(SIGINT, &sa, &old);
 	o.rsp.cancel = &interrupted;
 
-	rc = record_runtime(&o, db, &site, err);
+	rc = record_runtime(&o, &site, err);
 
 	sigaction(SIGINT, &old, NULL);
-	rp_db_close(db);
 	rp_image_free(img);
 	return rc;
 }

@@ -19,7 +19,9 @@ static const char usage[] =
 	"usage: ramplace report [options] profile.db\n"
 	"\n"
 	"Prints the flat profile of all runs (or of --run N) in gprof's layout: % time, cumulative\n"
-	"and self seconds (samples when no sampling rate is known), calls where arcs give them.\n"
+	"and self seconds (samples when no sampling rate is known), calls where gmon.out's arcs\n"
+	"count them (\"arcs\" where record sampled them: return addresses, not calls). As gprof\n"
+	"does, samples in code where no function is (the PLT) count to the function below them.\n"
 	"  -n, --limit N    print at most N functions (default: all)\n"
 	"  -r, --run N      only run N (see --runs)\n"
 	"  -q, --graph      also print the call graph in gprof's layout (needs arcs)\n"
@@ -219,7 +221,7 @@ static int parse_args(report_args *a, int argc, char **argv, rp_err *err)
 	char *end;
 	memset(a, 0, sizeof(*a));
 	a->limit = -1;
-	while ((c = getopt_long(argc, argv, "+n:e:r:qcaih", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:e:r:qcaih", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			a->limit = strtol(optarg, &end, 10);

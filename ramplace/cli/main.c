@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 	}
 	const struct cmd *cmd = find_command(argv[1]);
 	int rc;
-	optind = 0; /* glibc: full reinitialisation of getopt for the subcommand's parse */
+	optind = 0; /* glibc: full reinitialisation of getopt (and of its argument permutation) */
 	if (cmd) {
 		rc = cmd->fn(argc - 1, argv + 1, &err);
 	} else if (argv[1][0] == '-' || strchr(argv[1], '.') || strchr(argv[1], '/')) {

@@ -28,7 +28,8 @@ static const char sampling_usage[] =
 	"  --method auto|halt        auto (default): on Cortex-M read the DWT PC sample\n"
 	"                            register without halting when it works, else halt\n"
 	"  --seed N                  seed of the randomized intervals (default: from the clock)\n"
-	"  --connect-timeout MS      bound on connecting (default 3000)\n"
+	"  --connect-timeout MS      keep trying to connect this long: a refused connection\n"
+	"                            is retried, for a gdbserver still starting (default 3000)\n"
 	"  --timeout MS              bound on every reply (default 2000)\n"
 	"  --no-callers              do not record lr/ra -> pc arcs\n"
 	"  --quiet                   no progress line\n"
@@ -36,7 +37,8 @@ static const char sampling_usage[] =
 	"                            (see 'ramplace record --runtime --help')\n"
 	"  --help                    print this and exit\n\n"
 	"The run ends at --duration, --samples, when the target exits, or on Ctrl-C; the\n"
-	"samples gathered are stored in every case.\n";
+	"samples gathered are stored in every case. profile.db is created or changed only\n"
+	"when there is a run to store.\n";
 
 static const char runtime_usage[] =
 	"usage: ramplace record --runtime --remote HOST:PORT [options] profile.db firmware.elf\n\n"
@@ -50,10 +52,12 @@ static const char runtime_usage[] =
 	"  --duration SECONDS        read after this long if the breakpoint was not reached\n"
 	"  --gmon FILE               also write the histogram as a gmon.out file\n"
 	"  --reset                   zero the histogram on the target after reading it\n"
-	"  --connect-timeout MS      bound on connecting (default 3000)\n"
+	"  --connect-timeout MS      keep trying to connect this long: a refused connection\n"
+	"                            is retried, for a gdbserver still starting (default 3000)\n"
 	"  --timeout MS              bound on every reply (default 2000)\n"
 	"  --quiet                   no summary line\n"
-	"  --help                    print this and exit\n";
+	"  --help                    print this and exit\n\n"
+	"profile.db is created or changed only when a histogram was read.\n";
 
 enum { OPT_RUNTIME = 256, OPT_REMOTE, OPT_AT, OPT_NOW, OPT_DURATION, OPT_GMON, OPT_RESET, OPT_SAMPLES,
        OPT_RATE, OPT_SEED, OPT_CTIMEOUT, OPT_TIMEOUT, OPT_NO_CALLERS, OPT_QUIET, OPT_HELP, OPT_MIN_RUN,
@@ -126,7 +130,7 @@ static int parse_u64(uint64_t *out, const char *text, uint64_t max, const char *
 /* One option of either method; getopt_long has already refused those of the other one. */
 static int parse_option(cli_record_opts *o, int c, const char *arg, int *have_remote, int *now, rp_err *err)
 {
-	double d;
+	double d = 0; /* set when parse_double succeeds, which GCC -O2 cannot always see */
 	int rc;
 	switch (c) {
 	case OPT_REMOTE:
@@ -137,7 +141,8 @@ static int parse_option(cli_record_opts *o, int c, const char *arg, int *have_re
 	case OPT_CTIMEOUT:
 	case OPT_TIMEOUT:
 		rc = parse_double(&d, arg, 1, 3600000, "timeouts want milliseconds (1..3600000)", err);
-		*(c == OPT_TIMEOUT ? &o->rsp.timeout_ms : &o->rsp.connect_timeout_ms) = (int)d;
+		if (rc == 0)
+			*(c == OPT_TIMEOUT ? &o->rsp.timeout_ms : &o->rsp.connect_timeout_ms) = (int)d;
 		return rc;
 	case OPT_QUIET:
 		o->quiet = 1;

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """fake_gdbserver.py: a scripted GDB remote-protocol server for the fault tests of `ramplace record`.
 
-It serves one connection on 127.0.0.1 (port 0: the kernel picks a free one, written to
---port-file once listening), speaks enough RSP for the record handshake and sampling loop
-(qSupported, QStartNoAckMode, ?, qXfer:features:read with an include, p, g, c, 0x03, D), and
-misbehaves on purpose as --fault says:
+It serves one connection on 127.0.0.1 (--port, by default 0: the kernel picks a free one; the
+port is written to --port-file once listening), speaks enough RSP for the record handshake and
+sampling loop (qSupported, QStartNoAckMode, ?, qXfer:features:read with an include, p, g, c,
+0x03, D), and misbehaves on purpose as --fault says:
 
   ok        a well-behaved halted target whose pc walks over --pcs
   exit      after --after interrupts, the target exits with status 3 (W03), then closes
@@ -184,12 +184,13 @@ def main():
     ap.add_argument("--after", type=int, default=0)
     ap.add_argument("--pcs", default="0x100", help="comma-separated pc values to report in turn")
     ap.add_argument("--dwt", choices=["pcsr", "zero"], help="serve DWT memory reads")
+    ap.add_argument("--port", type=int, default=0, help="port to listen on (0: any free one)")
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log", required=True)
     args = ap.parse_args()
     srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind(("127.0.0.1", 0))
+    srv.bind(("127.0.0.1", args.port))
     srv.listen(1)
     with open(args.port_file + ".tmp", "w") as f:
         f.write("%d\n" % srv.getsockname()[1])

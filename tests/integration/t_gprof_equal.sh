@@ -4,7 +4,9 @@
 # that `ramplace report` prints the same per-function self seconds and call counts as
 # `gprof -b -p` (at gprof's printed precision), and the same "called" entries (per function and
 # per arc) as `gprof -b -q`. Then again for a file holding the histogram twice (gprof sums
-# records with the same range) and for the file fed on standard input.
+# records with the same range), for the file fed on standard input, and for tests/data/gprof/plt.c,
+# whose samples on the PLT's jumps lie where no function is: gprof credits them to the symbol
+# below (_init), and so must the report, while its JSON says they lie outside (self_outside).
 # Needs: $RAMPLACE, $RAMPLACE_SRC; gcc, gprof, python3.
 . "$(dirname "$0")/lib.sh"
 cd "$work"
@@ -56,12 +58,16 @@ print('%d entries compared' % len(want))
 sys.exit(1 if bad else 0)
 PY
 
-check() { # NAME GMON_FILE
-	local name=$1 gmon=$2
+check() { # NAME GMON_FILE [PROGRAM]
+	local name=$1 gmon=$2 prog=${3:-prog}
 	rm -f p.db
-	"$RAMPLACE" import --quiet p.db prog "$gmon"
-	gprof -b -p prog "$gmon" >gprof-p.txt
-	gprof -b -q prog "$gmon" >gprof-q.txt
+	# a sample where no function is still lies in the program's code: gprof takes the file
+	if ! "$RAMPLACE" import --quiet p.db "$prog" "$gmon" 2>import.err; then
+		fail "$name: import refuses the file: $(cat import.err)"
+		"$RAMPLACE" import --quiet --force p.db "$prog" "$gmon" 2>/dev/null
+	fi
+	gprof -b -p "$prog" "$gmon" >gprof-p.txt
+	gprof -b -q "$prog" "$gmon" >gprof-q.txt
 	"$RAMPLACE" report p.db >rp-p.txt
 	"$RAMPLACE" report --graph p.db >rp-q.txt
 	if python3 compare.py flat gprof-p.txt rp-p.txt >cmp.txt; then pass "$name: flat profile: $(tail -1 cmp.txt)"
@@ -99,5 +105,24 @@ rm -f s.db
 "$RAMPLACE" import --quiet p1.db prog gmon.out
 "$RAMPLACE" report p1.db >rp-file.txt
 if diff -q rp-stdin.txt rp-file.txt >/dev/null; then pass "gmon.out on standard input"; else fail "stdin import differs"; fi
+
+# samples in the PLT: gprof gives them to _init, the last symbol before .plt
+gcc -O1 -pg -no-pie -fno-inline -fno-builtin -o plt "$RAMPLACE_SRC/tests/data/gprof/plt.c"
+./plt && mv gmon.out plt.out
+gprof -b -p plt plt.out >gprof-plt.txt
+if awk '$NF == "_init" && $3 > 0 { found = 1 } END { exit !found }' gprof-plt.txt; then
+	pass "plt: gprof credits samples to _init (so the comparison below can fail)"
+else
+	fail "plt: gprof credits no samples to _init; the PLT comparison shows nothing:"; cat gprof-plt.txt
+fi
+check "plt" plt.out plt
+"$RAMPLACE" report --json plt.json p.db >/dev/null
+if python3 - <<'PY'
+import json
+f = {x['name']: x for x in json.load(open('plt.json'))['functions']}
+assert f['_init']['self_outside'] > 0 and f['_init']['self_outside'] == f['_init']['self'], f['_init']
+assert f['spin']['self_outside'] == 0 and '<unknown>' not in f, f
+PY
+then pass "plt: the JSON says _init's samples lie outside it (self_outside)"; else fail "plt: JSON self_outside"; fi
 
 finish

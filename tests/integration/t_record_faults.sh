@@ -118,7 +118,7 @@ else fail "status $status, server log: $(cat log 2>/dev/null)"; fi
 
 name="connection refused"
 dead_port=$(free_port)
-record --remote "127.0.0.1:$dead_port" p.db fw.elf
+record --remote "127.0.0.1:$dead_port" --connect-timeout 300 p.db fw.elf
 if [ "$status" -eq 2 ] && one_error_line "127.0.0.1:$dead_port: connection refused" &&
    [ "$(runs p.db)" = "0 0" ]; then pass; else fail "status $status"; fi
 

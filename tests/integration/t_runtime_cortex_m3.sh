@@ -12,7 +12,9 @@
 # Needs: arm-none-eabi-gcc + newlib, arm-none-eabi-gprof, qemu-system-arm; $RAMPLACE_BUILD/bench/bench_tvd.
 . "$(dirname "$0")/lib.sh"
 qemu_pid=""
+rec_pid=""
 on_exit 'stop_pid "$qemu_pid"'
+on_exit 'stop_pid "$rec_pid"'
 cd "$work"
 
 ex=$RAMPLACE_SRC/examples/qemu-cortex-m3
@@ -45,19 +47,23 @@ check "arm-none-eabi-gprof reads it: vm_run on top" \
 	bash -c "awk 'NR > 5 && NF >= 4 { print \$NF; exit }' gprof.txt | grep -qx vm_run"
 check "gprof's sample period is the runtime's 10 us" grep -q 'Each sample counts as 1e-05 seconds' gprof.txt
 
-# --- pulled through the gdbstub
+# --- pulled through the gdbstub, recording started a second before QEMU (as a script that
+# starts QEMU in the background and ramplace at once would): the refused connection is retried
 port=$(free_port)
 mkdir run2
+"$RAMPLACE" record --runtime --remote "127.0.0.1:$port" --connect-timeout 10000 --gmon pulled.out rt.db "$elf" \
+	>rec.out 2>rec.err &
+rec_pid=$!
+sleep 1
 (cd run2 && exec qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
 	-semihosting-config enable=on,target=native -icount shift=0 \
 	-gdb "tcp:127.0.0.1:$port" -S -kernel "$elf" >out 2>&1) &
 qemu_pid=$!
-wait_port "$port" 10
-"$RAMPLACE" record --runtime --remote "127.0.0.1:$port" --gmon pulled.out rt.db "$elf" >rec.out 2>rec.err \
-	&& status=0 || status=$?
+wait_pid "$rec_pid" 60 && status=0 || status=$?
+rec_pid=""
 wait_pid "$qemu_pid" 60 && qstatus=0 || qstatus=$?
 qemu_pid=""
-check "record --runtime succeeds" test "$status" -eq 0
+check "record --runtime, started before QEMU listens, succeeds" test "$status" -eq 0
 check "it says what it read" \
 	grep -Eq '^read [0-9]+ samples \([0-9]+ ticks, 0 outside, 0 lost\) in 4-byte buckets at 100000 Hz from gdbserver 127\.0\.0\.1:[0-9]+; stopped: ramplace_profile_ready; run [0-9]+ in rt\.db$' rec.out
 check "the firmware runs on to a clean exit after the read" test "$qstatus" -eq 0
@@ -91,8 +97,8 @@ check "runtime vs exact counts: the same top function" \
 	awk '$1 == "top" && $3 == "vm_run" { found = 1 } END { exit !found }' tvd.txt
 
 # --- bad cases: exit 2, one line, nothing stored
-no_run() { # nothing stored: no database (bad input), or one without runs (remote failures)
-	[ ! -e bad.db ] || "$RAMPLACE" report bad.db | grep -q '^Flat profile: 0 samples in 0 run'
+no_run() { # nothing stored: not even an empty database
+	[ ! -e bad.db ]
 }
 bad() { # name, expected message regex, ramplace args...
 	local name=$1 want=$2
@@ -112,7 +118,11 @@ bad "--now with --at" "--now reads at once" record --runtime --remote 127.0.0.1:
 
 start_halted() {
 	port=$(free_port)
-	qemu -gdb "tcp:127.0.0.1:$port" -S -kernel "$elf" >/dev/null 2>&1 &
+	# QEMU itself in the background, not the qemu function (a subshell whose end would
+	# leave QEMU running): stop_pid must reach it by its id
+	qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
+		-semihosting-config enable=on,target=native -icount shift=0 \
+		-gdb "tcp:127.0.0.1:$port" -S -kernel "$elf" >/dev/null 2>&1 &
 	qemu_pid=$!
 	wait_port "$port" 10
 }

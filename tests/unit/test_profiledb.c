@@ -1,6 +1,7 @@
 /* test_profiledb.c: profile.db: samples stored symbolized and summed over runs, arcs, the
- * schema version check, hostile files (text, directory, newer schema) and a locked database
- * leaving nothing half-written. */
+ * schema version check, hostile files (text, directory, newer schema), a locked database
+ * leaving nothing half-written, the probe that changes nothing, and samples where no function
+ * is naming the function below them (credited to it by the report's model, as gprof does). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "ramplace/profiledb.h"
+#include "ramplace/report.h"
 
 static char dir[] = "/tmp/rp-test-db-XXXXXX";
 static char path[256];
@@ -226,6 +228,87 @@ static void test_locked_db_writes_nothing(void **state)
 	rp_db_close(db);
 }
 
+/* rp_db_probe answers whether a run could be stored without creating or changing anything. */
+static void test_probe_changes_nothing(void **state)
+{
+	(void)state;
+	rp_db *db;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_db_probe(path, &err), 0);
+	assert_int_equal(access(path, F_OK), -1);   /* not created */
+	char nodir[300];
+	snprintf(nodir, sizeof(nodir), "%s/no/such/dir/p.db", dir);
+	assert_int_equal(rp_db_probe(nodir, &err), RP_EINPUT);
+	assert_non_null(strstr(err.msg, "cannot write in"));
+	/* an empty file and a version-1 database pass as they are: not created into, not migrated */
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	assert_int_equal(rp_db_probe(path, &err), 0);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	assert_int_equal(rp_db_open(&db, path, &err), 0);
+	rp_db_close(db);
+	set_user_version(1);
+	assert_int_equal(rp_db_probe(path, &err), 0);
+	sqlite3 *sql;
+	sqlite3_stmt *q;
+	assert_int_equal(sqlite3_open(path, &sql), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(sql, "PRAGMA user_version", -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(q, 0), 1);
+	sqlite3_finalize(q);
+	assert_int_equal(sqlite3_exec(sql, "PRAGMA application_id=7", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(sql);
+	assert_int_equal(rp_db_probe(path, &err), RP_EINPUT);   /* what rp_db_open refuses, too */
+	assert_non_null(strstr(err.msg, "not a ramplace profile"));
+}
+
+/* A sample in code where no function is (here the 2 bytes of padding between scale.constprop.0,
+ * a static of a.c, and scale) stays "<unknown>" for placement, but names the function below it,
+ * to which the report's model credits it as gprof does. A sample outside code names none. */
+static void test_unknown_names_the_function_below(void **state)
+{
+	(void)state;
+	rp_db *db;
+	rp_err err = RP_ERR_INIT;
+	rp_samples s;
+	rp_samples_init(&s);
+	assert_int_equal(rp_samples_add(&s, 0x1026, 4, &err), 0);
+	assert_int_equal(rp_samples_add(&s, 0x100a, 6, &err), 0);   /* in scale.constprop.0 */
+	assert_int_equal(rp_samples_add(&s, 0x9000, 5, &err), 0);
+	assert_int_equal(rp_db_open(&db, path, &err), 0);
+	rp_run_info info = RP_RUN_INFO_INIT;
+	assert_int_equal(rp_db_store_run(db, img, &info, &s, NULL, &err), 0);
+	rp_samples_release(&s);
+	rp_db_totals t;
+	assert_int_equal(rp_db_totals_load(db, &t, &err), 0);
+	rp_db_close(db);
+	assert_int_equal(count_of(&t, "<unknown>", "after scale.constprop.0 (a.c)"), 4);
+	assert_int_equal(count_of(&t, "<unknown>", NULL), 5);
+	char *name, *file;
+	for (size_t i = 0; i < t.nfuncs; i++) {
+		int rc = rp_db_unknown_after(&t.funcs[i], &name, &file, &err);
+		assert_int_equal(rc, t.funcs[i].file && strncmp(t.funcs[i].file, "after ", 6) == 0);
+		if (rc) {
+			assert_string_equal(name, "scale.constprop.0");
+			assert_string_equal(file, "a.c");
+		}
+		free(name);
+		free(file);
+	}
+	rp_profile p;
+	assert_int_equal(rp_profile_build(&p, &t, NULL, 0, &err), 0);
+	assert_int_equal(p.nfns, 2);
+	assert_string_equal(p.fns[0].name, "scale.constprop.0");
+	assert_true(p.fns[0].self == 10 && p.fns[0].outside == 4);
+	assert_string_equal(p.fns[1].name, "<unknown>");
+	assert_true(p.fns[1].self == 5 && p.fns[1].outside == 0);
+	rp_profile_release(&p);
+	rp_db_totals_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +317,8 @@ int main(void)
 		cmocka_unit_test_setup(test_migrate_from_1, fresh),
 		cmocka_unit_test_setup(test_hostile_files, fresh),
 		cmocka_unit_test_setup(test_locked_db_writes_nothing, fresh),
+		cmocka_unit_test_setup(test_probe_changes_nothing, fresh),
+		cmocka_unit_test_setup(test_unknown_names_the_function_below, fresh),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,6 +1,7 @@
 /* test_staleness.c: how much of a profile maps onto an ELF (tests/data/elf/arm-m3.elf: statics
  * helper in a.c and b.c, scale with scale.constprop.0), which functions vanished, and the
- * rename guesses: another compiler clone of the same function, a static that changed files. */
+ * rename guesses: another compiler clone of the same function, a static that changed files;
+ * none across two different firmwares but for a static of the same file. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -57,6 +58,38 @@ static void test_maps_and_vanishes(void **state)
 	rp_image_free(img);
 }
 
+/* Another firmware (most of the profile maps nowhere): a name the ELF also has is no evidence,
+ * as when two benchmarks both define a static benchmark_body; only a candidate in the vanished
+ * static's own file is. */
+static void test_no_rename_guess_across_firmwares(void **state)
+{
+	(void)state;
+	rp_image *img = load();
+	rp_func_total funcs[] = {
+		{ "benchmark_body", NULL, 500, 500, 0 }, /* gone */
+		{ "helper", "c.c", 300, 300, 0 },        /* the ELF's helpers are in a.c and b.c */
+		{ "scale.isra.0", NULL, 100, 100, 0 },   /* a clone of the global scale, no file to agree */
+		{ "scale.part.0", "a.c", 50, 50, 0 },    /* scale.constprop.0 is a static of a.c too */
+		{ "a_entry", NULL, 50, 50, 0 },          /* maps: 50 of 1000 */
+	};
+	rp_db_totals totals = { .funcs = funcs, .nfuncs = 5, .total = 1000, .nruns = 1, .nimages = 1, .taken = 1000 };
+	rp_db_image images[] = { { (char *)"eeee", (char *)"/nonexistent.elf", (char *)"arm", 1, 1000 } };
+	rp_staleness st;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_staleness_assess(&st, img, images, 1, &totals, &err), 0);
+	assert_int_equal(st.mapped, 50);
+	assert_int_equal(st.nvanished, 4);
+	assert_string_equal(st.vanished[1].name, "helper");
+	assert_null(st.vanished[1].now);
+	assert_string_equal(st.vanished[2].name, "scale.isra.0");
+	assert_null(st.vanished[2].now);
+	assert_string_equal(st.vanished[3].name, "scale.part.0");
+	assert_string_equal(st.vanished[3].now, "scale.constprop.0 (a.c)");
+	assert_int_equal(st.nrenamed, 1);
+	rp_staleness_release(&st);
+	rp_image_free(img);
+}
+
 static void test_empty_profile_maps_fully(void **state)
 {
 	(void)state;
@@ -76,6 +109,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_maps_and_vanishes),
+		cmocka_unit_test(test_no_rename_guess_across_firmwares),
 		cmocka_unit_test(test_empty_profile_maps_fully),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

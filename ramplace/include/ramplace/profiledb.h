@@ -38,11 +38,16 @@ typedef struct rp_run_info {
 int rp_db_open(rp_db **out, const char *path, rp_err *err);
 /* Like rp_db_open, but a missing file is an error instead of being created. */
 int rp_db_open_existing(rp_db **out, const char *path, rp_err *err);
+/* Checks, creating and changing nothing, that rp_db_open(path) could store a run: an existing
+ * file must be writable and a ramplace database it reads (or migrates); for a missing one, its
+ * folder must be writable. For a caller that gathers first and stores only what it got. */
+int rp_db_probe(const char *path, rp_err *err);
 void rp_db_close(rp_db *db);
 
 /* Symbolizes the samples against img and stores image, run, samples and arcs in one
  * transaction. Samples outside every function are stored under the name "<unknown>" with the
- * raw address as offset. On failure nothing is written. */
+ * raw address as offset and, in executable code, the function symbol below them as file
+ * ("after NAME", see rp_db_unknown_after). On failure nothing is written. */
 int rp_db_store_run(rp_db *db, const rp_image *img, const rp_run_info *info,
 		    const rp_samples *samples, int64_t *run_id, rp_err *err);
 
@@ -63,6 +68,8 @@ typedef struct rp_db_totals {
 	double taken;            /* samples taken (gmon: sum of the bins); the base of "% time" */
 	double rate_hz;          /* the sampling rate shared by every run, 0 if unknown or mixed */
 	double taken_seconds;    /* taken / rate, when rate_hz != 0 */
+	int sampled_arcs;        /* some run's arcs are sampled return addresses (record), which
+				    count samples, not calls as gmon.out's do */
 } rp_db_totals;
 
 /* Sums samples per (function, file) over every run in the database. */
@@ -72,6 +79,12 @@ int rp_db_totals_load_run(rp_db *db, int64_t run_id, rp_db_totals *out, rp_err *
 /* Every run; equal != 0 weighs every run the same (each scaled to the mean run's samples). */
 int rp_db_totals_load_weighted(rp_db *db, int equal, rp_db_totals *out, rp_err *err);
 void rp_db_totals_release(rp_db_totals *t);
+
+/* For an "<unknown>" row: the function symbol just below its samples, which lie in code past
+ * that function's end where no function is (the PLT after _init, padding); gprof credits such
+ * samples to it. Returns 1 with *name and *file (NULL for a global) malloc'ed, 0 when the row
+ * names none (or is no "<unknown>" row), or a negative code. */
+int rp_db_unknown_after(const rp_func_total *t, char **name, char **file, rp_err *err);
 
 typedef struct rp_run_row {
 	int64_t id;

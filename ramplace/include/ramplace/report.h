@@ -14,6 +14,8 @@
 typedef struct rp_prof_fn {
 	const char *name, *file;    /* borrowed from the totals / arcs */
 	double self;                /* samples, or seconds when rp_profile.rate_hz != 0 */
+	double outside;             /* of self: samples in code past its end where no function is
+				       (the PLT after _init), credited to it as gprof does */
 	double child;               /* time propagated from callees along arcs (gprof's children) */
 	uint64_t calls;             /* arcs into it from other known functions */
 	uint64_t self_calls;        /* recursive arcs */
@@ -35,9 +37,14 @@ typedef struct rp_profile {
 	double total;               /* base of the percentages: samples taken (or seconds) */
 	double rate_hz;             /* 0: times are in samples */
 	const char *unit;           /* "seconds" or "samples" */
+	int sampled_arcs;           /* arcs are sampled return addresses (record), not counted calls:
+				       the text says "arcs" where gprof says "calls" */
+	char **names;               /* owned: names of the functions "<unknown>" rows went to */
+	size_t nnames, names_cap;
 } rp_profile;
 
-/* Builds the model from totals and arcs (both must outlive it). */
+/* Builds the model from totals and arcs (both must outlive it). Samples of "<unknown>" that lie
+ * in code past a function's end go to that function (rp_prof_fn.outside), as gprof does. */
 int rp_profile_build(rp_profile *p, const rp_db_totals *t, const rp_arc_total *arcs, size_t narcs, rp_err *err);
 void rp_profile_release(rp_profile *p);
 

@@ -20,7 +20,7 @@
 typedef struct rp_rsp rp_rsp;
 
 typedef struct rp_rsp_opts {
-	int connect_timeout_ms;  /* bound on the TCP connect */
+	int connect_timeout_ms;  /* bound on connecting, refused attempts retried until then */
 	int timeout_ms;          /* bound on every wait for a reply */
 	int elf_machine;         /* EM_ARM, EM_RISCV or 0: picks defaults when there is no target.xml */
 	int elfclass;            /* 32 or 64, with elf_machine */
@@ -32,7 +32,9 @@ typedef struct rp_rsp_opts {
 #define RP_RSP_OPTS_INIT { 3000, 2000, 0, 32, 0, 1, NULL }
 
 /* Connects to host:port and performs the handshake (qSupported, QStartNoAckMode, `?`, target
- * description). On failure *out is NULL and err says "host:port: <what>". */
+ * description). A refused connection (nothing listens yet) is tried again, with a pause growing
+ * to 250 ms, until opts->connect_timeout_ms has passed or opts->cancel is set (RP_EINTERRUPT).
+ * On failure *out is NULL and err says "host:port: <what>". */
 int rp_rsp_connect(rp_rsp **out, const char *host, int port, const rp_rsp_opts *opts, rp_err *err);
 
 /* Same over an already connected stream socket, which it owns from then on (closed on failure

@@ -4,7 +4,10 @@
  * addresses loses nothing; what is lost are samples of functions that were removed, renamed,
  * inlined away or moved to another file since. This module measures that share and names the
  * functions, guessing renames from compiler clone names, from a static that changed files, and,
- * when the ELF a run was taken on is still on disk with the same build-id, from identical code. */
+ * when the ELF a run was taken on is still on disk with the same build-id, from identical code.
+ * Names prove nothing across two different firmwares, so unless at least half of the profile
+ * maps by name, a guess needs evidence of the function's own: a static of the same file, or
+ * identical code. */
 #ifndef RAMPLACE_STALENESS_H
 #define RAMPLACE_STALENESS_H
 

@@ -3,6 +3,10 @@
  * description over qXfer:features, the numbers and sizes of pc and lr/ra, and whether `p` or
  * `g` reads them), and the accessors for what was learnt.
  *
+ * A refused connection is tried again until the connect timeout, with a growing pause between
+ * attempts (up to 250 ms): a gdbserver started in the background a moment before is usually not
+ * listening yet.
+ *
  * Owns the rp_rsp itself: its buffers, and the socket from open to close. Runs once per
  * session, but sets up the tight halt/read/resume loop that follows: TCP_NODELAY is set and
  * no-ack mode is used when offered. The server is not trusted: feature lists, included file
@@ -261,9 +265,9 @@ int rp_rsp_open_fd(rp_rsp **out, int fd, const char *name, const rp_rsp_opts *op
 	return 0;
 }
 
-/* Non-blocking connect bounded by the deadline; returns the connected socket or a negative
- * code. *why keeps the reason of the last failed address. */
-static int connect_one(const struct addrinfo *ai, int64_t deadline, int *why)
+/* Non-blocking connect bounded by the deadline (or a signal with *cancel set: EINTR); returns
+ * the connected socket or a negative code. *why keeps the reason of the last failed address. */
+static int connect_one(const struct addrinfo *ai, int64_t deadline, const volatile sig_atomic_t *cancel, int *why)
 {
 	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
 	if (fd < 0) {
@@ -281,7 +285,7 @@ static int connect_one(const struct addrinfo *ai, int64_t deadline, int *why)
 		int64_t left = deadline - now_ns();
 		struct pollfd pfd = { fd, POLLOUT, 0 };
 		int n = left > 0 ? poll(&pfd, 1, (int)((left + 999999) / 1000000)) : 0;
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR && !(cancel && *cancel))
 			continue;
 		if (n <= 0) {
 			*why = n == 0 ? ETIMEDOUT : errno;
@@ -300,6 +304,25 @@ static int connect_one(const struct addrinfo *ai, int64_t deadline, int *why)
 	}
 }
 
+/* Worth another try: nothing listens yet (a QEMU or OpenOCD started a moment before), or the
+ * server dropped a connection it could not take yet. Anything else will not go away. */
+static int retryable(int why)
+{
+	return why == ECONNREFUSED || why == ECONNRESET || why == ECONNABORTED;
+}
+
+/* Sleeps up to ns, but not past the deadline; returns early on a signal. */
+static void pause_until(int64_t ns, int64_t deadline)
+{
+	int64_t left = deadline - now_ns();
+	if (ns > left)
+		ns = left;
+	if (ns <= 0)
+		return;
+	struct timespec ts = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
+	nanosleep(&ts, NULL); /* EINTR: the caller looks at the cancel flag */
+}
+
 int rp_rsp_connect(rp_rsp **out, const char *host, int port, const rp_rsp_opts *opts, rp_err *err)
 {
 	rp_rsp_opts dflt = RP_RSP_OPTS_INIT;
@@ -316,14 +339,37 @@ int rp_rsp_connect(rp_rsp **out, const char *host, int port, const rp_rsp_opts *
 	int gai = getaddrinfo(host, service, &hints, &res);
 	if (gai != 0)
 		return rp_err_set(err, RP_EINPUT, "%s: cannot resolve host: %s", name, gai_strerror(gai));
+	/* Refused connections are tried again until the connect timeout, after 20 ms, then twice
+	 * as long each time up to 250 ms: a gdbserver that comes up is found within a quarter of a
+	 * second, and one that never does costs a few dozen attempts. */
 	int64_t deadline = now_ns() + (int64_t)opts->connect_timeout_ms * 1000000;
-	int fd = -1, why = 0;
-	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next)
-		fd = connect_one(ai, deadline, &why);
+	int64_t backoff = 20000000;
+	int fd = -1, why = 0, tries = 0;
+	for (;;) {
+		tries++;
+		for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+			int w = 0;
+			fd = connect_one(ai, deadline, opts->cancel, &w);
+			/* an attempt cut short by the deadline says less than the refusals before it */
+			if (fd < 0 && !(w == ETIMEDOUT && retryable(why)))
+				why = w;
+		}
+		if (fd >= 0 || !retryable(why) || (opts->cancel && *opts->cancel) || now_ns() >= deadline)
+			break;
+		pause_until(backoff, deadline);
+		backoff = backoff * 2 > 250000000 ? 250000000 : backoff * 2;
+		if (opts->cancel && *opts->cancel)
+			break;
+	}
 	freeaddrinfo(res);
+	if (fd < 0 && opts->cancel && *opts->cancel)
+		return rp_err_set(err, RP_EINTERRUPT, "%s: interrupted while connecting", name);
 	if (fd < 0 && why == ETIMEDOUT)
 		return rp_err_set(err, RP_EINPUT, "%s: no connection after %d ms", name,
 				  opts->connect_timeout_ms);
+	if (fd < 0 && retryable(why) && tries > 1)
+		return rp_err_set(err, RP_EINPUT, "%s: %s, still after %d ms", name,
+				  why == ECONNREFUSED ? "connection refused" : strerror(why), opts->connect_timeout_ms);
 	if (fd < 0)
 		return rp_err_set(err, RP_EINPUT, "%s: %s", name,
 				  why == ECONNREFUSED ? "connection refused" : strerror(why));

@@ -2,6 +2,7 @@
  * Workload: a recording or import writes one run of up to a few hundred thousand distinct
  * (function, offset) rows in one transaction; readers sum over all runs. */
 #include <elf.h>
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ramplace/profiledb.h"
 #include "ramplace/util.h"
@@ -96,7 +98,9 @@ static int migrate_from_1(rp_db *db, rp_err *err)
 	return exec(db, "COMMIT", "migrating the schema from version 1", err);
 }
 
-static int check_schema(rp_db *db, rp_err *err)
+/* With change 0 (rp_db_probe), an empty file and version 1 pass as they are: rp_db_open will
+ * create or migrate them when there is something to store. */
+static int check_schema(rp_db *db, int change, rp_err *err)
 {
 	int64_t app_id, version, ntables;
 	if (pragma_int(db, "PRAGMA application_id", &app_id, err) ||
@@ -104,11 +108,11 @@ static int check_schema(rp_db *db, rp_err *err)
 	    pragma_int(db, "SELECT count(*) FROM sqlite_master", &ntables, err))
 		return err->code;
 	if (app_id == 0 && version == 0 && ntables == 0)
-		return create_schema(db, err);
+		return change ? create_schema(db, err) : 0;
 	if (app_id != RP_DB_APPLICATION_ID)
 		return rp_err_set(err, RP_EINPUT, "%s: an SQLite database, but not a ramplace profile", db->path);
 	if (version == 1)
-		return migrate_from_1(db, err);
+		return change ? migrate_from_1(db, err) : 0;
 	if (version != RP_DB_SCHEMA_VERSION)
 		return rp_err_set(err, RP_EINPUT, "%s: schema version %lld; this ramplace reads version %d%s",
 				  db->path, (long long)version, RP_DB_SCHEMA_VERSION,
@@ -134,7 +138,7 @@ static int open_db(rp_db **out, const char *path, int flags, rp_err *err)
 		return rc;
 	}
 	sqlite3_busy_timeout(db->sql, 2000);
-	int rc = check_schema(db, err);
+	int rc = check_schema(db, !(flags & SQLITE_OPEN_READONLY), err);
 	if (rc) {
 		rp_db_close(db);
 		return rc;
@@ -154,6 +158,39 @@ int rp_db_open_existing(rp_db **out, const char *path, rp_err *err)
 	if (stat(path, &st) != 0)
 		return rp_err_set(err, RP_EINPUT, "%s: no such profile database", path);
 	return open_db(out, path, SQLITE_OPEN_READWRITE, err);
+}
+
+/* SQLite writes a journal beside the database, and creates a missing one there. */
+static int folder_writable(const char *path, rp_err *err)
+{
+	char *dir = NULL;
+	if (rp_strdup(&dir, path, err))
+		return err->code;
+	char *slash = strrchr(dir, '/');
+	const char *folder = !slash ? "." : slash == dir ? "/" : (*slash = '\0', dir);
+	int rc = 0;
+	if (access(folder, W_OK | X_OK) != 0)
+		rc = rp_err_set(err, RP_EINPUT, "%s: cannot write in %s: %s", path, folder, strerror(errno));
+	free(dir);
+	return rc;
+}
+
+int rp_db_probe(const char *path, rp_err *err)
+{
+	struct stat st;
+	int exists = stat(path, &st) == 0;
+	if (!exists && errno != ENOENT)
+		return rp_err_set(err, RP_EINPUT, "%s: %s", path, strerror(errno));
+	if (folder_writable(path, err))
+		return err->code;
+	if (!exists)
+		return 0;
+	if (S_ISREG(st.st_mode) && access(path, W_OK) != 0)
+		return rp_err_set(err, RP_EINPUT, "%s: cannot write: %s", path, strerror(errno));
+	rp_db *db;
+	int rc = open_db(&db, path, SQLITE_OPEN_READONLY, err);
+	rp_db_close(db);
+	return rc;
 }
 
 void rp_db_close(rp_db *db)
@@ -229,8 +266,58 @@ static const rp_func *symbolize(const rp_image *img, uint64_t pc, uint64_t *offs
 	return f;
 }
 
+/* For an address no function covers: the last function symbol starting below it, when the
+ * address lies in executable code (the PLT after _init, padding, a stub without a symbol), else
+ * NULL. gprof credits such samples to that symbol; see after_key. */
+static const rp_func *function_below(const rp_image *img, uint64_t addr)
+{
+	int in_code = 0;
+	for (size_t i = 0; i < img->nsections && !in_code; i++) {
+		const rp_section *sec = &img->sections[i];
+		in_code = sec->is_exec && sec->is_alloc && addr >= sec->vma && addr - sec->vma < sec->size;
+	}
+	return in_code ? rp_image_func_below(img, addr) : NULL;
+}
+
+/* The file column of an "<unknown>" row names the function symbol below its address:
+ * "after NAME", or "after NAME (FILE)" for a static, so that a report can credit the samples
+ * to it as gprof does (rp_db_unknown_after) while placement, which skips "<unknown>", never
+ * mistakes them for the function's own. '' when there is none (docs/profile-db.md). */
+static const char *after_key(char *buf, size_t cap, const rp_image *img, uint64_t addr)
+{
+	const rp_func *below = function_below(img, addr);
+	if (!below)
+		return "";
+	if (below->file)
+		snprintf(buf, cap, "after %s (%s)", below->name, below->file);
+	else
+		snprintf(buf, cap, "after %s", below->name);
+	return buf;
+}
+
+int rp_db_unknown_after(const rp_func_total *t, char **name, char **file, rp_err *err)
+{
+	const char *k = t->file;
+	*name = *file = NULL;
+	if (strcmp(t->func, "<unknown>") != 0 || !k || strncmp(k, "after ", 6) != 0 || !k[6])
+		return 0;
+	k += 6;
+	const char *paren = strstr(k, " (");
+	size_t len = strlen(k);
+	if (!paren || paren == k || k[len - 1] != ')')
+		return rp_strdup(name, k, err) ? err->code : 1;
+	if (!(*name = strndup(k, (size_t)(paren - k))) ||
+	    !(*file = strndup(paren + 2, (size_t)(k + len - 1 - (paren + 2))))) {
+		free(*name);
+		*name = NULL;
+		return rp_err_nomem(err, "reading samples");
+	}
+	return 1;
+}
+
 static int store_samples(rp_db *db, const rp_image *img, int64_t run_id, const rp_samples *s, rp_err *err)
 {
+	char after[1024];
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->sql,
 		"INSERT INTO samples(run_id, function, file, offset, count) VALUES(?1, ?2, ?3, ?4, ?5)"
@@ -243,7 +330,8 @@ static int store_samples(rp_db *db, const rp_image *img, int64_t run_id, const r
 		const rp_func *f = symbolize(img, s->pcs[i].pc, &offset);
 		sqlite3_bind_int64(st, 1, run_id);
 		sqlite3_bind_text(st, 2, f ? f->name : "<unknown>", -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, f && f->file ? f->file : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, f ? (f->file ? f->file : "") : after_key(after, sizeof(after), img, offset),
+				  -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 4, (sqlite3_int64)offset);
 		sqlite3_bind_int64(st, 5, (sqlite3_int64)s->pcs[i].count);
 		if (sqlite3_step(st) != SQLITE_DONE) {
@@ -344,7 +432,9 @@ static int load_run_sums(rp_db *db, int64_t run_id, rp_db_totals *out, rp_err *e
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->sql,
 		"SELECT count(*), count(DISTINCT image_id), TOTAL(samples), MIN(rate_hz), MAX(rate_hz),"
-		" TOTAL(CASE WHEN rate_hz > 0 THEN samples / rate_hz ELSE 0 END)"
+		" TOTAL(CASE WHEN rate_hz > 0 THEN samples / rate_hz ELSE 0 END),"
+		" EXISTS(SELECT 1 FROM arcs a JOIN runs r ON r.id = a.run_id"
+		"  WHERE r.tool = 'record' AND (?1 = 0 OR r.id = ?1))"
 		" FROM runs WHERE ?1 = 0 OR id = ?1", -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(db, err, "reading runs");
 	sqlite3_bind_int64(st, 1, run_id);
@@ -358,6 +448,8 @@ static int load_run_sums(rp_db *db, int64_t run_id, rp_db_totals *out, rp_err *e
 	double lo = sqlite3_column_double(st, 3), hi = sqlite3_column_double(st, 4);
 	out->rate_hz = out->nruns && lo > 0 && lo == hi ? lo : 0.0;
 	out->taken_seconds = out->rate_hz > 0 ? sqlite3_column_double(st, 5) : 0.0;
+	/* the sampler is the one collector whose arcs are return addresses; gmon.out's are calls */
+	out->sampled_arcs = sqlite3_column_int(st, 6) != 0;
 	sqlite3_finalize(st);
 	return 0;
 }

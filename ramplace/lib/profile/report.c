@@ -1,8 +1,9 @@
 /* report.c: the profile model behind every report (rp_profile_build) and the text tables in
  * gprof's and iprof's layouts (see report.h). The model borrows names from the totals and arcs
- * it was built from. Times propagate along arcs like gprof's (a callee's time is shared among
- * its callers in proportion to the calls), in reverse topological order; arcs that close a
- * cycle carry no time (gprof would collapse the cycle into one node instead). */
+ * it was built from, but owns those of the functions that "<unknown>" samples past their end
+ * were credited to, as gprof credits them. Times propagate along arcs like gprof's (a callee's
+ * time is shared among its callers in proportion to the calls), in reverse topological order;
+ * arcs that close a cycle carry no time (gprof would collapse the cycle into one node instead). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,18 +159,50 @@ static void number_fns(rp_profile *p)
 	}
 }
 
+/* For an "<unknown>" row that names the function below its samples: that function's name and
+ * file (kept in p->names), and 1; else 0 and the row's own, or a negative code. */
+static int after_names(rp_profile *p, const rp_func_total *ft, const char **name, const char **file, rp_err *err)
+{
+	char *n = NULL, *f = NULL;
+	int rc = rp_db_unknown_after(ft, &n, &f, err);
+	if (rc <= 0)
+		return rc;
+	if (rp_grow((void **)&p->names, &p->names_cap, p->nnames + 2, sizeof(*p->names), err)) {
+		free(n);
+		free(f);
+		return err->code;
+	}
+	p->names[p->nnames++] = n;
+	if (f)
+		p->names[p->nnames++] = f;
+	*name = n;
+	*file = f;
+	return 1;
+}
+
 int rp_profile_build(rp_profile *p, const rp_db_totals *t, const rp_arc_total *arcs, size_t narcs, rp_err *err)
 {
 	size_t cap = 0;
 	memset(p, 0, sizeof(*p));
 	p->rate_hz = t->rate_hz;
+	p->sampled_arcs = t->sampled_arcs;
 	p->unit = t->rate_hz > 0 ? "seconds" : "samples";
 	p->total = t->rate_hz > 0 ? t->taken_seconds : t->taken;
 	for (size_t i = 0; i < t->nfuncs; i++) {
-		size_t k = fn_index(p, &cap, t->funcs[i].func, t->funcs[i].file, err);
+		const rp_func_total *ft = &t->funcs[i];
+		const char *name = ft->func, *file = ft->file;
+		/* gprof's symbols reach up to the next one: what lies past a function's end (the PLT
+		 * after _init) is that function's */
+		int outside = after_names(p, ft, &name, &file, err);
+		if (outside < 0)
+			goto fail;
+		size_t k = fn_index(p, &cap, name, file, err);
 		if (k == SIZE_MAX)
 			goto fail;
-		p->fns[k].self = t->rate_hz > 0 ? t->funcs[i].seconds : t->funcs[i].samples;
+		double v = t->rate_hz > 0 ? ft->seconds : ft->samples;
+		p->fns[k].self += v;
+		if (outside)
+			p->fns[k].outside += v;
 	}
 	if (add_arcs(p, &cap, arcs, narcs, err) || propagate(p, err) || sort_fns(p, err))
 		goto fail;
@@ -182,6 +215,9 @@ fail:
 
 void rp_profile_release(rp_profile *p)
 {
+	for (size_t i = 0; i < p->nnames; i++)
+		free(p->names[i]);
+	free(p->names);
 	free(p->fns);
 	free(p->arcs);
 	memset(p, 0, sizeof(*p));
@@ -221,22 +257,40 @@ static void per_call_unit(const rp_profile *p, double *scale, char *prefix)
 	*prefix = si[k].prefix;
 }
 
+/* Digits for sample counts: none when every one is whole (sampled or counted, no rate), else
+ * gprof's two, as for seconds or for shares of split histogram bins. */
+static int count_digits(const rp_profile *p)
+{
+	if (p->rate_hz > 0)
+		return 2;
+	for (size_t i = 0; i < p->nfns; i++)
+		if (p->fns[i].self != floor(p->fns[i].self))
+			return 2;
+	return 0;
+}
+
 void rp_report_flat(FILE *out, const rp_profile *p, long limit)
 {
-	double scale, accum = 0, total = p->total > 0 ? p->total : 1.0;
+	double scale, accum = 0, total = p->total > 0 ? p->total : 1.0, outside = 0;
 	char prefix, unit[16];
+	int digits = count_digits(p);
 	per_call_unit(p, &scale, &prefix);
 	if (p->rate_hz > 0)
 		fprintf(out, "\nEach sample counts as %g seconds.\n", 1.0 / p->rate_hz);
 	else
 		fprintf(out, "\nEach sample counts as 1 sample (no sampling rate known).\n");
-	snprintf(unit, sizeof(unit), p->rate_hz > 0 ? "%cs/call" : "smp/call", prefix);
+	/* sampled arcs count samples whose return address lay in the caller, not calls: no
+	 * per-call times from them */
+	if (p->sampled_arcs)
+		unit[0] = '\0';
+	else
+		snprintf(unit, sizeof(unit), p->rate_hz > 0 ? "%cs/call" : "smp/call", prefix);
 	if (p->total <= 0)
 		fprintf(out, " no time accumulated\n\n");
 	fprintf(out, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "%  ", "cumulative", "self  ", "",
-		"self  ", "total ", "");
-	fprintf(out, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "time", p->unit, p->unit, "calls", unit,
-		unit, "name");
+		p->sampled_arcs ? "" : "self  ", p->sampled_arcs ? "" : "total ", "");
+	fprintf(out, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "time", p->unit, p->unit,
+		p->sampled_arcs ? "arcs" : "calls", unit, unit, "name");
 	long shown = 0;
 	for (size_t i = 0; i < p->nfns && (limit < 0 || shown < limit); i++) {
 		const rp_prof_fn *f = &p->fns[i];
@@ -244,15 +298,21 @@ void rp_report_flat(FILE *out, const rp_profile *p, long limit)
 			continue;
 		shown++;
 		accum += f->self;
-		fprintf(out, "%6.2f %9.2f %8.2f", 100 * f->self / total, accum, f->self);
-		if (f->calls)
+		outside += f->outside;
+		fprintf(out, "%6.2f %9.*f %8.*f", 100 * f->self / total, digits, accum, digits, f->self);
+		if (f->calls && !p->sampled_arcs)
 			fprintf(out, " %8llu %8.2f %8.2f  ", (unsigned long long)f->calls,
 				scale * f->self / (double)f->calls, scale * (f->self + f->child) / (double)f->calls);
+		else if (f->calls)
+			fprintf(out, " %8llu %8.8s %8.8s  ", (unsigned long long)f->calls, "", "");
 		else
 			fprintf(out, " %8.8s %8.8s %8.8s  ", "", "", "");
 		print_name(out, f);
 		fputc('\n', out);
 	}
+	if (outside > 0)
+		fprintf(out, "\n%.*f of these %s lie past a function's end where no function is (such as the PLT)\n"
+			"and are counted to the function before them, as gprof does.\n", digits, outside, p->unit);
 }
 
 static void print_ref(FILE *out, const rp_prof_fn *f)
@@ -340,7 +400,8 @@ void rp_report_callgraph(FILE *out, const rp_profile *p)
 		return;
 	if (total <= 0)
 		total = 1.0;
-	fprintf(out, "\t\t\tCall graph\n\n\nindex %% time    self  children    called     name\n");
+	fprintf(out, "\t\t\tCall graph\n\n\nindex %% time    self  children    %-6s     name\n",
+		p->sampled_arcs ? "arcs" : "called");
 	for (int idx = 1; idx <= (int)p->nfns; idx++)
 		for (size_t k = 0; k < p->nfns; k++) {
 			const rp_prof_fn *f = &p->fns[k];

@@ -72,7 +72,9 @@ void rp_report_json(FILE *out, const rp_profile *p, const rp_run_row *runs, size
 	json_number(out, p->rate_hz);
 	fputs(",\n  \"total\": ", out);
 	json_number(out, p->total);
-	fputs(",\n", out);
+	/* what an arc's count counts: calls (gmon.out) or samples whose return address lay in the
+	 * caller (record); the "calls" members below hold the same counts */
+	fprintf(out, ",\n  \"arc_counts\": \"%s\",\n", p->sampled_arcs ? "samples" : "calls");
 	json_runs(out, runs, nruns);
 	fputs("  \"functions\": [", out);
 	for (size_t i = 0; i < p->nfns; i++) {
@@ -81,6 +83,7 @@ void rp_report_json(FILE *out, const rp_profile *p, const rp_run_row *runs, size
 		json_string(out, f->name);
 		json_str_member(out, "file", f->file);
 		json_num_member(out, "self", f->self);
+		json_num_member(out, "self_outside", f->outside);
 		json_num_member(out, "children", f->child);
 		fprintf(out, ", \"calls\": %llu, \"self_calls\": %llu}", (unsigned long long)f->calls,
 			(unsigned long long)f->self_calls);

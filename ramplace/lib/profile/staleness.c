@@ -35,15 +35,28 @@ static int files_compatible(const char *a, const char *b)
 	return !a || !b || strcmp(a, b) == 0;
 }
 
+/* Both statics of one file: evidence of its own that the candidate is the same function. */
+static int same_file(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/* The candidates a name-based guess may pick: any compatible one on the same firmware, else only
+ * a static of the vanished function's own file. */
+static int may_guess(const rp_stale_func *v, const rp_func *g, int same_firmware)
+{
+	return same_firmware ? files_compatible(v->file, g->file) : same_file(v->file, g->file);
+}
+
 /* foo.constprop.0 -> foo.isra.0 or foo: the compiler chose other clones for the same function. */
-static const rp_func *clone_relative(const rp_image *img, const rp_stale_func *v)
+static const rp_func *clone_relative(const rp_image *img, const rp_stale_func *v, int same_firmware)
 {
 	char want[512], have[512];
 	rp_clone_parent(v->name, want, sizeof(want));
 	const rp_func *best = NULL;
 	for (size_t i = 0; i < img->nfuncs; i++) {
 		const rp_func *g = &img->funcs[i];
-		if (!files_compatible(v->file, g->file))
+		if (!may_guess(v, g, same_firmware))
 			continue;
 		if (strcmp(rp_clone_parent(g->name, have, sizeof(have)), want) != 0)
 			continue;
@@ -67,8 +80,9 @@ static int same_code(const rp_image *a, const rp_func *fa, const rp_image *b, co
 }
 
 /* In an older build still on disk: the one function of the new ELF with a name the old build
- * did not have and the same size (identical code preferred) as the vanished one. */
-static const rp_func *renamed_by_code(const rp_image *img, const olds *o, const rp_stale_func *v)
+ * did not have and the same code as the vanished one, or on the same firmware only the same
+ * size. */
+static const rp_func *renamed_by_code(const rp_image *img, const olds *o, const rp_stale_func *v, int same_firmware)
 {
 	for (size_t k = 0; k < o->n; k++) {
 		const rp_func *old = rp_image_func_by_name(o->img[k], v->name, v->file);
@@ -90,19 +104,23 @@ static const rp_func *renamed_by_code(const rp_image *img, const olds *o, const 
 		}
 		if (nequal == 1)
 			return equal;
-		if (nequal == 0 && nsized == 1)
+		if (nequal == 0 && nsized == 1 && same_firmware) /* the size alone proves little */
 			return sized;
 	}
 	return NULL;
 }
 
-static const rp_func *guess_rename(const rp_image *img, const olds *o, const rp_stale_func *v)
+/* same_firmware: most of the profile still maps by name. Without that, a name or a size the ELF
+ * also has proves nothing (two benchmarks of one suite both define a static benchmark_body): only
+ * evidence of the function's own counts, a candidate in the vanished static's own file or the
+ * identical code of the old build. */
+static const rp_func *guess_rename(const rp_image *img, const olds *o, const rp_stale_func *v, int same_firmware)
 {
-	const rp_func *g = rp_image_func_by_name(img, v->name, NULL); /* a static that changed files */
+	const rp_func *g = same_firmware ? rp_image_func_by_name(img, v->name, NULL) : NULL; /* a static that changed files */
 	if (!g)
-		g = clone_relative(img, v);
+		g = clone_relative(img, v, same_firmware);
 	if (!g)
-		g = renamed_by_code(img, o, v);
+		g = renamed_by_code(img, o, v, same_firmware);
 	return g;
 }
 
@@ -175,8 +193,10 @@ int rp_staleness_assess(rp_staleness *out, const rp_image *img, const rp_db_imag
 	}
 	if (!rc && out->nvanished && out->nother)
 		load_olds(&o, img, images, nimages);
+	/* the same firmware, as far as names tell: at least half the profile maps (guess_rename) */
+	int same_firmware = out->mapped * 2 >= out->profiled;
 	for (size_t i = 0; !rc && i < out->nvanished; i++) {
-		const rp_func *g = guess_rename(img, &o, &out->vanished[i]);
+		const rp_func *g = guess_rename(img, &o, &out->vanished[i], same_firmware);
 		if (g && !(rc = set_now(&out->vanished[i], g, err)))
 			out->nrenamed++;
 	}

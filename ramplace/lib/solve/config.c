@@ -245,8 +245,10 @@ static int cost_field(parse *p, const yaml_node_t *k, const yaml_node_t *v, void
 {
 	rp_cost_model *c = obj;
 	const char *key = scalar(k);
-	double d;
-	uint64_t u;
+	/* set whenever get_number/get_size return 0; GCC -O2 cannot see that their failure codes
+	 * are never 0, and warns that they may be used unset */
+	double d = 0;
+	uint64_t u = 0;
 	if (strcmp(key, "flash-wait-states") == 0 || strcmp(key, "cycles-per-flash-fetch") == 0) {
 		if (c->flash_fetch_cycles != 1.0 || p->cfg->have_cost > 1)
 			return fail(p, k, "give either 'flash-wait-states' or 'cycles-per-flash-fetch', not both");
