@@ -1,7 +1,8 @@
 /* test_callgraph.c: the libopcodes call graph on the fixture ELFs of tests/data/elf (built by
- * build.sh from a.c and b.c) for Thumb-2 little and big endian, RV32 and RV64: the exact edge
- * list, the two statics named 'helper' kept apart, the closure from _start; and a clear
- * refusal for an architecture libopcodes is not set up for here. */
+ * build.sh from a.c and b.c) for Thumb-2 little and big endian, RV32 and RV64, and Thumb-1
+ * calls through ARMv6-M long-branch veneers: the exact edge list, the two statics named
+ * 'helper' kept apart, the closure from _start; and a clear refusal for an architecture
+ * libopcodes is not set up for here. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,7 +15,8 @@
 #include "ramplace/callgraph.h"
 #include "ramplace/image.h"
 
-static const char *const fixtures[] = { "arm-m3.elf", "arm-m3-be.elf", "riscv32.elf", "riscv64.elf" };
+static const char *const fixtures[] = { "arm-m3.elf", "arm-m3-be.elf", "riscv32.elf", "riscv64.elf",
+					"arm-m0-far.elf" /* calls through ARMv6-M veneers */ };
 
 static size_t idx(const rp_image *img, const char *name, const char *file)
 {

@@ -1,6 +1,7 @@
 /* test_image.c: the image model on real ELF fixtures (tests/data/elf, built by build.sh):
  * ARM Thumb little and big endian, RISC-V 32 and 64, build-id or content hash, statics with
- * their files, clones, decoded calls, and hostile files (not ELF, truncated, stripped, empty). */
+ * their files, clones, decoded calls, the long-branch veneer's shape per architecture, and
+ * hostile files (not ELF, truncated, stripped, empty). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -239,6 +240,35 @@ static void test_clone_parent(void **state)
 	assert_string_equal(rp_clone_parent(".part.0", buf, sizeof(buf)), ".part.0");
 }
 
+/* The veneer's shape is the architecture's (.ARM.attributes), unless the linker already wrote
+ * veneers: then their symbols' size. */
+static void test_veneer_shape(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *file;
+		int arch, profile;
+		uint64_t veneer;
+		int linked;
+	} cases[] = {
+		{ "arm-m3.elf", 10, 'M', 8, 0 },          /* v7: ldr.w pc, [pc, #-0] + word */
+		{ "arm-m0.elf", 12, 'M', 16, 0 },         /* v6S-M: push/ldr/mov/pop/bx + word */
+		{ "arm-m0-far.elf", 12, 'M', 16, 1 },
+		{ "arm-m3-far-pic.elf", 10, 'M', 16, 1 }, /* --pic-veneer: ld's own size wins */
+		{ "riscv32.elf", -1, 0, 0, 0 },           /* auipc+jalr reaches: no veneers */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char path[512];
+		snprintf(path, sizeof(path), ELF_DIR "%s", cases[i].file);
+		rp_image *img = load(path);
+		assert_int_equal(img->arm_arch, cases[i].arch);
+		assert_int_equal(img->arm_profile, cases[i].profile);
+		assert_int_equal(img->veneer_size, cases[i].veneer);
+		assert_int_equal(img->veneer_linked, cases[i].linked);
+		rp_image_free(img);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_files),
 		cmocka_unit_test(test_read_and_offsets),
 		cmocka_unit_test(test_clone_parent),
+		cmocka_unit_test(test_veneer_shape),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,11 +1,19 @@
 /* boot.h: the reset path. Code that runs before the RAM code sections are copied from flash
  * must stay in flash. This finds the reset handler (vector table, else the ELF entry, else a
- * Reset_Handler/_start symbol), finds where it copies the code section(s) (its last reference
- * to their bounds: __ramtext_start-style symbols or the sections' addresses), and splits its
- * direct callees into those called before the copy is done (including a memcpy-style call
- * that does the copy) and those called after. What must stay in flash is the reset handler,
- * the pre-copy callees and their whole static call closure; when the copy is not found, every
- * direct callee (the safe, old rule). */
+ * Reset_Handler/_start symbol) and walks what it runs, in order, through calls and tail jumps
+ * at any depth, until it finds the function that copies the code section(s) (the copier: one
+ * that refers both to where a section runs and to where it loads from, through
+ * __ramtext_start/__ramtext_load-style symbols or the section's addresses; its last reference
+ * to the load address is where it copies). Everything called before the copy is done, at every
+ * level of the way down to the copier, and the call that does the copy (a
+ * memcpy(__ramtext_start, ...)), is boot-path code: it stays in flash with its whole static
+ * call closure, as do the functions on the way (reset handler ... copier) themselves. What
+ * those call after the copy is free to move.
+ *
+ * When no copier is found the rule is conservative: if the walk reaches main, everything that
+ * runs before main is called (the static call closure of every call made before it, at every
+ * level, and the functions on the way) stays in flash; without a main, the whole static call
+ * closure of the reset handler. */
 #ifndef RAMPLACE_BOOT_H
 #define RAMPLACE_BOOT_H
 
@@ -19,16 +27,28 @@ typedef struct rp_boot {
 	size_t reset;             /* function index, SIZE_MAX when there is none */
 	char found_by[64];        /* "the vector table (.vectors)", "the ELF entry point", ... */
 	int copy_found;
-	uint64_t copy_site;       /* address of the last reference to the code section's bounds */
-	size_t *pre, npre;        /* direct callees reached before the copy is done */
-	size_t *post, npost;      /* direct callees called after it */
+	uint64_t copy_site;       /* address of the copier's last reference to the code section's bounds */
+	size_t copier;            /* the function that copies, SIZE_MAX when not found */
+	size_t main_func;         /* copy not found: the main the walk stopped at, SIZE_MAX when none */
+	size_t *pre, npre;        /* called before the copy is done (or before main), at any level of
+				     the way, the copying call included: kept with their closure */
+	size_t *path, npath;      /* the way down: the reset handler's callee ... the copier (or the
+				     function calling main); kept themselves */
+	size_t *post, npost;      /* called on the way after the copy (or main and after): free */
 	unsigned char *keep;      /* per function: must stay in flash */
+	size_t *via;              /* per kept function: the function it is reached from (SIZE_MAX for
+				     the reset handler), for rp_boot_chain */
 	size_t nkeep;
 } rp_boot;
 
-/* outsecs: the output sections holding code that the reset handler copies (".ramtext"...). */
+/* outsecs: the output sections holding code that the reset handler copies (".ramtext"...).
+ * Fails only on memory, or RP_EINPUT when the architecture cannot be disassembled. */
 int rp_boot_analyze(rp_boot *out, const rp_image *img, const rp_callgraph *cg, const char *const *outsecs,
 		    size_t noutsecs, rp_err *err);
 void rp_boot_release(rp_boot *b);
+
+/* Writes "Reset_Handler -> _cstart -> memcpy": how the reset path reaches kept function f
+ * (truncated with "..." to fit buf). */
+void rp_boot_chain(const rp_boot *b, const rp_image *img, size_t f, char *buf, size_t n);
 
 #endif

@@ -34,10 +34,19 @@ typedef struct rp_callgraph {
 int rp_callgraph_build(rp_callgraph **out, const rp_image *img, rp_err *err);
 void rp_callgraph_free(rp_callgraph *cg);
 
+/* The function a direct branch to target enters: the one starting there, or through a GNU ld
+ * long-branch veneer there (ARMv7-M and ARMv6-M forms) its destination; NULL when neither. */
+const rp_func *rp_callgraph_entered(const rp_image *img, uint64_t target);
+
 /* Sets mark[i] = 1 for every function reachable from the roots (included) through direct calls
  * and branches; mark has nfuncs entries and is not cleared first. */
 int rp_callgraph_reach(const rp_callgraph *cg, const size_t *roots, size_t nroots, unsigned char *mark,
 		       rp_err *err);
+
+/* The same, and for each function it marks that was not marked before, via[i] = the function
+ * it was reached from (via has nfuncs entries; roots and marked functions keep theirs). */
+int rp_callgraph_reach_via(const rp_callgraph *cg, const size_t *roots, size_t nroots, unsigned char *mark,
+			   size_t *via, rp_err *err);
 
 /* Text ("caller -> callee  call x2") or Graphviz DOT; only_from (may be NULL) limits the output
  * to what those marked functions reach. */

@@ -18,6 +18,7 @@ typedef struct rp_check_result {
 	uint64_t outsec_size;     /* bytes of the output section in the relinked ELF */
 	uint64_t planned_bytes;   /* plan->used */
 	size_t nveneers;          /* __*_veneer symbols found inside the output section */
+	uint64_t veneer_bytes;    /* their bytes (symbol sizes; the image's veneer size when 0) */
 	size_t nfuncs_checked;
 	size_t nfuncs_placed;     /* of those, found inside the output section (and region) */
 	uint64_t planned_total;   /* plan->used + plan->veneer_reserve */
@@ -29,9 +30,10 @@ typedef struct rp_check_result {
 int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result *res, rp_err *err);
 void rp_check_result_release(rp_check_result *res);
 
-/* Adds a failure to res for every function the reset handler reaches before it copies the code
- * (boot.h) that sits in RAM in the relinked ELF (a section loaded from elsewhere, or one of
- * outsecs). *nchecked gets how many reset-path functions were looked at. */
+/* Adds a failure to res for every function the reset handler may run before it copies the code
+ * (boot.h: at any call depth, through calls and tail jumps) that sits in RAM in the relinked ELF
+ * (a section loaded from elsewhere, or one of outsecs), naming the chain of calls from the reset
+ * handler down to it. *nchecked gets how many reset-path functions were looked at. */
 int rp_check_reset_path(const rp_image *relinked, const char *const *outsecs, size_t noutsecs,
 			rp_check_result *res, size_t *nchecked, rp_err *err);
 

@@ -55,7 +55,28 @@ typedef struct rp_image {
 	size_t nsegments;
 	unsigned char *bytes;   /* the whole file, for reading code */
 	size_t nbytes;
+	/* ARM build attributes (.ARM.attributes, "aeabi"): Tag_CPU_arch (10 v7, 11 v6-M, 12 v6S-M,
+	 * 13 v7E-M, 16 v8-M.base, 17 v8-M.main, 21 v8.1-M.main), -1 when absent; and
+	 * Tag_CPU_arch_profile ('M', 'A', 'R', 'S'), 0 when absent. */
+	int arm_arch;
+	int arm_profile;
+	/* GNU ld's long-branch veneer for a call between flash and RAM on this architecture: bytes
+	 * and approximate cycles when executed (0 when calls need none, as on RISC-V). 16 bytes on
+	 * ARMv6-M and v8-M.base (push/ldr/mov/pop/bx + literal), else 8 (ldr.w pc + literal);
+	 * veneer_linked: 1 when the size was read from __*_veneer symbols the linker already wrote. */
+	uint64_t veneer_size;
+	unsigned veneer_cycles;
+	int veneer_linked;
+	/* The linker: ld.lld when .comment says "Linker: LLD" (rp_image_use_linker overrides it). Its
+	 * range-extension thunks (__Thumbv7ABSLongThunk_NAME, 10 bytes; __ThumbV6MABSLongThunk_NAME)
+	 * sit between the input sections, each reserved at 12 bytes with its padding; GNU ld's
+	 * veneers sit together after them, the block aligned to veneer_block_align (8). */
+	int linker_lld;
+	uint64_t veneer_block_align;
 } rp_image;
+
+/* Sets the linker the placement is for (1: ld.lld, 0: GNU ld) and the veneer shape with it. */
+void rp_image_use_linker(rp_image *img, int lld);
 
 /* Loads path. Fails with "<path>: <why>" for a missing file, a non-ELF, a corrupt ELF or one
  * without function symbols. */
@@ -72,6 +93,10 @@ const char *rp_image_arch(const rp_image *img);
 /* The function whose [addr, addr+size) holds pc (Thumb bit ignored), or NULL. A zero-size
  * function symbol covers up to the next function or the end of its section. */
 const rp_func *rp_image_func_at(const rp_image *img, uint64_t pc);
+
+/* The last function starting at or below pc (Thumb bit ignored), whether it covers pc or not;
+ * NULL when none starts there or below. */
+const rp_func *rp_image_func_below(const rp_image *img, uint64_t pc);
 
 /* The bytes f covers: its size, or for a zero-size symbol (assembly without .size, such as
  * libgcc's __aeabi_uldivmod) up to the next function or the end of its section. */

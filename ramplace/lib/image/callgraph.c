@@ -37,19 +37,39 @@ static const rp_func *func_starting(const rp_image *img, uint64_t addr, int poin
 	return f && f->addr == a ? f : NULL;
 }
 
-/* A Cortex-M long-branch veneer at addr ("ldr.w pc, [pc, #-0]" and the target word, as GNU
- * ld writes them): its target function, or NULL. Calls through veneers lead to the real callee. */
+/* A Cortex-M long-branch veneer at addr, as GNU ld writes them: ARMv7-M "ldr.w pc, [pc, #-0]"
+ * and the target word; ARMv6-M/v8-M.base "push {r0}; ldr r0, [pc, #8]; mov ip, r0; pop {r0};
+ * bx ip; nop" and the target word. Its target function, or NULL. Calls through veneers lead to
+ * the real callee. */
 static const rp_func *through_veneer(const rp_image *img, uint64_t addr)
 {
-	unsigned char v[8];
+	static const unsigned char v7m[4] = { 0x5f, 0xf8, 0x00, 0xf0 };
+	static const unsigned char v6m[12] = { 0x01, 0xb4, 0x02, 0x48, 0x84, 0x46, 0x01, 0xbc, 0x60, 0x47, 0x00, 0xbf };
+	unsigned char v[16];
 	rp_err ignored = RP_ERR_INIT;
 	if (img->machine != EM_ARM || img->code_big_endian || rp_image_read(img, addr, v, 8, &ignored))
 		return NULL;
-	if (!(v[0] == 0x5f && v[1] == 0xf8 && v[2] == 0x00 && v[3] == 0xf0))
+	size_t at = 0;
+	if (memcmp(v, v7m, sizeof(v7m)) == 0)
+		at = 4;
+	else if (memcmp(v, v6m, 8) == 0 && !rp_image_read(img, addr, v, 16, &ignored) && memcmp(v, v6m, sizeof(v6m)) == 0)
+		at = 12;
+	else
 		return NULL;
-	uint64_t w = img->big_endian ? (uint64_t)v[4] << 24 | (uint64_t)v[5] << 16 | (uint64_t)v[6] << 8 | v[7]
-				     : (uint64_t)v[7] << 24 | (uint64_t)v[6] << 16 | (uint64_t)v[5] << 8 | v[4];
+	uint64_t w = img->big_endian ? (uint64_t)v[at] << 24 | (uint64_t)v[at + 1] << 16 | (uint64_t)v[at + 2] << 8 | v[at + 3]
+				     : (uint64_t)v[at + 3] << 24 | (uint64_t)v[at + 2] << 16 | (uint64_t)v[at + 1] << 8 | v[at];
 	return func_starting(img, w, 1);
+}
+
+const rp_func *rp_callgraph_entered(const rp_image *img, uint64_t target)
+{
+	const rp_func *t = func_starting(img, target, 0);
+	if (!t || strstr(t->name, "_veneer")) {
+		const rp_func *real = through_veneer(img, target);
+		if (real)
+			t = real;
+	}
+	return t;
 }
 
 static int on_insn(void *p, const rp_insn *in)
@@ -57,9 +77,7 @@ static int on_insn(void *p, const rp_insn *in)
 	build_ctx *b = p;
 	b->cg->ninsns++;
 	if (in->kind != RP_INSN_OTHER && in->has_target) {
-		const rp_func *t = func_starting(b->img, in->target, 0);
-		if (!t || strstr(t->name, "_veneer"))
-			t = through_veneer(b->img, in->target) ? through_veneer(b->img, in->target) : t;
+		const rp_func *t = rp_callgraph_entered(b->img, in->target);
 		size_t ti = t ? (size_t)(t - b->img->funcs) : SIZE_MAX;
 		if (t && ti != b->self) {
 			if (rp_grow((void **)&b->sites, &b->cap, b->nsites + 1, sizeof(site), b->err))
@@ -186,31 +204,41 @@ void rp_callgraph_free(rp_callgraph *cg)
 int rp_callgraph_reach(const rp_callgraph *cg, const size_t *roots, size_t nroots, unsigned char *mark,
 		       rp_err *err)
 {
-	size_t *stack = malloc((cg->nfuncs ? cg->nfuncs : 1) * sizeof(size_t));
+	return rp_callgraph_reach_via(cg, roots, nroots, mark, NULL, err);
+}
+
+/* Breadth first, so that the links name short chains. */
+int rp_callgraph_reach_via(const rp_callgraph *cg, const size_t *roots, size_t nroots, unsigned char *mark,
+			   size_t *via, rp_err *err)
+{
+	size_t *queue = malloc((cg->nfuncs ? cg->nfuncs : 1) * sizeof(size_t));
 	unsigned char *seen = calloc(cg->nfuncs ? cg->nfuncs : 1, 1);
-	if (!stack || !seen) {
-		free(stack);
+	if (!queue || !seen) {
+		free(queue);
 		free(seen);
 		return rp_err_nomem(err, "walking the call graph");
 	}
-	size_t n = 0;
+	size_t head = 0, tail = 0;
 	for (size_t i = 0; i < nroots; i++)
 		if (roots[i] < cg->nfuncs && !seen[roots[i]]) {
 			seen[roots[i]] = 1;
-			stack[n++] = roots[i];
+			mark[roots[i]] = 1;
+			queue[tail++] = roots[i];
 		}
-	while (n) {
-		size_t f = stack[--n];
-		mark[f] = 1;
+	while (head < tail) {
+		size_t f = queue[head++];
 		for (size_t k = cg->first[f]; k < cg->first[f + 1]; k++) {
 			size_t t = cg->edges[k].to;
-			if (!seen[t]) {
-				seen[t] = 1;
-				stack[n++] = t;
-			}
+			if (seen[t])
+				continue;
+			seen[t] = 1;
+			if (via && !mark[t])
+				via[t] = f;
+			mark[t] = 1;
+			queue[tail++] = t;
 		}
 	}
-	free(stack);
+	free(queue);
 	free(seen);
 	return 0;
 }

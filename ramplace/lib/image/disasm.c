@@ -107,6 +107,10 @@ static int load_mapping_symbols(rp_disasm *d, rp_err *err)
 			const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!name || name[0] != '$' || !strchr("adt", name[1]) || (name[2] != '\0' && name[2] != '.'))
 				continue;
+			/* only code sections' markers: a "$d" of a debug or data section at a low
+			 * address would otherwise turn the code there into data (missed calls) */
+			if (sym.st_shndx >= img->nsections || !img->sections[sym.st_shndx].is_exec)
+				continue;
 			if ((rc = rp_grow((void **)&d->maps, &cap, d->nmaps + 1, sizeof(mapsym), err)))
 				break;
 			d->maps[d->nmaps++] = (mapsym){ sym.st_value & ~1ull, name[1] };

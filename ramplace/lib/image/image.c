@@ -1,6 +1,7 @@
 /* image.c: loads the image model (image.h) from an ELF with libelf: functions from the symbol
  * table (STT_FILE gives statics their file), sections with VMA/LMA from the program headers,
- * and the GNU build-id. The input is hostile: every offset is checked against the file size.
+ * and the GNU build-id; the architecture's veneer shape comes from arch.c. The input is hostile:
+ * every offset is checked against the file size.
  * Owns a copy of the file bytes for code reads; libelf's handle does not outlive loading. */
 #include <gelf.h>
 #include <libelf.h>
@@ -9,6 +10,7 @@
 
 #include "ramplace/image.h"
 #include "ramplace/util.h"
+#include "image_arch.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -280,6 +282,7 @@ static int load_all(loader *ld, rp_err *err)
 	if (!find_build_id(ld))
 		content_hash(ld->img);
 	qsort(ld->img->funcs, ld->img->nfuncs, sizeof(rp_func), func_cmp_addr);
+	rp_image_arch_init(ld->img);
 	return 0;
 }
 
@@ -357,11 +360,10 @@ const char *rp_image_arch(const rp_image *img)
 	}
 }
 
-const rp_func *rp_image_func_at(const rp_image *img, uint64_t pc)
+const rp_func *rp_image_func_below(const rp_image *img, uint64_t pc)
 {
 	if (img->machine == EM_ARM)
 		pc &= ~(uint64_t)1;
-	/* last function starting at or below pc */
 	size_t lo = 0, hi = img->nfuncs;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -370,6 +372,16 @@ const rp_func *rp_image_func_at(const rp_image *img, uint64_t pc)
 		else
 			hi = mid;
 	}
+	return lo ? &img->funcs[lo - 1] : NULL;
+}
+
+const rp_func *rp_image_func_at(const rp_image *img, uint64_t pc)
+{
+	if (img->machine == EM_ARM)
+		pc &= ~(uint64_t)1;
+	/* last function starting at or below pc */
+	const rp_func *below = rp_image_func_below(img, pc);
+	size_t lo = below ? (size_t)(below - img->funcs) + 1 : 0;
 	/* nested or overlapping symbols: walk back over earlier starts that still cover pc */
 	for (size_t i = lo; i-- > 0;) {
 		const rp_func *f = &img->funcs[i];

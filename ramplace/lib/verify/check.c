@@ -1,6 +1,8 @@
 /* check.c: verifies a plan on the relinked ELF (see check.h): every planned function is inside
  * the plan's output section (and its region, when the plan knows it), the section fits the
- * budget and is loaded from flash (LMA != VMA), and counts the call veneers GNU ld put in it.
+ * budget and is loaded from flash (LMA != VMA), and counts the call veneers GNU ld put in it
+ * with their bytes (a plan made for another veneer shape shows there). Separately, the reset
+ * path (boot.h) on the relinked ELF: each function of it in RAM, with the chain of calls to it.
  *
  * Owns the failure lines of an rp_check_result (rp_check_result_release frees them). The image
  * model lists only functions, and ld's "__NAME_veneer" symbols may be STT_FUNC or STT_NOTYPE,
@@ -116,17 +118,22 @@ static int check_outsec(const rp_image *img, const rp_plan *plan, const rp_secti
 	return 0;
 }
 
+/* GNU ld's "__NAME_veneer", ld.lld's "__Thumbv7ABSLongThunk_NAME" (and the ARM, PI and v6-M forms). */
 static int is_veneer_name(const char *name)
 {
 	size_t n = strlen(name);
-	return n > 9 && strncmp(name, "__", 2) == 0 && strcmp(name + n - 7, "_veneer") == 0;
+	if (n <= 9 || strncmp(name, "__", 2) != 0)
+		return 0;
+	return strcmp(name + n - 7, "_veneer") == 0 || strstr(name, "LongThunk_") != NULL;
 }
 
 /* Veneer symbols may be STT_FUNC or STT_NOTYPE, so the image's function list misses some:
- * count them in the full symbol table. */
-static int count_veneers(const rp_image *img, const rp_section *outsec, size_t *out, rp_err *err)
+ * count them in the full symbol table, with their bytes (the symbol's size, else the
+ * architecture's veneer size: image.h). */
+static int count_veneers(const rp_image *img, const rp_section *outsec, rp_check_result *res, rp_err *err)
 {
-	*out = 0;
+	res->nveneers = 0;
+	res->veneer_bytes = 0;
 	if (!outsec || outsec->size == 0)
 		return 0;
 	rp_elfsyms syms;
@@ -135,14 +142,17 @@ static int count_veneers(const rp_image *img, const rp_section *outsec, size_t *
 		return rc;
 	for (size_t i = 0; i < syms.nsyms; i++) {
 		uint64_t addr = syms.syms[i].value & ~(uint64_t)1; /* Thumb bit */
-		if (is_veneer_name(syms.syms[i].name) && addr >= outsec->vma && addr - outsec->vma < outsec->size)
-			(*out)++;
+		if (!is_veneer_name(syms.syms[i].name) || addr < outsec->vma || addr - outsec->vma >= outsec->size)
+			continue;
+		res->nveneers++;
+		res->veneer_bytes += syms.syms[i].size ? syms.syms[i].size : img->veneer_size;
 	}
 	rp_elfsyms_release(&syms);
 	return 0;
 }
 
-static int check_accounting(const rp_plan *plan, const rp_section *outsec, rp_check_result *res, rp_err *err);
+static int check_accounting(const rp_image *img, const rp_plan *plan, const rp_section *outsec, rp_check_result *res,
+			    rp_err *err);
 
 int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result *res, rp_err *err)
 {
@@ -157,19 +167,21 @@ int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result 
 		for (size_t k = 0; !rc && k < plan->units[i].nfuncs; k++)
 			rc = check_func(relinked, plan, outsec, &plan->units[i].funcs[k], res, err);
 	if (!rc)
-		rc = count_veneers(relinked, outsec, &res->nveneers, err);
+		rc = count_veneers(relinked, outsec, res, err);
 	if (!rc)
-		rc = check_accounting(plan, outsec, res, err);
+		rc = check_accounting(relinked, plan, outsec, res, err);
 	if (rc)
 		rp_check_result_release(res);
 	return rc;
 }
 
 /* Exact accounting: what the plan claimed (code + veneers) against what the linker put in the
- * section. The plan rounds every input section up to the unit alignment, so the two agree
- * within it; more means a size model that lies (unplanned code in the section, veneers the
- * plan did not expect). */
-static int check_accounting(const rp_plan *plan, const rp_section *outsec, rp_check_result *res, rp_err *err)
+ * section. The plan lays every input section out at its own alignment, so the two agree within
+ * the section's end alignment; more means a size model that lies (unplanned code in the section,
+ * veneers the plan did not expect). ld.lld lays out its thunks and padding its own way, and the
+ * plan reserves for the worst: an lld link may come in below the plan, never above. */
+static int check_accounting(const rp_image *img, const rp_plan *plan, const rp_section *outsec, rp_check_result *res,
+			    rp_err *err)
 {
 	uint64_t align = plan->align ? plan->align : 4;
 	res->planned_total = plan->used + plan->veneer_reserve;
@@ -181,12 +193,21 @@ static int check_accounting(const rp_plan *plan, const rp_section *outsec, rp_ch
 	/* a plan without a `veneers` count (hand-written, or older) holds its veneer reserve as
 	 * room kept free, not a prediction: only claiming too little is wrong then */
 	int exact = plan->nveneers > 0 || plan->veneer_reserve == 0;
-	if (off > align && (exact || res->difference > 0))
-		return add_failure(res, err, "accounting: '%s' is %llu bytes, the plan claimed %llu (%llu code + %llu veneer bytes): %+lld bytes, more than the %llu-byte unit alignment",
-				   plan->outsec, (unsigned long long)res->outsec_size, (unsigned long long)res->planned_total,
-				   (unsigned long long)plan->used, (unsigned long long)plan->veneer_reserve,
-				   (long long)res->difference, (unsigned long long)align);
-	return 0;
+	if (off <= align || (!exact && res->difference <= 0))
+		return 0;
+	if (img->linker_lld && res->difference < 0)
+		return 0;   /* lld pads and places thunks its own way: below the plan is all that holds */
+	/* the usual cause on Cortex-M0/M0+: veneers of another shape than the plan reserved for */
+	char why[200] = "";
+	uint64_t planned_each = plan->nveneers ? plan->veneer_reserve / plan->nveneers : 0;
+	uint64_t linked_each = res->nveneers ? res->veneer_bytes / res->nveneers : 0;
+	if (planned_each && linked_each > planned_each)
+		snprintf(why, sizeof(why), "; ld wrote %zu veneer(s) of %llu bytes, the plan reserved %llu bytes each (re-place: the veneer size comes from the ELF's architecture)",
+			 res->nveneers, (unsigned long long)linked_each, (unsigned long long)planned_each);
+	return add_failure(res, err, "accounting: '%s' is %llu bytes, the plan claimed %llu (%llu code + %llu veneer bytes): %+lld bytes, more than the %llu-byte unit alignment%s",
+			   plan->outsec, (unsigned long long)res->outsec_size, (unsigned long long)res->planned_total,
+			   (unsigned long long)plan->used, (unsigned long long)plan->veneer_reserve,
+			   (long long)res->difference, (unsigned long long)align, why);
 }
 
 static int in_ram(const rp_image *img, const rp_func *f, const char *const *outsecs, size_t n)
@@ -218,6 +239,7 @@ int rp_check_reset_path(const rp_image *relinked, const char *const *outsecs, si
 		return rc;
 	}
 	const char *reset = boot.reset != SIZE_MAX ? relinked->funcs[boot.reset].name : "?";
+	const char *copier = boot.copier != SIZE_MAX ? relinked->funcs[boot.copier].name : reset;
 	for (size_t i = 0; !rc && i < relinked->nfuncs; i++) {
 		if (!boot.keep[i])
 			continue;
@@ -225,11 +247,19 @@ int rp_check_reset_path(const rp_image *relinked, const char *const *outsecs, si
 		const rp_func *f = &relinked->funcs[i];
 		if (!in_ram(relinked, f, outsecs, noutsecs))
 			continue;
-		rc = boot.copy_found
-			? add_failure(res, err, "reset path: '%s' runs before %s copies the code (at 0x%llx) but sits in RAM at 0x%0*llx: the firmware would jump into uncopied RAM",
-				      f->name, reset, (unsigned long long)boot.copy_site, addr_width(relinked), (unsigned long long)f->addr)
-			: add_failure(res, err, "reset path: '%s' is called by %s, which may run it before the code is copied, but sits in RAM at 0x%0*llx",
-				      f->name, reset, addr_width(relinked), (unsigned long long)f->addr);
+		char chain[512];
+		rp_boot_chain(&boot, relinked, i, chain, sizeof(chain));
+		int w = addr_width(relinked);
+		unsigned long long at = (unsigned long long)f->addr;
+		if (boot.copy_found)
+			rc = add_failure(res, err, "reset path: '%s' runs before %s copies the code (at 0x%llx) but sits in RAM at 0x%0*llx: the firmware would jump into uncopied RAM: %s",
+					 f->name, copier, (unsigned long long)boot.copy_site, w, at, chain);
+		else if (boot.main_func != SIZE_MAX)
+			rc = add_failure(res, err, "reset path: '%s' runs before %s calls main, maybe before the code is copied (where was not found), but sits in RAM at 0x%0*llx: %s",
+					 f->name, reset, w, at, chain);
+		else
+			rc = add_failure(res, err, "reset path: '%s' is reached by %s, which may run it before the code is copied (where was not found), but sits in RAM at 0x%0*llx: %s",
+					 f->name, reset, w, at, chain);
 	}
 	rp_boot_release(&boot);
 	rp_callgraph_free(cg);

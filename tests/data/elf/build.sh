@@ -11,3 +11,11 @@ arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb $flags -Wl,--build-id=none -Wl,-Ttext=
 arm-none-eabi-strip -o arm-m3-stripped.elf arm-m3.elf
 # a function symbol with no size (assembly without .size), for call decoding over its extent
 arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb $flags -Wl,-Ttext=0x1000 a.c b.c nosize.S -o arm-m3-nosize.elf
+# ARMv6-M (Cortex-M0+): build attributes say v6S-M, so long-branch veneers are 16 bytes
+arm-none-eabi-gcc -mcpu=cortex-m0plus -mthumb $flags -Wl,-Ttext=0x1000 a.c b.c -o arm-m0.elf
+# Cortex-M3 with b_entry far away in RAM (far.ld) and --pic-veneer: ld writes 16-byte veneers
+# where the architecture's table says 8; the symbols' sizes must win
+arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb $flags -T far.ld -Wl,--pic-veneer a.c b.c -o arm-m3-far-pic.elf
+# ARMv6-M with b_entry far away: calls go through 16-byte Thumb-1 veneers, which the call
+# graph must see through
+arm-none-eabi-gcc -mcpu=cortex-m0plus -mthumb $flags -T far.ld a.c b.c -o arm-m0-far.elf
