@@ -3,6 +3,7 @@
  * moved. With --config ramplace.yaml: several regions (one fragment and plan each), pins,
  * closures and the cost model; command-line options override the file. A missing profile.db
  * gives empty fragments, so the very first build links. */
+#include <elf.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +33,8 @@ typedef struct place_args {
 	int quiet;
 	int have_budget;
 	int align_given, output_given, time_limit_given;
+	int allow_empty;          /* --allow-empty: no profile.db is a first build */
+	int linker;               /* --linker: 0 GNU ld, 1 ld.lld, -1 as the ELF's .comment says */
 	rp_config *cfg;             /* owned */
 	rp_region_cfg *regions;     /* owned copy with the command-line overrides */
 	size_t nregions;
@@ -68,8 +71,14 @@ static const char usage[] =
 	"      --exclude GLOB    keep matching functions in flash (repeatable)\n"
 	"      --region NAME     memory region of the map the budget must fit (default: the\n"
 	"                        one holding .ramtext or .data)\n"
-	"      --align N         round unit sizes up to N bytes (default 4)\n"
-	"      --veneer-size N   bytes per RAM->flash call veneer (default 8 on ARM, 0 else)\n"
+	"      --align N         alignment of the output section's end, and of an input section\n"
+	"                        whose own is unknown (default 4); each input section counts\n"
+	"                        at its own alignment (read from the objects the map names)\n"
+	"      --veneer-size N   bytes per RAM->flash call veneer (default: the architecture's\n"
+	"                        and the linker's: 8 on ARMv7-M, 16 on ARMv6-M, 12 with ld.lld,\n"
+	"                        0 on RISC-V)\n"
+	"      --linker gnu|lld  the linker that will use the fragment (default: the one that\n"
+	"                        linked firmware.elf, from its .comment)\n"
 	"      --output-section NAME   output section of the fragment (default .ramtext)\n"
 	"      --allow-boot-path also move what the reset handler calls (unsafe)\n"
 	"      --pin GLOB        always move matching functions (repeatable)\n"
@@ -77,9 +86,13 @@ static const char usage[] =
 	"      --flash-wait-states N   cost model: report cycles, weigh crossing calls\n"
 	"      --time-limit S    ILP time limit in seconds (default 10)\n"
 	"      --ilp             use the ILP even for a plain knapsack\n"
-	"      --min-mapped PCT  refuse when less than PCT%% of the profiled samples fall in\n"
+	"      --min-mapped PCT  refuse when less than PCT% of the profiled samples fall in\n"
 	"                        functions the ELF still has (default 50)\n"
 	"      --force           place from a stale profile anyway (also: RAMPLACE_FORCE=1)\n"
+	"      --min-share PCT   leave in flash what has less than PCT% of the samples: not\n"
+	"                        worth its copy at boot and its veneers (default 0.01)\n"
+	"      --allow-empty     no profile.db yet (a first build): write empty fragment(s)\n"
+	"                        instead of failing\n"
 	"  -q, --quiet           print nothing but errors and warnings\n";
 
 static int add_glob(const char ***list, size_t *n, const char *glob, rp_err *err)
@@ -102,12 +115,12 @@ static int parse_double(double *out, const char *text, const char *what, double 
 	return 0;
 }
 
-static int parse_percent(double *out, const char *text, rp_err *err)
+static int parse_percent(double *out, const char *text, const char *what, rp_err *err)
 {
 	char *end;
 	double v = strtod(text, &end);
 	if (end == text || (*end && strcmp(end, "%") != 0) || !(v >= 0.0 && v <= 100.0))
-		return rp_err_set(err, RP_EUSAGE, "--min-mapped: '%s' is not a percentage from 0 to 100", text);
+		return rp_err_set(err, RP_EUSAGE, "%s: '%s' is not a percentage from 0 to 100", what, text);
 	*out = v / 100.0;
 	return 0;
 }
@@ -125,12 +138,25 @@ static int parse_args(place_args *a, int argc, char **argv, rp_err *err)
 		{ "config", required_argument, NULL, 'c' }, { "pin", required_argument, NULL, 'p' },
 		{ "closure", required_argument, NULL, 'C' }, { "flash-wait-states", required_argument, NULL, 'W' },
 		{ "time-limit", required_argument, NULL, 'T' }, { "ilp", no_argument, NULL, 'I' },
+		{ "allow-empty", no_argument, NULL, 'E' }, { "linker", required_argument, NULL, 'L' },
+		{ "min-share", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 }
 	};
 	int c, rc = 0;
 	uint64_t n;
-	while (!rc && (c = getopt_long(argc, argv, "+b:o:m:c:qh", longopts, NULL)) != -1) {
+	while (!rc && (c = getopt_long(argc, argv, "b:o:m:c:qh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'E':
+			a->allow_empty = 1;
+			break;
+		case 's':
+			rc = parse_percent(&a->opts.min_share, optarg, "--min-share", err);
+			break;
+		case 'L':
+			if (strcmp(optarg, "gnu") != 0 && strcmp(optarg, "lld") != 0)
+				rc = rp_err_set(err, RP_EUSAGE, "--linker: '%s' is neither gnu nor lld", optarg);
+			a->linker = strcmp(optarg, "lld") == 0 ? 1 : 0;
+			break;
 		case 'b':
 			a->have_budget = 1;
 			a->budget_auto = strcmp(optarg, "auto") == 0;
@@ -166,7 +192,7 @@ static int parse_args(place_args *a, int argc, char **argv, rp_err *err)
 		case 'B': a->opts.keep_boot_path = 0; break;
 		case 'q': a->quiet = 1; break;
 		case 'F': a->force = 1; break;
-		case 'M': rc = parse_percent(&a->min_mapped, optarg, err); break;
+		case 'M': rc = parse_percent(&a->min_mapped, optarg, "--min-mapped", err); break;
 		case 'h': fputs(usage, stdout); return 1;
 		default: return cli_usage_error(err, "place", "unknown option");
 		}
@@ -291,13 +317,19 @@ static int apply_config(place_args *a, rp_err *err)
 }
 
 
-/* No profile.db yet is the first build: place nothing. An existing but empty one is an error. */
+/* No profile.db yet is an error (a mistyped path must not pass as a first build with nothing
+ * moved) unless --allow-empty says this is the first build: then nothing is placed. An existing
+ * but empty one is an error either way. */
 static int load_profile(place_args *a, profile *pr, rp_err *err)
 {
 	struct stat st;
 	rp_db *db;
-	if (stat(a->db_path, &st) != 0)
-		return 0;
+	if (stat(a->db_path, &st) != 0) {
+		if (a->allow_empty)
+			return 0;
+		return rp_err_set(err, RP_EINPUT, "%s: no such profile; make one with 'ramplace record' or 'ramplace import' "
+				  "(--allow-empty writes empty fragments instead, for a first build)", a->db_path);
+	}
 	int rc = rp_db_open_existing(&db, a->db_path, err);
 	if (rc)
 		return rc;
@@ -365,9 +397,22 @@ static int assess_profile(const place_args *a, const rp_image *img, const profil
 /* Profiled functions missing from the ELF are named by assess_profile, before placing. */
 static void print_warnings(const rp_placement *p)
 {
-	if (p->guessed_patterns && p->plan->nunits)
-		fprintf(stderr, "ramplace: warning: no --map: input sections guessed from symbol names; "
-				"pass the link map (-Wl,-Map) for exact patterns and sizes\n");
+	if (!p->guessed_patterns)
+		return;
+	uint64_t total = p->plan->total_samples;
+	fprintf(stderr, "ramplace: note: no --map: input sections are guessed from function names (*(.text.NAME), "
+			"*(.text.*.NAME)) and sizes from symbols. The link map (-Wl,-Map=fw.map, then --map fw.map) "
+			"gives exact archive members (libc.a:lib_a-memcpy.o), sections such as .text.startup.main, "
+			"sizes with each section's alignment, and tells statics of the same name in two files apart "
+			"(without it they move together)\n");
+	if (p->nunguessed)
+		fprintf(stderr, "ramplace: note: %zu sampled function(s) with %.1f%% of the samples stay in flash: "
+				"no name pattern can move them (compiled without -ffunction-sections, e.g. library code; "
+				"the hottest: %s); --map moves them\n",
+			p->nunguessed, total ? 100.0 * (double)p->unguessed_samples / (double)total : 0.0, p->unguessed_top);
+	if (p->guess_unverified && p->plan->nunits)
+		fprintf(stderr, "ramplace: warning: no --map and no debug information: nothing tells which functions have "
+				"a section of their own; 'ramplace check' after linking names those that did not move\n");
 }
 
 static void print_plan(const rp_placement *p, const rp_plan *plan)
@@ -404,6 +449,11 @@ static void print_report(const rp_placement *p, const place_args *a, int have_pr
 		printf("%s\n", p->notes[i]);
 	for (size_t i = 0; i < p->nkept; i++)
 		printf("kept in flash: %s\n", p->kept[i]);
+	if (p->nbelow_share)
+		printf("kept in flash: %zu function(s) with %.3f%% of the samples, each below --min-share %g%%: not worth "
+		       "a copy at boot and veneers back to flash\n",
+		       p->nbelow_share, total ? 100.0 * (double)p->below_share_samples / (double)total : 0.0,
+		       100.0 * a->opts.min_share);
 	if (p->solver) {
 		if (p->optimal)
 			printf("solver: %s, optimal\n", p->solver);
@@ -441,8 +491,13 @@ static int run_place(place_args *a, rp_err *err)
 	profile pr = { .have = 0 };
 	rp_placement placement = { 0 };
 	int rc = rp_image_load(&img, a->elf_path, err);
+	if (!rc && a->linker >= 0)
+		rp_image_use_linker(img, a->linker);
 	if (!rc && a->map_path)
 		rc = rp_map_load(&map, a->map_path, err);
+	/* RVC packs at 2 bytes; elsewhere an unreadable object is assumed at the --align floor */
+	if (!rc && map)
+		rc = rp_map_read_alignments(map, img->machine == EM_RISCV ? 2 : a->opts.align, err);
 	if (!rc)
 		rc = load_profile(a, &pr, err);
 	if (!rc && pr.have)
@@ -480,7 +535,8 @@ static void args_release(place_args *a)
 
 int cmd_place(int argc, char **argv, rp_err *err)
 {
-	place_args a = { .opts = RP_PLACE_OPTS_INIT, .output = "ramtext.ld", .flash_wait_states = -1, .min_mapped = 0.5 };
+	place_args a = { .opts = RP_PLACE_OPTS_INIT, .output = "ramtext.ld", .flash_wait_states = -1, .min_mapped = 0.5,
+			 .linker = -1 };
 	int rc = parse_args(&a, argc, argv, err);
 	if (rc == 0)
 		rc = apply_config(&a, err);

@@ -166,6 +166,19 @@ int rp_strlist_pushf(char ***list, size_t *n, rp_err *err, const char *fmt, ...)
 	return 0;
 }
 
+int rp_asprintf(char **out, rp_err *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(out, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		*out = NULL;
+		return rp_err_nomem(err, "formatting a string");
+	}
+	return 0;
+}
+
 int rp_strdup(char **out, const char *s, rp_err *err)
 {
 	*out = NULL;

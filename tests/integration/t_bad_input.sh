@@ -33,7 +33,7 @@ expect_refusal() {
 }
 
 # a good profile to start from
-printf '0x%x 50\n' 0x100 0x104 >pcs.txt
+printf '0x%x 50\n' 0x214 0x216 >pcs.txt   # two instructions of Reset_Handler
 "$RAMPLACE" import --quiet profile.db "$elf" pcs.txt
 
 expect_refusal "missing ELF" "nosuch.elf" "No such file" "$RAMPLACE" --budget 1K profile.db nosuch.elf
@@ -94,14 +94,23 @@ holder_pid=""
 runs=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM runs").fetchone()[0])' profile.db)
 if [ "$runs" -eq 1 ]; then pass "locked import added no run"; else fail "$runs runs after the locked import"; fi
 
-# and the good path still works: no profile at all gives an empty, valid fragment
+# a missing profile (a typo, a profiling step that did not run) is refused, nothing written;
+# with --allow-empty (a first build) it gives an empty, valid fragment, and `check` of that empty
+# plan fails unless it too is told the empty plan is expected
+rm -f ramtext.ld ramtext.ld.plan
+expect_refusal "missing profile.db" "proflie.db" "no such profile" "$RAMPLACE" --budget 1K --map "$map" proflie.db "$elf"
+if [ ! -e ramtext.ld ] && [ ! -e ramtext.ld.plan ]; then pass "missing profile.db: nothing written"; else fail "missing profile.db wrote a fragment"; fi
 status=0
-"$RAMPLACE" --budget 1K --map "$map" nothing.db "$elf" >out.txt 2>err.txt || status=$?
+"$RAMPLACE" --budget 1K --map "$map" --allow-empty nothing.db "$elf" >out.txt 2>err.txt || status=$?
 only_comments=$(python3 -c 'import re,sys; print(re.sub(r"/\*.*?\*/", "", open(sys.argv[1]).read(), flags=re.S).strip() == "")' ramtext.ld)
 if [ "$status" -eq 0 ] && grep -q "no profile yet" out.txt && [ "$only_comments" = True ]; then
-	pass "no profile.db: empty fragment"
+	pass "no profile.db with --allow-empty: empty fragment"
 else
-	fail "no profile.db: status $status"; cat err.txt
+	fail "no profile.db with --allow-empty: status $status"; cat err.txt
 fi
+status=0
+"$RAMPLACE" check --plan ramtext.ld.plan "$elf" >out.txt 2>err.txt || status=$?
+if [ "$status" -eq 1 ] && grep -q "the plan moves nothing" out.txt; then pass "check of an empty plan fails and says so"; else fail "check of an empty plan: status $status"; cat out.txt; fi
+check "check --allow-empty accepts the empty plan" "$RAMPLACE" check --allow-empty --quiet --plan ramtext.ld.plan "$elf"
 
 finish

@@ -42,6 +42,19 @@ static const rp_plan_unit *unit_named(const rp_plan *plan, const char *name, con
 	return NULL;
 }
 
+/* The unit holding function name (defined in file, NULL for a global), or NULL. */
+static const rp_plan_unit *unit_with(const rp_plan *plan, const char *name, const char *file)
+{
+	for (size_t i = 0; i < plan->nunits; i++)
+		for (size_t k = 0; k < plan->units[i].nfuncs; k++) {
+			const rp_plan_func *f = &plan->units[i].funcs[k];
+			if (strcmp(f->name, name) == 0 &&
+			    ((!file && !f->file) || (file && f->file && strcmp(f->file, file) == 0)))
+				return &plan->units[i];
+		}
+	return NULL;
+}
+
 static void test_plan_on_arm(void **state)
 {
 	(void)state;
@@ -51,21 +64,34 @@ static void test_plan_on_arm(void **state)
 	rp_placement p;
 	rp_err err = RP_ERR_INIT;
 	opts.budget = 64;
+	/* _start (the entry) calls a_entry; this image copies no code section and has no main, so
+	 * everything _start reaches may run before a copy: all of it stays in flash (boot.h) */
 	assert_int_equal(rp_place(img, NULL, &t, &opts, &p, &err), 0);
-	const rp_plan *plan = p.plan;
-	/* a_entry is the hottest but _start (the entry) calls it before any copy could happen */
-	assert_null(unit_named(plan, "a_entry", NULL));
+	assert_int_equal(p.plan->nunits, 0);
 	int kept = 0;
 	for (size_t i = 0; i < p.nkept; i++)
 		kept |= strstr(p.kept[i], "a_entry: called by the reset handler") != NULL;
 	assert_true(kept);
-	/* the best set needs b_entry's callee in RAM too, so no veneer is paid: 8 + 40 + 12 + 4 */
-	assert_non_null(unit_named(plan, "helper", "a.c"));
-	assert_non_null(unit_named(plan, "helper", "b.c"));
+	rp_placement_release(&p);
+	/* a_entry, the hottest, kept in flash by hand: the rest of the set is chosen */
+	const char *exclude[] = { "a_entry" };
+	opts.keep_boot_path = 0;
+	opts.exclude = exclude;
+	opts.nexclude = 1;
+	assert_int_equal(rp_place(img, NULL, &t, &opts, &p, &err), 0);
+	const rp_plan *plan = p.plan;
+	assert_null(unit_named(plan, "a_entry", NULL));
+	/* the best set needs b_entry's callee in RAM too, so no veneer is paid. Without a map the
+	 * pattern *(.text.helper) moves the static helper of a.c and of b.c: one unit. Sizes are
+	 * exact, each function at its own alignment: 8 + 4, 40, 10 */
+	const rp_plan_unit *helper = unit_with(plan, "helper", "a.c");
+	assert_non_null(helper);
+	assert_ptr_equal(unit_with(plan, "helper", "b.c"), helper);
+	assert_int_equal(helper->nfuncs, 2);
 	assert_non_null(unit_named(plan, "cold_split", NULL));
 	assert_non_null(unit_named(plan, "b_entry", NULL));
-	assert_int_equal(plan->nunits, 4);
-	assert_int_equal(plan->used, 64);
+	assert_int_equal(plan->nunits, 3);
+	assert_int_equal(plan->used, 62);
 	assert_int_equal(plan->veneer_reserve, 0);
 	assert_true(plan->used + plan->veneer_reserve <= plan->budget);
 	assert_int_equal(plan->moved_samples, 175);
@@ -76,8 +102,11 @@ static void test_plan_on_arm(void **state)
 	assert_string_equal(p.missing[0], "gone_func");
 	assert_int_equal(p.missing_samples, 7);
 	assert_true(p.guessed_patterns);
-	assert_string_equal(unit_named(plan, "cold_split", NULL)->patterns[0],
-			    "*(.text.cold_split .text.*.cold_split)");
+	/* one section per pattern: the forms GNU ld, ld.lld and every other dialect accept */
+	const rp_plan_unit *cold = unit_named(plan, "cold_split", NULL);
+	assert_int_equal(cold->npatterns, 2);
+	assert_string_equal(cold->patterns[0], "*(.text.cold_split)");
+	assert_string_equal(cold->patterns[1], "*(.text.*.cold_split)");
 	rp_placement_release(&p);
 	rp_image_free(img);
 }
@@ -100,18 +129,22 @@ static void test_clones_move_together_and_veneers_count(void **state)
 	assert_non_null(scale);
 	assert_int_equal(scale->nfuncs, 2);          /* scale and scale.constprop.0 */
 	assert_int_equal(scale->samples, 60);
-	assert_int_equal(scale->size, 40 + 32);
+	assert_int_equal(scale->size, 40 + 30);     /* scale's 38 bytes padded to its 4-byte alignment */
 	assert_null(unit_named(p.plan, "cold_split", NULL));
 	assert_non_null(unit_named(p.plan, "a_entry", NULL));
-	/* a_entry calls cold_split, which stays in flash: one veneer of 8 bytes */
+	/* a_entry calls cold_split, which stays in flash: one veneer of 8 bytes, in GNU ld's veneer
+	 * block, which starts at the next multiple of 8 after the code */
 	assert_int_equal(p.nveneers, 1);
-	assert_int_equal(p.plan->veneer_reserve, 8);
+	assert_int_equal(p.plan->veneer_reserve, 8 + (8 - p.plan->used % 8) % 8);
 	rp_placement_release(&p);
 	rp_image_free(img);
 }
 
 /* One region with shared veneers: the knapsack's answer goes through the ILP, which proves it
- * optimal; so a larger budget never moves fewer samples, and every plan fits with its veneers. */
+ * optimal; so a larger budget never moves fewer samples, and every plan fits with its veneers
+ * and the padding before GNU ld's 8-aligned veneer block. Where that padding pushed the first
+ * answer over, the budget is solved again rounded down to 8, proven optimal only when that
+ * loses nothing; at multiples of 8 the padding never overflows, so the proof always holds. */
 static void test_veneer_plans_proven_optimal(void **state)
 {
 	(void)state;
@@ -126,11 +159,13 @@ static void test_veneer_plans_proven_optimal(void **state)
 		opts.keep_boot_path = 0;
 		if (rp_place(img, NULL, &t, &opts, &p, &err))
 			fail_msg("budget %llu: %s", (unsigned long long)budget, err.msg);
-		uint64_t used = p.nveneers * 8;
+		uint64_t used = p.nveneers * 8, code = 0;
 		for (size_t i = 0; i < p.plan->nunits; i++)
-			used += p.plan->units[i].size;
+			code += p.plan->units[i].size;
+		used += code + (p.nveneers ? (8 - code % 8) % 8 : 0);
 		assert_true(used <= budget);
-		assert_true(p.optimal || p.plan->nunits == 0);
+		assert_int_equal(p.plan->used + p.plan->veneer_reserve, used);
+		assert_true(p.optimal || p.plan->nunits == 0 || budget % 8 != 0);
 		assert_true(p.plan->moved_samples >= last);
 		last = p.plan->moved_samples;
 		rp_placement_release(&p);
@@ -148,6 +183,7 @@ static void test_same_plan_twice(void **state)
 	rp_placement p1, p2;
 	rp_err err = RP_ERR_INIT;
 	opts.budget = 100;
+	opts.keep_boot_path = 0;   /* _start reaches every function of this image: none would move */
 	/* a profile taken on the ARM build maps by name onto the RISC-V one */
 	assert_int_equal(rp_place(img, NULL, &t, &opts, &p1, &err), 0);
 	assert_int_equal(rp_place(img, NULL, &t, &opts, &p2, &err), 0);
@@ -188,6 +224,7 @@ static void test_regions_pins_closures(void **state)
 	opts.nclosure = 1;
 	opts.cost.flash_fetch_cycles = 3;
 	opts.have_cost = 1;
+	opts.keep_boot_path = 0;   /* _start reaches every function of this image: none would move */
 	rp_placement p;
 	rp_err err = RP_ERR_INIT;
 	assert_int_equal(rp_place(img, NULL, &t, &opts, &p, &err), 0);
@@ -201,7 +238,7 @@ static void test_regions_pins_closures(void **state)
 		assert_true(plan->used + plan->veneer_reserve <= plan->budget);
 		cold |= unit_named(plan, "cold_split", NULL) != NULL;
 		bentry |= unit_named(plan, "b_entry", NULL) != NULL;
-		helper_b |= unit_named(plan, "helper", "b.c") != NULL;
+		helper_b |= unit_with(plan, "helper", "b.c") != NULL;
 	}
 	assert_true(cold && bentry && helper_b);
 	assert_true(p.have_cycles && p.cycles_saved > 0);
@@ -209,8 +246,10 @@ static void test_regions_pins_closures(void **state)
 
 	/* a closure over the reset handler cannot be honoured: said so, with the function */
 	closure[0] = "_start";
+	opts.keep_boot_path = 1;
 	assert_int_equal(rp_place(img, NULL, &t, &opts, &p, &err), RP_EINPUT);
-	assert_non_null(strstr(err.msg, "'a_entry' must be in RAM (in the static call closure of a closure root) but cannot move: called by the reset handler"));
+	assert_non_null(strstr(err.msg, "must be in RAM (in the static call closure of a closure root) but cannot move: "));
+	assert_non_null(strstr(err.msg, "the reset handler"));
 	/* a closure larger than both regions: how many bytes over */
 	closure[0] = "b_entry";
 	pin[0] = "*";

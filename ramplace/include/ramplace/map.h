@@ -23,6 +23,11 @@ typedef struct rp_map_insec {
 	char *outsec;        /* output section it was placed in: ".text", ".ramtext" */
 	uint64_t addr;
 	uint64_t size;
+	uint64_t align;      /* sh_addralign in its object (rp_map_read_alignments); 0 unknown */
+	int name_unique;     /* no other input section in the map has this name */
+	int temporary;       /* from a compiler temporary (/tmp/ccXXXXXX.o, LTO's .ltrans.o): its
+				name changes with every build (a one-step compile-and-link) */
+	int align_inferred;  /* align was inferred from the link's layout: the object was not readable */
 } rp_map_insec;
 
 typedef struct rp_map {
@@ -38,6 +43,14 @@ int rp_map_load(rp_map **out, const char *path, rp_err *err);
 int rp_map_parse(rp_map **out, const char *text, size_t len, const char *name, rp_err *err);
 void rp_map_free(rp_map *map);
 
+/* Fills each input section's align with its sh_addralign, read from the objects and archive
+ * members the map names (paths as the map prints them, else relative to the map's directory),
+ * each file read once. Where a file cannot be read (a one-step build's /tmp/ccXXXXXX.o is gone
+ * after the link) the alignment is inferred from the link: a section that starts 2 bytes past
+ * a multiple of 4 is 2-aligned; one that starts after a 2-byte gap is 4-aligned; otherwise the
+ * alignment its object's other sections show, else default_align. Fails only on memory. */
+int rp_map_read_alignments(rp_map *map, uint64_t default_align, rp_err *err);
+
 /* The kept input section whose [addr, addr+size) holds addr, or NULL. */
 const rp_map_insec *rp_map_insec_at(const rp_map *map, uint64_t addr);
 
@@ -45,7 +58,10 @@ const rp_map_insec *rp_map_insec_at(const rp_map *map, uint64_t addr);
 const rp_map_region *rp_map_region_find(const rp_map *map, const char *name, uint64_t addr);
 
 /* The GNU ld input-section pattern that matches exactly this input section, e.g.
- * "*foo.o(.text.foo)" or "*libc_nano.a:libc_a-memset.o(.text)"; the caller frees it. */
+ * "*foo.o(.text.foo)" or "*libc_nano.a:libc_a-memset.o(.text)"; the caller frees it. A section
+ * of a compiler temporary is matched by its name alone ("*(.text.foo)"), which survives the
+ * next build, when no other section has that name; otherwise no pattern can (RP_EINPUT, the
+ * message says which source to compile to an object of its own). */
 int rp_map_insec_pattern(char **out, const rp_map_insec *sec, rp_err *err);
 
 #endif

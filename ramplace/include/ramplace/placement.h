@@ -22,7 +22,7 @@
 typedef struct rp_place_opts {
 	uint64_t budget;          /* bytes of RAM for code, veneers included */
 	uint64_t align;           /* unit sizes are rounded up to this */
-	int64_t veneer_size;      /* bytes per RAM->flash call; -1: by architecture (8 on ARM, 0 else) */
+	int64_t veneer_size;      /* bytes per RAM->flash call; -1: by architecture (image.h: 16 on ARMv6-M, 8 on other ARM, 0 else) */
 	const char *outsec;       /* output section the fragment is INCLUDEd in */
 	const char *region;       /* memory region name in the map; NULL: the one holding .data */
 	const char *const *exclude; /* glob patterns of functions that stay in flash */
@@ -42,10 +42,12 @@ typedef struct rp_place_opts {
 	size_t narcs;
 	double time_limit_s;      /* ILP time limit */
 	int force_ilp;            /* use the ILP even for a plain knapsack */
+	double min_share;         /* units with a smaller share of the samples stay in flash: a cold
+				     filler pays a copy at boot and veneers back to flash for little */
 } rp_place_opts;
 
 #define RP_PLACE_OPTS_INIT { 0, 4, -1, ".ramtext", NULL, NULL, 0, 1, NULL, 0, NULL, 0, NULL, 0, \
-			     RP_COST_MODEL_INIT, 0, NULL, 0, 10.0, 0 }
+			     RP_COST_MODEL_INIT, 0, NULL, 0, 10.0, 0, 0.0001 }
 
 typedef struct rp_placement {
 	rp_plan *plan;            /* plans[0] */
@@ -68,6 +70,13 @@ typedef struct rp_placement {
 	size_t ncandidates;       /* units with samples that could move */
 	size_t nveneers;          /* veneers the plan expects in RAM */
 	int guessed_patterns;     /* no map: patterns guessed from symbol names */
+	int guess_unverified;     /* no map and no DWARF: nothing tells which guesses can match */
+	size_t nunguessed;        /* no map: sampled units no name pattern can move (kept in flash) */
+	uint64_t unguessed_samples;
+	const char *unguessed_top; /* the hottest of them (a name in the image), or NULL */
+	size_t nbelow_share;      /* sampled units kept in flash by --min-share */
+	uint64_t below_share_samples;
+	uint64_t unguessed_top_samples;
 } rp_placement;
 
 /* Builds the plan. map and totals may be NULL (no map: patterns guessed from names; no

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include "ramplace/error.h"
+#include "ramplace/image.h"
 
 typedef struct rp_dwarf rp_dwarf;
 
@@ -26,5 +27,17 @@ void rp_dwarf_close(rp_dwarf *dw);
  * no DWARF describes addr (library code built without -g), or a negative code. */
 int rp_dwarf_locate(rp_dwarf *dw, uint64_t addr, rp_srcloc *loc, rp_err *err);
 void rp_srcloc_release(rp_srcloc *loc);
+
+/* Whether a function has an input section of its own, as the compiler's recorded switches
+ * (DW_AT_producer of its compilation unit, -grecord-gcc-switches is GCC's default) tell. */
+enum {
+	RP_FUNCSEC_UNKNOWN = 0, /* no compilation unit describes it (no -g), or no switches recorded */
+	RP_FUNCSEC_OWN = 1,     /* compiled with -ffunction-sections: .text.NAME */
+	RP_FUNCSEC_SHARED = 2,  /* compiled without: it shares its object's .text */
+};
+
+/* Fills own[i] (img->nfuncs entries, the caller's) with an RP_FUNCSEC_ value per function of img
+ * whose DWARF is dw. Fails only on memory. */
+int rp_dwarf_func_sections(unsigned char *own, const rp_image *img, rp_dwarf *dw, rp_err *err);
 
 #endif

@@ -35,6 +35,10 @@ int rp_grow(void **items, size_t *cap, size_t need, size_t elem, rp_err *err);
 int rp_strlist_pushf(char ***list, size_t *n, rp_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* A newly allocated printf-formatted string in *out (the caller frees it); on failure *out is
+ * NULL and err says so. */
+int rp_asprintf(char **out, rp_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* strdup that reports failure; NULL in gives NULL out with success. */
 int rp_strdup(char **out, const char *s, rp_err *err);
 

@@ -14,6 +14,7 @@
  *   - non-allocated sections (.debug_*, .comment, .ARM.attributes) carry offsets, not
  *     addresses, so their input sections are not kept;
  *   - "Discarded input sections" (gc-sections) lists sections that are not in the output. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,6 +331,57 @@ static int compare_insec(const void *a, const void *b)
 	return strcmp(x->outsec, y->outsec);
 }
 
+/* GCC's temporary objects: "cc" and six characters from mkstemp, then ".o", or for LTO
+ * ".ltransN.ltrans.o" / ".ltrans.o" (cc1Abc23.ltrans0.ltrans.o). */
+static int is_temporary_object(const char *path)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	if (strncmp(base, "cc", 2) != 0 || strlen(base) < 10)
+		return 0;
+	for (int k = 2; k < 8; k++)
+		if (!isalnum((unsigned char)base[k]))
+			return 0;
+	const char *rest = base + 8;
+	if (strcmp(rest, ".o") == 0 || strcmp(rest, ".ltrans.o") == 0)
+		return 1;
+	if (strncmp(rest, ".ltrans", 7) != 0)
+		return 0;
+	rest += 7;
+	while (isdigit((unsigned char)*rest))
+		rest++;
+	return strcmp(rest, ".ltrans.o") == 0;
+}
+
+static int by_name_index(const void *a, const void *b, void *map)
+{
+	const rp_map_insec *s = ((const rp_map *)map)->insecs;
+	return strcmp(s[*(const size_t *)a].name, s[*(const size_t *)b].name);
+}
+
+/* name_unique and temporary of every input section (a sort by name: maps hold up to a few
+ * hundred thousand sections). */
+static int mark_names(rp_map *map, rp_err *err)
+{
+	size_t n = map->ninsecs;
+	size_t *order = malloc((n ? n : 1) * sizeof(size_t));
+	if (!order)
+		return rp_err_nomem(err, "indexing a link map");
+	for (size_t k = 0; k < n; k++) {
+		order[k] = k;
+		map->insecs[k].temporary = !map->insecs[k].archive && is_temporary_object(map->insecs[k].file);
+	}
+	if (n > 1)
+		qsort_r(order, n, sizeof(size_t), by_name_index, map);
+	for (size_t k = 0; k < n; k++) {
+		const char *name = map->insecs[order[k]].name;
+		int same_prev = k > 0 && strcmp(map->insecs[order[k - 1]].name, name) == 0;
+		int same_next = k + 1 < n && strcmp(map->insecs[order[k + 1]].name, name) == 0;
+		map->insecs[order[k]].name_unique = !same_prev && !same_next;
+	}
+	free(order);
+	return 0;
+}
+
 static int parse_all(parser *ps)
 {
 	line ln;
@@ -349,7 +401,7 @@ static int parse_all(parser *ps)
 				  ps->name);
 	if (ps->map->ninsecs > 1) /* qsort(NULL, 0, ...) is undefined */
 		qsort(ps->map->insecs, ps->map->ninsecs, sizeof(*ps->map->insecs), compare_insec);
-	return 0;
+	return mark_names(ps->map, ps->err);
 }
 
 int rp_map_parse(rp_map **out, const char *text, size_t len, const char *name, rp_err *err)
@@ -479,6 +531,15 @@ int rp_map_insec_pattern(char **out, const rp_map_insec *sec, rp_err *err)
 	if (strcmp(sec->file, "linker stubs") == 0)
 		return rp_err_set(err, RP_EINPUT, "section '%s' is made by the linker ('linker stubs'): no pattern moves it",
 				  sec->name);
+	if (sec->temporary && !sec->name_unique)
+		return rp_err_set(err, RP_EINPUT, "section '%s' of '%s', a compiler temporary (a one-step compile-and-link), "
+				  "has a name other sections share: no pattern survives the next build; compile its "
+				  "source file to an object of its own (or with -ffunction-sections)", sec->name, sec->file);
+	if (sec->temporary) {   /* the object's name changes with every build, the section's does not */
+		if (check_pattern_part(sec->name, "section", sec, err))
+			return err->code;
+		return rp_asprintf(out, err, "*(%s)", sec->name);
+	}
 	const char *container = sec->archive ? sec->archive : sec->file;
 	const char *base = base_name(container);
 	const char *lead = base == container ? (sec->archive ? "" : ":") : "*/";

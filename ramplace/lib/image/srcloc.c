@@ -1,6 +1,7 @@
-/* srcloc.c: function address -> source file and line through libdw (see srcloc.h). Owns the
- * Dwarf handle and the file descriptor under it. Workload: a few dozen lookups per command;
- * each one walks the top-level DIEs of one compilation unit. */
+/* srcloc.c: function address -> source file and line through libdw (see srcloc.h), and which
+ * functions were compiled into sections of their own. Owns the Dwarf handle and the file
+ * descriptor under it. Workload: a few dozen lookups per command, each walking the top-level
+ * DIEs of one compilation unit; one pass over every unit's address ranges for the sections. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
@@ -109,4 +110,65 @@ void rp_srcloc_release(rp_srcloc *loc)
 	free(loc->cu_file);
 	free(loc->decl_file);
 	memset(loc, 0, sizeof(*loc));
+}
+
+/* -ffunction-sections as a whole word of the producer string ("-fno-function-sections" and a
+ * later override both count: the last one GCC recorded wins). */
+static int producer_function_sections(const char *producer)
+{
+	int own = -1;
+	for (const char *p = producer; (p = strstr(p, "function-sections")) != NULL; p++) {
+		if (p >= producer + 5 && strncmp(p - 5, "-fno-", 5) == 0)
+			own = 0;
+		else if (p >= producer + 2 && strncmp(p - 2, "-f", 2) == 0)
+			own = 1;
+	}
+	return own;
+}
+
+/* The first function at or after addr (img->funcs is sorted by address). */
+static size_t first_func_at(const rp_image *img, uint64_t addr)
+{
+	size_t lo = 0, hi = img->nfuncs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (img->funcs[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void mark_cu(unsigned char *own, const rp_image *img, Dwarf_Die *cu, unsigned char value)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0)
+		for (size_t i = first_func_at(img, start); i < img->nfuncs && img->funcs[i].addr < end; i++)
+			own[i] = value;
+}
+
+int rp_dwarf_func_sections(unsigned char *own, const rp_image *img, rp_dwarf *dw, rp_err *err)
+{
+	(void)err;
+	memset(own, RP_FUNCSEC_UNKNOWN, img->nfuncs);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(dw->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(dw->dbg, off + hsize, &cu)) {
+			Dwarf_Attribute attr;
+			const char *producer = dwarf_formstring(dwarf_attr(&cu, DW_AT_producer, &attr));
+			int fs = producer ? producer_function_sections(producer) : -1;
+			/* a compiler that recorded its switches but not this one compiled without it; an
+			 * assembler's unit ("GNU AS") or -gno-record-gcc-switches proves nothing */
+			if (fs >= 0)
+				mark_cu(own, img, &cu, fs ? RP_FUNCSEC_OWN : RP_FUNCSEC_SHARED);
+			else if (producer && strncmp(producer, "GNU C", 5) == 0 && strstr(producer, " -"))
+				mark_cu(own, img, &cu, RP_FUNCSEC_SHARED);
+		}
+		off = next;
+	}
+	return 0;
 }

@@ -20,6 +20,7 @@
 #include "ramplace/callgraph.h"
 #include "ramplace/ilp.h"
 #include "ramplace/placement.h"
+#include "ramplace/srcloc.h"
 #include "ramplace/util.h"
 
 typedef struct unit {
@@ -34,6 +35,7 @@ typedef struct unit {
 	int region;
 	const char *must_why;     /* non-NULL: must be in RAM (pin, closure) */
 	size_t must_func;
+	uint64_t max_align, min_align; /* of its pieces (input sections, or functions without a map) */
 } unit;
 
 typedef struct region {
@@ -52,7 +54,9 @@ typedef struct ctx {
 	const rp_map *map;
 	const rp_place_opts *opts;
 	rp_placement *out;
-	uint64_t veneer;
+	uint64_t veneer;          /* bytes per veneer (0: calls need none) */
+	uint64_t veneer_block_align; /* GNU ld puts the veneers together, this aligned; 1: lld, none */
+	int budget_round;         /* the solvers see each budget rounded down to that alignment */
 	size_t *parent;           /* union-find over functions */
 	size_t *unit_of;          /* function -> unit */
 	uint64_t *fsamples;       /* samples per function */
@@ -66,7 +70,14 @@ typedef struct ctx {
 	rp_callgraph *cg;         /* NULL when the architecture cannot be disassembled */
 	rp_boot boot;
 	int have_boot;
+	unsigned char *funcsec;   /* no map: RP_FUNCSEC_ per function (srcloc.h); NULL without DWARF */
+	uint64_t nomap_align;     /* no map: alignment of a function the link shows nothing about */
+	uint64_t total_samples;   /* of the profile (--min-share is a share of it) */
 } ctx;
+
+/* Why a unit stays in flash without a map (place_units.c); summarised, not listed one by one. */
+extern const char pl_why_shared_text[], pl_why_no_debug[];
+extern const char pl_why_below_share[];   /* place_keep.c: --min-share */
 
 /* A unit the solvers may place: movable, not kept in flash, and sampled or required. */
 static inline int pl_is_candidate(const unit *u)
@@ -87,13 +98,22 @@ static inline int pl_location(const unit *u)
 /* place_units.c, in the order rp_place calls them */
 int pl_attribute_samples(ctx *c, const rp_db_totals *totals, rp_err *err); /* samples per function; unknown names to out->missing */
 void pl_group_clones(ctx *c);             /* foo.part.0, foo.cold ... join foo */
-void pl_group_by_input_section(ctx *c);   /* functions sharing a map input section join */
+int pl_group_by_input_section(ctx *c, rp_err *err); /* sharing a map input section (no map: a name) join */
 int pl_build_units(ctx *c, rp_err *err);  /* one unit per group: root, samples, movable */
-void pl_size_units(ctx *c);               /* bytes in RAM: map input sections, else symbol sizes */
 int pl_index_units(ctx *c, rp_err *err);  /* ufirst/ufuncs: the functions of each unit */
+/* Bytes in RAM of each unit, its pieces at their own alignment; needs ufirst/ufuncs. */
+int pl_size_units(ctx *c, rp_err *err);
 int pl_collect_callees(ctx *c, rp_err *err); /* distinct outside callees of each unit (veneers) */
-/* RISC-V with a map: the bytes unit ui adds when laid out from *offset (alignment padding). */
-uint64_t pl_layout_unit(const ctx *c, size_t ui, uint64_t *offset);
+/* A note for each object whose whole .text (no -ffunction-sections) holds a sampled unit. */
+int pl_note_shared_text(ctx *c, rp_err *err);
+/* A unit's pieces are what its patterns move: its distinct map input sections, or without a map
+ * its functions. pl_unit_pieces writes them to out (room for the unit's function count) in the
+ * fragment's order, largest alignment first, and returns how many. */
+size_t pl_unit_pieces(const ctx *c, size_t ui, size_t *out);
+uint64_t pl_piece_size(const ctx *c, size_t p);
+uint64_t pl_piece_align(const ctx *c, size_t p);
+/* The bytes unit ui adds when laid out from *offset, padding included (scratch: as for pieces). */
+uint64_t pl_layout_unit(const ctx *c, size_t ui, uint64_t *offset, size_t *scratch);
 
 /* place_keep.c: the reset path and --exclude keep units in flash, pins and closures require
  * them in RAM; fails when a required unit cannot move or the required bytes exceed the budgets. */
@@ -112,6 +132,11 @@ double pl_veneer_cycles(const ctx *c);    /* cycles one executed veneer costs */
 /* Sampled arcs between units as ILP arcs (cycles per crossing); *out is the caller's. */
 int pl_build_arcs(const ctx *c, const size_t *item_of, rp_ilp_arc **out, size_t *n, rp_err *err);
 size_t pl_region_veneers(const ctx *c, int r); /* distinct callees outside region r called from it */
+/* The padding before GNU ld's veneer block after code_bytes of code (0 without veneers). */
+uint64_t pl_veneer_pad(const ctx *c, uint64_t code_bytes, size_t nveneers);
+/* Region r's budget as the solvers see it: whole, or rounded down to the veneer block's
+ * alignment when a first answer overflowed with the block's padding (place_solve.c). */
+uint64_t pl_solver_budget(const ctx *c, size_t r);
 void pl_count_cycles(ctx *c, uint64_t total);  /* out->cycles_*: the cost model's figures */
 
 /* place_solve.c: sets chosen/region of every unit and out->solver, optimal, gap, seconds. */

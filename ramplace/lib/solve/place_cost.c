@@ -7,6 +7,11 @@
 
 #include "place.h"
 
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
 /* RISC-V linker relaxation, which makes code size depend on where it ends up. A call between
  * flash and RAM (far apart) cannot stay jal or c.jal, so ld keeps auipc+jalr: +4 or +6 bytes
  * for each such site in moved code. Inside a RAM section of at most 2 KiB (RV32C), every call
@@ -75,7 +80,7 @@ double pl_region_gain(const ctx *c, size_t r)
 double pl_veneer_cycles(const ctx *c)
 {
 	double v = c->opts->cost.veneer_cycles;
-	return v >= 0 ? v : c->veneer ? 4.0 : 0.0;   /* ldr.w pc, [pc, #-0] on Cortex-M: about 4 */
+	return v >= 0 ? v : c->veneer ? (double)c->img->veneer_cycles : 0.0;   /* the architecture's (image.h) */
 }
 
 /* Sampled arcs between units (with the cost model and veneers): the cycles a crossing costs. */
@@ -154,4 +159,17 @@ void pl_count_cycles(ctx *c, uint64_t total)
 			saved -= (double)a->count * pl_veneer_cycles(c);
 	}
 	c->out->cycles_saved = saved;
+}
+
+uint64_t pl_veneer_pad(const ctx *c, uint64_t code_bytes, size_t nveneers)
+{
+	if (!nveneers || c->veneer_block_align <= 1)
+		return 0;
+	return round_up(code_bytes, c->veneer_block_align) - code_bytes;
+}
+
+uint64_t pl_solver_budget(const ctx *c, size_t r)
+{
+	uint64_t b = c->regions[r].budget;
+	return c->budget_round && c->veneer_block_align > 1 ? b - b % c->veneer_block_align : b;
 }

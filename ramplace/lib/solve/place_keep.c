@@ -27,13 +27,22 @@ static int boot_notes(ctx *c, rp_err *err)
 	char list[400] = "";
 	if (b->reset == SIZE_MAX)
 		return pl_note(c, err, "reset path: no reset handler found (no vector table, entry point or Reset_Handler)");
+	if (!b->copy_found && b->main_func != SIZE_MAX)
+		return pl_note(c, err, "reset path: %s (found by %s); where it copies %s was not found, so everything it may run before calling main stays in flash: %zu call(s) made before main with their closure, and the %zu function(s) on the way (%zu functions)",
+			    f[b->reset].name, b->found_by, c->regions[0].outsec, b->npre, b->npath, b->nkeep - 1);
 	if (!b->copy_found)
-		return pl_note(c, err, "reset path: %s (found by %s); where it copies %s was not found, so all %zu direct callee(s) stay in flash",
-			    f[b->reset].name, b->found_by, c->regions[0].outsec, b->npre);
+		return pl_note(c, err, "reset path: %s (found by %s); where it copies %s was not found and it calls no main, so everything it reaches stays in flash (%zu functions)",
+			    f[b->reset].name, b->found_by, c->regions[0].outsec, b->nkeep - 1);
+	char where[300] = "";
+	if (b->copier != b->reset) {   /* the copy is deeper: say how the reset handler gets there */
+		char chain[256];
+		rp_boot_chain(b, c->img, b->copier, chain, sizeof(chain));
+		snprintf(where, sizeof(where), " in %s (%s)", f[b->copier].name, chain);
+	}
 	for (size_t i = 0; i < b->npost; i++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "", f[b->post[i]].name);
-	int rc = pl_note(c, err, "reset path: %s (found by %s) copies the code at 0x%llx; %zu callee(s) before that stay in flash with their closure (%zu functions)",
-		      f[b->reset].name, b->found_by, (unsigned long long)b->copy_site, b->npre, b->nkeep - 1);
+	int rc = pl_note(c, err, "reset path: %s (found by %s) copies the code at 0x%llx%s; %zu function(s) called before that stay in flash with their closure (%zu functions)",
+		      f[b->reset].name, b->found_by, (unsigned long long)b->copy_site, where, b->npre, b->nkeep - 1);
 	if (!rc && b->npost)
 		rc = pl_note(c, err, "reset path: called after the copy, free to move: %s", list);
 	return rc;
@@ -146,6 +155,24 @@ static int check_musts(ctx *c, rp_err *err)
 	return 0;
 }
 
+const char pl_why_below_share[] = "below --min-share of the samples: not worth its copy and its veneers";
+
+/* A unit below --min-share of the samples is not worth its copy at boot and the veneers back to
+ * flash that its calls add (the cold fillers a knapsack would pack into left-over bytes). */
+static void keep_below_min_share(ctx *c)
+{
+	double floor = c->opts->min_share * (double)c->total_samples;
+	for (size_t u = 0; u < c->nunits; u++) {
+		unit *un = &c->units[u];
+		if (!un->kept_why && !un->must_why && un->samples && (double)un->samples < floor) {
+			un->kept_why = pl_why_below_share;
+			un->kept_func = un->root;
+			c->out->nbelow_share++;
+			c->out->below_share_samples += un->samples;
+		}
+	}
+}
+
 int pl_apply_exclusions(ctx *c, rp_err *err)
 {
 	const rp_place_opts *o = c->opts;
@@ -161,11 +188,25 @@ int pl_apply_exclusions(ctx *c, rp_err *err)
 	}
 	if (!rc)
 		rc = mark_closures(c, err);
+	if (!rc)
+		keep_below_min_share(c);
 	for (size_t u = 0; !rc && u < c->nunits; u++) {
-		if (c->units[u].kept_why && c->units[u].samples) {
-			const rp_func *f = &c->img->funcs[c->units[u].kept_func];
-			if (rp_strlist_pushf(&c->out->kept, &c->out->nkept, err, "%s: %s", f->name, c->units[u].kept_why))
-				return err->code;
+		const unit *un = &c->units[u];
+		if (!un->kept_why || !un->samples)
+			continue;
+		if (un->kept_why == pl_why_below_share)
+			continue;   /* summarised, like the unguessable ones */
+		const rp_func *f = &c->img->funcs[un->kept_func];
+		if (un->kept_why == pl_why_shared_text || un->kept_why == pl_why_no_debug) {
+			rp_placement *out = c->out;   /* summarised: without a map they can be most of libc */
+			if (un->samples > out->unguessed_top_samples) {
+				out->unguessed_top = f->name;
+				out->unguessed_top_samples = un->samples;
+			}
+			out->nunguessed++;
+			out->unguessed_samples += un->samples;
+		} else if (rp_strlist_pushf(&c->out->kept, &c->out->nkept, err, "%s: %s", f->name, un->kept_why)) {
+			return err->code;
 		}
 	}
 	return rc ? rc : check_musts(c, err);

@@ -2,7 +2,6 @@
  * samples, each with its input-section patterns (from the map, or guessed from names) and
  * functions, sizes as the linker will lay them out, and the veneers the region must hold. The
  * plans it allocates belong to the placement (rp_placement_release). */
-#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,34 +9,44 @@
 #include "ramplace/util.h"
 #include "place.h"
 
-static int add_unit_patterns(const ctx *c, size_t ui, rp_plan_unit *pu, rp_err *err)
+static int push_pattern(rp_plan_unit *pu, size_t *cap, char *pattern, rp_err *err)
 {
-	size_t cap = 0;
-	for (size_t i = 0; i < c->img->nfuncs; i++) {
-		if (c->unit_of[i] != ui)
-			continue;
+	if (rp_grow((void **)&pu->patterns, cap, pu->npatterns + 1, sizeof(char *), err)) {
+		free(pattern);
+		return err->code;
+	}
+	pu->patterns[pu->npatterns++] = pattern;
+	return 0;
+}
+
+/* Without a map the input sections are guessed from the name, as -ffunction-sections names
+ * them: .text.NAME, and .text.<prefix>.NAME for the prefixes GCC adds (.text.startup.main,
+ * .text.unlikely.foo for foo.cold, .text.hot.NAME). One section per pattern: a plain pattern
+ * that GNU ld, ld.lld and every other dialect take. */
+static int push_guessed_patterns(rp_plan_unit *pu, size_t *cap, const char *name, rp_err *err)
+{
+	static const char *const forms[] = { "*(.text.%s)", "*(.text.*.%s)" };
+	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
 		char *pattern = NULL;
-		size_t k = c->insec_of[i];
-		int dup = 0;
-		for (size_t j = 0; j < i && c->map; j++)
-			dup |= c->unit_of[j] == ui && c->insec_of[j] == k;
-		if (dup)
-			continue;
-		if (c->map) {
-			if (rp_map_insec_pattern(&pattern, &c->map->insecs[k], err))
+		if (rp_asprintf(&pattern, err, forms[f], name) || push_pattern(pu, cap, pattern, err))
+			return err->code;
+	}
+	return 0;
+}
+
+/* The patterns of unit ui, one per piece in the fragment's order (pl_unit_pieces). */
+static int add_unit_patterns(const ctx *c, size_t ui, rp_plan_unit *pu, size_t *pieces, rp_err *err)
+{
+	size_t cap = 0, n = pl_unit_pieces(c, ui, pieces);
+	for (size_t q = 0; q < n; q++) {
+		char *pattern = NULL;
+		if (!c->map) {
+			if (push_guessed_patterns(pu, &cap, c->img->funcs[pieces[q]].name, err))
 				return err->code;
-		} else {
-			const char *name = c->img->funcs[i].name;
-			size_t len = 2 * strlen(name) + 32;
-			if (!(pattern = malloc(len)))
-				return rp_err_nomem(err, "writing patterns");
-			snprintf(pattern, len, "*(.text.%s .text.*.%s)", name, name);
-		}
-		if (rp_grow((void **)&pu->patterns, &cap, pu->npatterns + 1, sizeof(char *), err)) {
-			free(pattern);
+		} else if (rp_map_insec_pattern(&pattern, &c->map->insecs[pieces[q]], err) ||
+			   push_pattern(pu, &cap, pattern, err)) {
 			return err->code;
 		}
-		pu->patterns[pu->npatterns++] = pattern;
 	}
 	return 0;
 }
@@ -45,9 +54,8 @@ static int add_unit_patterns(const ctx *c, size_t ui, rp_plan_unit *pu, rp_err *
 static int add_unit_funcs(const ctx *c, size_t ui, rp_plan_unit *pu, rp_err *err)
 {
 	size_t cap = 0;
-	for (size_t i = 0; i < c->img->nfuncs; i++) {
-		if (c->unit_of[i] != ui)
-			continue;
+	for (size_t j = c->ufirst[ui]; j < c->ufirst[ui + 1]; j++) {
+		size_t i = c->ufuncs[j];
 		if (rp_grow((void **)&pu->funcs, &cap, pu->nfuncs + 1, sizeof(rp_plan_func), err))
 			return err->code;
 		rp_plan_func *pf = &pu->funcs[pu->nfuncs++];
@@ -59,9 +67,17 @@ static int add_unit_funcs(const ctx *c, size_t ui, rp_plan_unit *pu, rp_err *err
 	return 0;
 }
 
-static int cmp_chosen(const ctx *c, size_t a, size_t b)
+/* The fragment's order: by alignment, largest first (so each piece's bytes are its size rounded
+ * up to its alignment: pl_size_units), units of mixed alignment after the others of their
+ * largest, then by samples and name for the reader. */
+static int cmp_chosen(const void *a, const void *b, void *cp)
 {
-	const unit *x = &c->units[a], *y = &c->units[b];
+	const ctx *c = cp;
+	const unit *x = &c->units[*(const size_t *)a], *y = &c->units[*(const size_t *)b];
+	if (x->max_align != y->max_align)
+		return x->max_align > y->max_align ? -1 : 1;
+	if (x->min_align != y->min_align)
+		return x->min_align > y->min_align ? -1 : 1;
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
 	return strcmp(c->img->funcs[x->root].name, c->img->funcs[y->root].name);
@@ -72,46 +88,41 @@ static int in_region(const unit *u, int r)
 	return u->chosen && u->region == r;
 }
 
+/* Each unit's size in the plan is what it adds where the fragment puts it: the section starts
+ * at the largest alignment, and each piece is padded to its own. */
 static int fill_plan_units(const ctx *c, int r, rp_plan *plan, rp_err *err)
 {
-	size_t n = 0;
-	for (size_t u = 0; u < c->nunits; u++)
+	size_t n = 0, most = 1;
+	for (size_t u = 0; u < c->nunits; u++) {
 		n += in_region(&c->units[u], r);
-	size_t *order = malloc((n ? n : 1) * sizeof(size_t));
-	plan->units = calloc(n ? n : 1, sizeof(rp_plan_unit));
-	if (!order || !plan->units) {
-		free(order);
-		return rp_err_nomem(err, "writing the plan");
+		if (c->ufirst[u + 1] - c->ufirst[u] > most)
+			most = c->ufirst[u + 1] - c->ufirst[u];
 	}
+	size_t *order = malloc((n ? n : 1) * sizeof(size_t)), *pieces = malloc(most * sizeof(size_t));
+	plan->units = calloc(n ? n : 1, sizeof(rp_plan_unit));
+	int rc = order && pieces && plan->units ? 0 : rp_err_nomem(err, "writing the plan");
 	n = 0;
-	for (size_t u = 0; u < c->nunits; u++)
+	for (size_t u = 0; !rc && u < c->nunits; u++)
 		if (in_region(&c->units[u], r))
 			order[n++] = u;
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && cmp_chosen(c, order[j], order[j - 1]) < 0; j--) {
-			size_t t = order[j];
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
-	int rc = 0;
+	if (!rc && n > 1)
+		qsort_r(order, n, sizeof(size_t), cmp_chosen, (void *)c);
 	uint64_t offset = 0;
 	for (size_t k = 0; k < n && !rc; k++) {
 		const unit *u = &c->units[order[k]];
 		const rp_func *root = &c->img->funcs[u->root];
 		rp_plan_unit *pu = &plan->units[plan->nunits++];
-		pu->size = u->size;
-		if (c->img->machine == EM_RISCV && c->map)
-			pu->size = pl_layout_unit(c, order[k], &offset);
+		pu->size = pl_layout_unit(c, order[k], &offset, pieces);
 		pu->weight = pu->size + (uint64_t)pl_relax_delta(c, order[k], 0);
 		pu->samples = u->samples;
 		plan->used += pu->weight;
 		plan->moved_samples += u->samples;
-		if (rp_strdup(&pu->name, root->name, err) || rp_strdup(&pu->file, root->file, err))
+		if (rp_strdup(&pu->name, root->name, err) || rp_strdup(&pu->file, root->file, err) ||
+		    add_unit_patterns(c, order[k], pu, pieces, err) || add_unit_funcs(c, order[k], pu, err))
 			rc = err->code;
-		else
-			rc = add_unit_patterns(c, order[k], pu, err) || add_unit_funcs(c, order[k], pu, err) ? err->code : 0;
 	}
 	free(order);
+	free(pieces);
 	return rc;
 }
 
@@ -137,7 +148,7 @@ static int make_plan(ctx *c, size_t r, uint64_t total, rp_err *err)
 	if (rc)
 		return rc;
 	plan->nveneers = pl_region_veneers(c, (int)r);
-	plan->veneer_reserve = plan->nveneers * c->veneer;
+	plan->veneer_reserve = plan->nveneers * c->veneer + pl_veneer_pad(c, plan->used, plan->nveneers);
 	c->out->nveneers += plan->nveneers;
 	return 0;
 }

@@ -68,7 +68,7 @@ static int solve_knapsack(ctx *c, rp_err *err)
 	}
 	c->out->ncandidates = n;
 	rp_ks_result res;
-	if ((rc = rp_knapsack_solve(items, n, c->regions[0].budget, chosen, &res, err)))
+	if ((rc = rp_knapsack_solve(items, n, pl_solver_budget(c, 0), chosen, &res, err)))
 		goto out;
 	int exact = 1;
 	for (size_t k = 0; k < n; k++) {
@@ -156,7 +156,7 @@ static int build_ilp(ctx *c, ilp_parts *p, rp_ilp_problem *pb, rp_err *err)
 			return rp_err_set(err, RP_EINPUT, "region '%s' (speed %g) is not faster than flash at %g cycles per fetch: nothing to gain there",
 					  c->regions[r].name ? c->regions[r].name : c->regions[r].outsec, c->regions[r].speed,
 					  c->opts->cost.flash_fetch_cycles);
-		p->regions[r] = (rp_ilp_region){ c->regions[r].budget, g };
+		p->regions[r] = (rp_ilp_region){ pl_solver_budget(c, r), g };
 	}
 	int rc = pl_build_arcs(c, p->item_of, &p->arcs, &p->narcs, err);
 	*pb = (rp_ilp_problem){ p->items, n, p->regions, c->nregions, p->calls, p->ncalls, p->ntargets,
@@ -203,7 +203,7 @@ static int solve_ilp(ctx *c, int seeded, rp_err *err)
 /* One region without pins or arcs is a knapsack; with veneers its answer (veneers as an upper
  * bound) is not proven optimal, so the ILP starts from it and proves or improves it within the
  * time limit (its local search also fills the room the upper bound left). */
-int pl_solve(ctx *c, rp_err *err)
+static int solve_once(ctx *c, rp_err *err)
 {
 	int arcs_matter = c->opts->have_cost && c->veneer && c->opts->narcs;
 	if (c->nregions == 1 && !has_musts(c) && !arcs_matter && !c->opts->force_ilp) {
@@ -211,4 +211,52 @@ int pl_solve(ctx *c, rp_err *err)
 		return rc || c->out->optimal || !c->veneer ? rc : solve_ilp(c, 1, err);
 	}
 	return solve_ilp(c, 0, err);
+}
+
+/* Whether some region's choice, with its veneers and the padding before GNU ld's veneer block,
+ * is over its budget (the solvers count veneers but not that padding). */
+static int overflows(const ctx *c)
+{
+	for (size_t r = 0; r < c->nregions; r++) {
+		uint64_t code = 0;
+		for (size_t u = 0; u < c->nunits; u++)
+			if (c->units[u].chosen && c->units[u].region == (int)r)
+				code += c->units[u].size + (uint64_t)pl_relax_delta(c, u, 0);
+		size_t nv = pl_region_veneers(c, (int)r);
+		if (code + nv * c->veneer + pl_veneer_pad(c, code, nv) > c->regions[r].budget)
+			return 1;
+	}
+	return 0;
+}
+
+/* What the solvers maximise, without the arcs: samples weighted by each region's gain. */
+static double value(const ctx *c)
+{
+	double v = 0;
+	for (size_t u = 0; u < c->nunits; u++)
+		if (c->units[u].chosen)
+			v += (double)c->units[u].samples * pl_region_gain(c, (size_t)c->units[u].region);
+	return v;
+}
+
+/* With veneers, code + veneers + padding to the block's alignment A fits budget B exactly when
+ * code + veneers <= B rounded down to A (veneers are whole multiples of A). So the solvers see
+ * B first, a relaxation; an answer that the padding pushes over B is solved again with B rounded
+ * down, which holds every fitting answer with veneers. It stays proven optimal when it is worth
+ * as much as the relaxation's (an answer without veneers above the rounded budget could beat it
+ * otherwise). */
+int pl_solve(ctx *c, rp_err *err)
+{
+	c->budget_round = 0;
+	int rc = solve_once(c, err);
+	if (rc || c->veneer_block_align <= 2 || !overflows(c))
+		return rc;
+	double relaxed = value(c);
+	int was_optimal = c->out->optimal;
+	for (size_t u = 0; u < c->nunits; u++)
+		c->units[u].chosen = 0;
+	c->budget_round = 1;
+	rc = solve_once(c, err);
+	c->out->optimal = c->out->optimal && was_optimal && value(c) >= relaxed - 1e-9 * (relaxed > 1 ? relaxed : 1);
+	return rc;
 }

@@ -37,6 +37,7 @@ int pl_attribute_samples(ctx *c, const rp_db_totals *totals, rp_err *err)
 {
 	if (!totals)
 		return 0;
+	c->total_samples = totals->total;
 	for (size_t i = 0; i < totals->nfuncs; i++) {
 		const rp_func_total *t = &totals->funcs[i];
 		if (strcmp(t->func, "<unknown>") == 0)
@@ -71,28 +72,85 @@ void pl_group_clones(ctx *c)
 	}
 }
 
-/* What a linker pattern moves moves together: functions sharing an input section are one unit. */
-void pl_group_by_input_section(ctx *c)
+static int by_name(const void *a, const void *b, void *img)
 {
-	size_t n = c->map ? c->map->ninsecs : 0;
-	size_t *owner = n ? malloc(n * sizeof(size_t)) : NULL;
-	for (size_t k = 0; owner && k < n; k++)
+	const rp_func *f = ((const rp_image *)img)->funcs;
+	return strcmp(f[*(const size_t *)a].name, f[*(const size_t *)b].name);
+}
+
+/* Without a map a pattern names a section by the function's name, and so moves every static of
+ * that name in every file: they are one unit. */
+static int unite_same_names(ctx *c, rp_err *err)
+{
+	size_t n = c->img->nfuncs;
+	size_t *order = malloc((n ? n : 1) * sizeof(size_t));
+	if (!order)
+		return rp_err_nomem(err, "grouping functions by name");
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	if (n > 1)
+		qsort_r(order, n, sizeof(size_t), by_name, (void *)c->img);
+	for (size_t k = 1; k < n; k++)
+		if (strcmp(c->img->funcs[order[k]].name, c->img->funcs[order[k - 1]].name) == 0)
+			unite(c->parent, order[k], order[k - 1]);
+	free(order);
+	return 0;
+}
+
+/* What a linker pattern moves moves together: functions sharing an input section (or, without a
+ * map, a name) are one unit. */
+int pl_group_by_input_section(ctx *c, rp_err *err)
+{
+	if (!c->map) {
+		for (size_t i = 0; i < c->img->nfuncs; i++)
+			c->insec_of[i] = SIZE_MAX;
+		return unite_same_names(c, err);
+	}
+	size_t n = c->map->ninsecs;
+	size_t *owner = malloc((n ? n : 1) * sizeof(size_t));
+	if (!owner)
+		return rp_err_nomem(err, "grouping functions by input section");
+	for (size_t k = 0; k < n; k++)
 		owner[k] = SIZE_MAX;
 	for (size_t i = 0; i < c->img->nfuncs; i++) {
 		c->insec_of[i] = SIZE_MAX;
-		if (!c->map)
-			continue;
 		const rp_map_insec *s = rp_map_insec_at(c->map, c->img->funcs[i].addr);
 		if (!s)
 			continue;
 		size_t k = (size_t)(s - c->map->insecs);
 		c->insec_of[i] = k;
-		if (owner && owner[k] == SIZE_MAX)
+		if (owner[k] == SIZE_MAX)
 			owner[k] = i;
-		else if (owner)
+		else
 			unite(c->parent, i, owner[k]);
 	}
 	free(owner);
+	return 0;
+}
+
+const char pl_why_shared_text[] =
+	"no --map, and it was compiled without -ffunction-sections (it shares its object's .text): no name pattern moves it";
+const char pl_why_no_debug[] =
+	"no --map, and no debug information says it has a section of its own (library or assembly code?)";
+
+/* Why no pattern can move function i (NULL: one can, or nobody can tell): without a map, a
+ * section its name does not give; with one, a section of a compiler temporary that shares its
+ * name with others (a pattern naming the temporary would not match after the next build). */
+static const char *unguessable(const ctx *c, size_t i)
+{
+	if (c->map) {
+		const rp_map_insec *s = c->insec_of[i] == SIZE_MAX ? NULL : &c->map->insecs[c->insec_of[i]];
+		return s && s->temporary && !s->name_unique
+			       ? "its section is in a compiler temporary (a one-step compile-and-link) and other sections share its name: compile its source file to an object of its own, or with -ffunction-sections"
+			       : NULL;
+	}
+	if (!c->funcsec)
+		return NULL;
+	if (c->funcsec[i] == RP_FUNCSEC_SHARED)
+		return pl_why_shared_text;
+	if (c->funcsec[i] == RP_FUNCSEC_UNKNOWN)
+		return pl_why_no_debug;
+	return NULL;
 }
 
 static int is_code_section(const ctx *c, const rp_func *f)
@@ -145,6 +203,11 @@ int pl_build_units(ctx *c, rp_err *err)
 		const rp_func *f = &c->img->funcs[i];
 		if (!is_code_section(c, f) || (c->map && c->insec_of[i] == SIZE_MAX))
 			u->movable = 0;
+		const char *why = unguessable(c, i);
+		if (why && !u->kept_why) {
+			u->kept_why = why;
+			u->kept_func = i;
+		}
 	}
 	free(unit_of_root);
 	return 0;
@@ -171,13 +234,14 @@ int pl_index_units(ctx *c, rp_err *err)
 	return 0;
 }
 
-/* RISC-V code (RVC) is packed at 2-byte alignment: rounding each input section up to 4 would
- * over-count. The map does not give alignments, so a section's is read from the flash link: 4
- * when ld left a 2-byte gap before it to reach a multiple of 4, else 2 (a 4-aligned section
- * that happened to follow a 4-aligned end is the one case this misses, by 2 bytes). */
-static uint64_t insec_align(const ctx *c, size_t k)
+/* A map section's alignment when its object was not read (rp_map_read_alignments not run): on
+ * RISC-V the link's evidence (4 after a 2-byte gap, else 2: RVC packs at 2), elsewhere the
+ * --align floor, as before the objects were read. */
+static uint64_t guessed_insec_align(const ctx *c, size_t k)
 {
 	const rp_map_insec *s = &c->map->insecs[k];
+	if (c->img->machine != EM_RISCV)
+		return c->regions[0].align ? c->regions[0].align : 4;
 	if (s->addr % 4 || k == 0)
 		return 2;
 	const rp_map_insec *prev = &c->map->insecs[k - 1];
@@ -185,50 +249,116 @@ static uint64_t insec_align(const ctx *c, size_t k)
 	return end % 4 == 2 && s->addr == end + 2 ? 4 : 2;
 }
 
-static uint64_t insec_bytes(const ctx *c, size_t k)
+/* Without a map, a function's alignment as its place in the link shows it: 2 past a multiple
+ * of 4 is 2-aligned, after a 2-byte gap 4-aligned, otherwise what most functions show. */
+static uint64_t func_align(const ctx *c, size_t i)
 {
-	const rp_map_insec *s = &c->map->insecs[k];
-	if (c->img->machine != EM_RISCV)
-		return round_up(s->size, c->regions[0].align);
-	return round_up(s->size, 2) + (insec_align(c, k) > 2 ? 2 : 0);
+	const rp_func *f = &c->img->funcs[i];
+	if (f->addr % 4)
+		return f->addr % 2 ? 1 : 2;
+	if (i > 0) {
+		uint64_t end = c->img->funcs[i - 1].addr + c->img->funcs[i - 1].size;
+		if (end % 4 == 2 && f->addr == end + 2)
+			return 4;
+	}
+	return c->nomap_align;
 }
 
-/* RISC-V: the bytes unit ui adds when laid out from *offset in the section (exact padding for
- * the guessed alignments, in the order the fragment lists its input sections). */
-uint64_t pl_layout_unit(const ctx *c, size_t ui, uint64_t *offset)
+uint64_t pl_piece_align(const ctx *c, size_t p)
+{
+	if (!c->map)
+		return func_align(c, p);
+	uint64_t a = c->map->insecs[p].align;
+	return a ? a : guessed_insec_align(c, p);
+}
+
+uint64_t pl_piece_size(const ctx *c, size_t p)
+{
+	return c->map ? c->map->insecs[p].size : c->img->funcs[p].size;
+}
+
+static int by_piece_align(const void *a, const void *b, void *cp)
+{
+	const ctx *c = cp;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint64_t ax = pl_piece_align(c, x), ay = pl_piece_align(c, y);
+	if (ax != ay)
+		return ax > ay ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+size_t pl_unit_pieces(const ctx *c, size_t ui, size_t *out)
+{
+	size_t n = 0;
+	for (size_t j = c->ufirst[ui]; j < c->ufirst[ui + 1]; j++) {
+		size_t i = c->ufuncs[j], p = c->map ? c->insec_of[i] : i;
+		int dup = p == SIZE_MAX;
+		for (size_t q = 0; q < n && !dup; q++)
+			dup = out[q] == p;
+		if (!dup)
+			out[n++] = p;
+	}
+	if (n > 1)
+		qsort_r(out, n, sizeof(size_t), by_piece_align, (void *)c);
+	return n;
+}
+
+uint64_t pl_layout_unit(const ctx *c, size_t ui, uint64_t *offset, size_t *scratch)
 {
 	uint64_t start = *offset;
-	for (size_t j = c->ufirst[ui]; j < c->ufirst[ui + 1]; j++) {
-		size_t i = c->ufuncs[j], k = c->insec_of[i];
-		int dup = 0;
-		for (size_t q = c->ufirst[ui]; q < j; q++)
-			dup |= c->insec_of[c->ufuncs[q]] == k;
-		if (k == SIZE_MAX || dup)
-			continue;
-		*offset = round_up(*offset, insec_align(c, k)) + c->map->insecs[k].size;
-	}
+	size_t n = pl_unit_pieces(c, ui, scratch);
+	for (size_t q = 0; q < n; q++)
+		*offset = round_up(*offset, pl_piece_align(c, scratch[q])) + pl_piece_size(c, scratch[q]);
 	return *offset - start;
 }
 
-void pl_size_units(ctx *c)
+/* Without a map: the alignment the link shows for functions it gives no evidence about, 2 when
+ * at least a tenth of the code functions sit 2 past a multiple of 4 (-Os Thumb, RVC), else the
+ * --align floor. */
+static void choose_nomap_align(ctx *c)
 {
-	if (c->map) {
-		/* each input section counted once, in the unit of its functions */
-		unsigned char *seen = calloc(c->map->ninsecs ? c->map->ninsecs : 1, 1);
-		for (size_t i = 0; seen && i < c->img->nfuncs; i++) {
-			size_t k = c->insec_of[i];
-			if (k == SIZE_MAX || seen[k])
-				continue;
-			seen[k] = 1;
-			c->units[c->unit_of[i]].size += insec_bytes(c, k);
-		}
-		free(seen);
-	} else {
-		for (size_t i = 0; i < c->img->nfuncs; i++)
-			c->units[c->unit_of[i]].size += round_up(c->img->funcs[i].size, c->opts->align);
+	size_t odd = 0, n = 0;
+	for (size_t i = 0; i < c->img->nfuncs; i++) {
+		if (!c->img->funcs[i].size)
+			continue;
+		n++;
+		odd += c->img->funcs[i].addr % 4 == 2;
 	}
+	uint64_t floor = c->regions[0].align ? c->regions[0].align : 4;
+	c->nomap_align = n && odd * 10 >= n ? 2 : floor;
+}
+
+/* Each unit's bytes in RAM when the fragment lists every section at its own alignment, largest
+ * alignment first (place_plan.c orders units so): the sum of each piece rounded up to its
+ * alignment is then exact. A unit whose pieces differ in alignment may leave its successor a
+ * gap: it carries the difference as a bound. */
+int pl_size_units(ctx *c, rp_err *err)
+{
+	size_t most = 1;
 	for (size_t u = 0; u < c->nunits; u++)
-		c->units[u].weight = c->units[u].size;
+		if (c->ufirst[u + 1] - c->ufirst[u] > most)
+			most = c->ufirst[u + 1] - c->ufirst[u];
+	size_t *pieces = malloc(most * sizeof(size_t));
+	if (!pieces)
+		return rp_err_nomem(err, "sizing placement units");
+	if (!c->map)
+		choose_nomap_align(c);
+	for (size_t u = 0; u < c->nunits; u++) {
+		unit *un = &c->units[u];
+		size_t n = pl_unit_pieces(c, u, pieces);
+		un->size = 0;
+		un->max_align = un->min_align = n ? pl_piece_align(c, pieces[0]) : 1;
+		for (size_t q = 0; q < n; q++) {
+			uint64_t a = pl_piece_align(c, pieces[q]);
+			un->size += round_up(pl_piece_size(c, pieces[q]), a);
+			if (a < un->min_align)
+				un->min_align = a;
+		}
+		un->size += un->max_align - un->min_align;
+		un->weight = un->size;
+	}
+	free(pieces);
+	return 0;
 }
 
 static int add_callee(unit *u, size_t fi, rp_err *err)
@@ -254,4 +384,30 @@ int pl_collect_callees(ctx *c, rp_err *err)
 			return err->code;
 	}
 	return 0;
+}
+
+/* An object compiled without -ffunction-sections has one .text for all its functions: they move
+ * as one unit, hot or cold. Said once per object holding a sampled unit of several functions. */
+int pl_note_shared_text(ctx *c, rp_err *err)
+{
+	if (!c->map)
+		return 0;
+	unsigned char *said = calloc(c->map->ninsecs ? c->map->ninsecs : 1, 1);
+	if (!said)
+		return rp_err_nomem(err, "looking for objects without -ffunction-sections");
+	int rc = 0;
+	for (size_t u = 0; !rc && u < c->nunits; u++) {
+		size_t nf = c->ufirst[u + 1] - c->ufirst[u];
+		if (!c->units[u].samples || nf < 2)
+			continue;
+		size_t k = c->insec_of[c->ufuncs[c->ufirst[u]]];
+		const rp_map_insec *s = k == SIZE_MAX ? NULL : &c->map->insecs[k];
+		if (!s || s->archive || strcmp(s->name, ".text") != 0 || said[k])
+			continue;
+		said[k] = 1;
+		rc = pl_note(c, err, "note: %s was compiled without -ffunction-sections: its %zu functions (%llu bytes) share one .text and move together, hot or cold; add -ffunction-sections to its flags",
+			     s->file, nf, (unsigned long long)s->size);
+	}
+	free(said);
+	return rc;
 }

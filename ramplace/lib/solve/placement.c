@@ -3,7 +3,6 @@
  * analysis) and runs the steps in order: regions and budgets, samples per function, units,
  * what is kept or required, the solvers, cycles, the plans. The plans it returns are the
  * caller's. Workload: up to tens of thousands of functions, a few thousand with samples. */
-#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +24,7 @@ static void ctx_release(ctx *c)
 	free(c->unit_of);
 	free(c->fsamples);
 	free(c->insec_of);
+	free(c->funcsec);
 }
 
 static int ctx_init(ctx *c, const rp_image *img, const rp_map *map, const rp_place_opts *opts,
@@ -36,7 +36,9 @@ static int ctx_init(ctx *c, const rp_image *img, const rp_map *map, const rp_pla
 	c->map = map;
 	c->opts = opts;
 	c->out = out;
-	c->veneer = opts->veneer_size >= 0 ? (uint64_t)opts->veneer_size : img->machine == EM_ARM ? 8 : 0;
+	/* the veneer's shape is the architecture's (16 bytes on ARMv6-M, 8 on v7-M; image.h) */
+	c->veneer = opts->veneer_size >= 0 ? (uint64_t)opts->veneer_size : img->veneer_size;
+	c->veneer_block_align = c->veneer && img->veneer_block_align ? img->veneer_block_align : 1;
 	c->parent = malloc(nf * sizeof(size_t));
 	c->unit_of = malloc(nf * sizeof(size_t));
 	c->fsamples = calloc(nf, sizeof(uint64_t));
@@ -46,6 +48,25 @@ static int ctx_init(ctx *c, const rp_image *img, const rp_map *map, const rp_pla
 	for (size_t i = 0; i < img->nfuncs; i++)
 		c->parent[i] = i;
 	return 0;
+}
+
+/* Without a map, which functions have a section of their own that a name pattern can move,
+ * from the DWARF; an ELF without DWARF leaves every guess unverified (out->guess_unverified). */
+static int read_func_sections(ctx *c, rp_err *err)
+{
+	if (c->map)
+		return 0;
+	rp_dwarf *dw = NULL;
+	rp_err ignored = RP_ERR_INIT;
+	if (rp_dwarf_open(&dw, c->img->path, &ignored)) {
+		c->out->guess_unverified = 1;
+		return 0;
+	}
+	int rc = (c->funcsec = malloc(c->img->nfuncs ? c->img->nfuncs : 1)) ? 0 : rp_err_nomem(err, "reading the debug information");
+	if (!rc)
+		rc = rp_dwarf_func_sections(c->funcsec, c->img, dw, err);
+	rp_dwarf_close(dw);
+	return rc;
 }
 
 /* The call graph feeds veneers, closures and the reset path; an architecture libopcodes is
@@ -82,11 +103,12 @@ int rp_place(const rp_image *img, const rp_map *map, const rp_db_totals *totals,
 	if ((rc = pl_resolve_regions(&c, err)) || (rc = pl_attribute_samples(&c, totals, err)))
 		goto done;
 	pl_group_clones(&c);
-	pl_group_by_input_section(&c);
+	if ((rc = read_func_sections(&c, err)) || (rc = pl_group_by_input_section(&c, err)))
+		goto done;
 	if ((rc = pl_build_units(&c, err)))
 		goto done;
-	pl_size_units(&c);
-	if ((rc = pl_index_units(&c, err)) || (rc = build_callgraph(&c, err)) || (rc = pl_collect_callees(&c, err)))
+	if ((rc = pl_index_units(&c, err)) || (rc = pl_size_units(&c, err)) || (rc = build_callgraph(&c, err)) ||
+	    (rc = pl_collect_callees(&c, err)) || (rc = pl_note_shared_text(&c, err)))
 		goto done;
 	if ((rc = pl_apply_exclusions(&c, err)) || (rc = pl_solve(&c, err)))
 		goto done;
