@@ -16,6 +16,8 @@ packages=(
 	# example firmware: cross toolchains, C libraries, emulators, debugger
 	gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi
 	gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+	# conformance matrix (tests/conformance): picolibc for ARM, C++ (libstdc++ on newlib)
+	picolibc-arm-none-eabi libstdc++-arm-none-eabi-newlib
 	qemu-system-arm qemu-system-misc gdb-multiarch
 	# build integrations: Ninja generator, LLVM linker, patch tools
 	ninja-build lld git patch
