@@ -93,8 +93,10 @@ wait "$qemu_pid" 2>/dev/null || true
 qemu_pid=""
 wait_record
 read -r n samples method reason < <(last_run kill.db) || true
+# "kept" is what is tested: 100 samples in the 1.5 s before the kill holds also under a sanitizer
+# build on a loaded machine (seen: 213 samples/s there, against 1000 asked for)
 if [ "$status" -eq 2 ] && one_error_line "127.0.0.1:$port: gdbserver closed the connection (kept $samples samples)" &&
-   [ "$n" -eq 1 ] && [ "$samples" -ge 500 ]; then pass
+   [ "$n" -eq 1 ] && [ "$samples" -ge 100 ]; then pass
 else fail "status $status, run: $n $samples $method $reason"; fi
 
 name="QEMU stalled (SIGSTOP) mid-run: read timeout, samples kept"
