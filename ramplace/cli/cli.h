@@ -68,6 +68,16 @@ void cli_record_opts_init(cli_record_opts *o, int runtime);
  * the method's help and returns 1 after --help; returns 0 to go on, or a usage error. */
 int cli_record_opts_parse(cli_record_opts *o, int argc, char **argv, rp_err *err);
 
+/* The signals that stop a recording and keep what it gathered: SIGINT, SIGTERM, SIGHUP. */
+typedef struct cli_record_sigs {
+	struct sigaction old[3];
+} cli_record_sigs;
+
+/* Installs fn for the three (without SA_RESTART, so that a wait wakes up to see the flag fn
+ * sets), keeping the old handlers in *saved; cli_record_signals_restore puts them back. */
+void cli_record_signals_set(cli_record_sigs *saved, void (*fn)(int));
+void cli_record_signals_restore(const cli_record_sigs *saved);
+
 /* ---- cli_srcloc.c: the ldgen locator (locator.h) on top of an ELF's symbols and DWARF */
 
 typedef struct cli_srcloc {

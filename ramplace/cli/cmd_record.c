@@ -7,7 +7,9 @@
  * run to store, so a connection that never comes leaves no empty profile.db behind (a missing
  * one is not created, an existing one is untouched). Whatever ends the sampling, the samples
  * gathered so far are stored in one transaction, and only then is an error returned. Owns the
- * SIGINT handler for the duration of the command; it only sets a flag that the sampler polls. */
+ * SIGINT, SIGTERM and SIGHUP handlers for the duration of the command: all three mean "stop and
+ * keep the samples" (SIGTERM is what timeout(1), make and CI runners send), so each only sets a
+ * flag to its number, which the sampler polls and names; the exit status is 130 for all three. */
 #include <signal.h>
 #include <stdio.h>
 #ifdef __linux__
@@ -25,10 +27,10 @@
 
 static volatile sig_atomic_t interrupted;
 
-static void on_sigint(int sig)
+static void on_signal(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	if (!interrupted) /* the first signal names the stop */
+		interrupted = sig;
 }
 
 static void show_progress(void *ctx, const rp_sampler_stats *st)
@@ -129,12 +131,9 @@ int cmd_record(int argc, char **argv, rp_err *err)
 	o.rsp.big_endian = img->big_endian;
 	o.rsp.want_ra = o.sampler.callers;
 
-	struct sigaction sa, old;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint; /* no SA_RESTART: a wait must wake up to see the flag */
-	sigemptyset(&sa.sa_mask);
+	cli_record_sigs sigs;
 	interrupted = 0;
-	sigaction(SIGINT, &sa, &old);
+	cli_record_signals_set(&sigs, on_signal);
 	o.rsp.cancel = &interrupted;
 	o.sampler.stop_flag = &interrupted;
 #ifdef __linux__
@@ -144,7 +143,7 @@ int cmd_record(int argc, char **argv, rp_err *err)
 
 	rc = record(&o, img, err);
 
-	sigaction(SIGINT, &old, NULL);
+	cli_record_signals_restore(&sigs);
 	rp_image_free(img);
 	return rc;
 }

@@ -9,8 +9,9 @@
  * the database are checked before connecting; the database is created or changed only when
  * there is a histogram to store. The histogram goes through the same gmon.out
  * importer as a file dumped over semihosting, so both paths give the same run. Its options are
- * read by record_opts.c, with those of sampling. Owns the SIGINT handler for the duration of the
- * command; it only sets a flag the waits poll. */
+ * read by record_opts.c, with those of sampling. Owns the SIGINT, SIGTERM and SIGHUP handlers
+ * for the duration of the command: each means "read the histogram now, store it and stop" and
+ * only sets a flag (to its number) that the waits poll; the exit status is 130 for all three. */
 #include <elf.h>
 #include <errno.h>
 #include <signal.h>
@@ -29,10 +30,10 @@
 
 static volatile sig_atomic_t interrupted;
 
-static void on_sigint(int sig)
+static void on_signal(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	if (!interrupted) /* the first signal names the stop */
+		interrupted = sig;
 }
 
 /* What the ELF says about the runtime: where its descriptor is and where to stop. */
@@ -81,7 +82,7 @@ static int run_to_breakpoint(rp_rsp *rsp, const cli_record_opts *o, const char *
 		if (rc < 0)
 			return rc;
 		if (interrupted || (deadline && now_s() >= deadline)) {
-			*why = interrupted ? "interrupted" : "duration";
+			*why = interrupted ? rp_rsp_stopped_by((int)interrupted, NULL, 0) : "duration";
 			if ((rc = rp_rsp_interrupt(rsp, err)) < 0 || (rc = rp_rsp_wait_stop(rsp, -1, &stop, err)) < 0)
 				return rc;
 			break;
@@ -208,8 +209,11 @@ static int record_runtime(const cli_record_opts *o, const runtime_site *site, rp
 		       1u << prof.desc.shift, prof.desc.rate_hz, source, why, (long long)run_id, o->db_path);
 	free(g);
 	rp_runtime_profile_release(&prof);
-	if (rc == 0 && interrupted)
-		rc = rp_err_set(err, RP_EINTERRUPT, "interrupted; the histogram read so far is stored");
+	if (rc == 0 && interrupted) {
+		char buf[40];
+		rc = rp_err_set(err, RP_EINTERRUPT, "%s:%d: %s; the histogram read so far is stored", o->host,
+				o->port, rp_rsp_stopped_by((int)interrupted, buf, sizeof(buf)));
+	}
 	return rc;
 }
 
@@ -236,17 +240,14 @@ int cmd_record_runtime(int argc, char **argv, rp_err *err)
 	o.rsp.elfclass = img->elfclass;
 	o.rsp.big_endian = img->big_endian;
 
-	struct sigaction sa, old;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint; /* no SA_RESTART: a wait must wake up to see the flag */
-	sigemptyset(&sa.sa_mask);
+	cli_record_sigs sigs;
 	interrupted = 0;
-	sigaction(SIGINT, &sa, &old);
+	cli_record_signals_set(&sigs, on_signal);
 	o.rsp.cancel = &interrupted;
 
 	rc = record_runtime(&o, &site, err);
 
-	sigaction(SIGINT, &old, NULL);
+	cli_record_signals_restore(&sigs);
 	rp_image_free(img);
 	return rc;
 }

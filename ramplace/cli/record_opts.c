@@ -3,9 +3,11 @@
  * cmd_record_runtime.c). One table and one parser serve both, so the options they share
  * (--remote, --duration, the timeouts, --quiet, the operands) are read and checked the same
  * way; each method sees only its own options, so an option of the other method is unknown to
- * it, and abbreviations are resolved among its own. Owns nothing: o points into argv. */
+ * it, and abbreviations are resolved among its own. Also the signals both methods take as
+ * "stop and keep what was gathered". Owns nothing: o points into argv. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +38,9 @@ static const char sampling_usage[] =
 	"  --runtime                 read the target-side runtime's histogram instead\n"
 	"                            (see 'ramplace record --runtime --help')\n"
 	"  --help                    print this and exit\n\n"
-	"The run ends at --duration, --samples, when the target exits, or on Ctrl-C; the\n"
-	"samples gathered are stored in every case. profile.db is created or changed only\n"
-	"when there is a run to store.\n";
+	"The run ends at --duration, --samples, when the target exits, or on Ctrl-C, SIGTERM\n"
+	"or SIGHUP (exit status 130); the samples gathered are stored in every case.\n"
+	"profile.db is created or changed only when there is a run to store.\n";
 
 static const char runtime_usage[] =
 	"usage: ramplace record --runtime --remote HOST:PORT [options] profile.db firmware.elf\n\n"
@@ -222,4 +224,24 @@ int cli_record_opts_parse(cli_record_opts *o, int argc, char **argv, rp_err *err
 	o->db_path = argv[optind];
 	o->elf_path = argv[optind + 1];
 	return 0;
+}
+
+static const int stop_signals[3] = { SIGINT, SIGTERM, SIGHUP };
+
+void cli_record_signals_set(cli_record_sigs *saved, void (*fn)(int))
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn; /* no SA_RESTART: a wait must wake up to see the flag */
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++)
+		sigaddset(&sa.sa_mask, stop_signals[i]); /* one handler at a time: the first signal names the stop */
+	for (int i = 0; i < 3; i++)
+		sigaction(stop_signals[i], &sa, &saved->old[i]);
+}
+
+void cli_record_signals_restore(const cli_record_sigs *saved)
+{
+	for (int i = 0; i < 3; i++)
+		sigaction(stop_signals[i], &saved->old[i], NULL);
 }

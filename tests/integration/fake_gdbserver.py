@@ -15,6 +15,21 @@ sampling loop (qSupported, QStartNoAckMode, ?, qXfer:features:read with an inclu
   huge      replies to qSupported with 70000 bytes and no end
   rubbish   greets the client with bytes outside any packet
   silent    accepts the connection and never says anything
+  vanish    closes the connection as soon as it is accepted, and exits
+
+Hostile modes (tests/integration/t_record_hostile.sh): after --after interrupts, instead of the
+stop reply the server sends
+  noise     bytes outside any packet
+  oversize  a packet of 70000 bytes that never ends
+  rlebomb   a run-length-encoded packet that decodes to over 64 KiB
+  badcsum2  the stop reply with a wrong checksum
+  flood     console output ($O packets) as fast as it can, forever
+  trickle   a console packet every 20 ms, forever
+  dribble   the start of a stop reply, then one more byte every 20 ms, forever
+  acks      '+' as fast as it can, forever
+  cut       half a stop reply, then closes the connection
+and "rle" run-length encodes every reply it can (a well-behaved server otherwise). The
+endless modes end when the client goes away, and the server itself after --lifetime seconds.
 
 --dwt MODE adds memory reads (m/M) of a Cortex-M DWT: "pcsr" serves DWT_PCSR (0xE000101C)
 while the target runs, walking over --pcs (0xFFFFFFFF while halted, as the hardware does),
@@ -26,8 +41,10 @@ Every packet received is appended to --log, one per line ("<interrupt>" for 0x03
 can check what the client sent (e.g. that it detached).
 """
 import argparse
+import signal
 import socket
 import sys
+import time
 
 TARGET_XML = ('<?xml version="1.0"?><!DOCTYPE target SYSTEM "gdb-target.dtd">'
               '<target><architecture>arm</architecture>'
@@ -41,6 +58,29 @@ CORE_XML = ('<?xml version="1.0"?><feature name="org.gnu.gdb.arm.m-profile">'
 
 def frame(payload: bytes) -> bytes:
     return b"$" + payload + b"#%02x" % (sum(payload) % 256)
+
+
+def rle(payload: bytes) -> bytes:
+    """GDB's run-length encoding: a byte, '*', and the count of further copies + 29 (never
+    '#' or '$', so counts 6 and 7 are not used)."""
+    out, i = bytearray(), 0
+    while i < len(payload):
+        c, run = payload[i], 1
+        while i + run < len(payload) and payload[i + run] == c and run < 98:
+            run += 1
+        more = run - 1
+        if more in (6, 7):
+            more = 5
+        if more >= 3:
+            out += bytes([c]) + b"*" + bytes([more + 29])
+            i += more + 1
+        else:
+            out.append(c)
+            i += 1
+    return bytes(out)
+
+
+HOSTILE = ("noise", "oversize", "rlebomb", "badcsum2", "flood", "trickle", "dribble", "acks", "cut")
 
 
 def le32(v: int) -> bytes:
@@ -63,7 +103,34 @@ class Server:
         return self.pcs[self.interrupts % len(self.pcs)]
 
     def reply(self, payload: bytes):
-        self.send(frame(payload))
+        self.send(frame(rle(payload) if self.args.fault == "rle" else payload))
+
+    def hostile(self) -> bool:
+        """Sends what --fault says instead of a stop reply; False ends the session."""
+        fault = self.args.fault
+        self.log.write("<%s>\n" % fault)
+        if fault == "noise":
+            self.send(b"\x00\xffnot a packet\r\n")
+        elif fault == "oversize":
+            self.send(b"$" + b"a" * 70000)
+        elif fault == "rlebomb":
+            self.send(frame(b"T" + b"0*~" * 1000))
+        elif fault == "badcsum2":
+            self.send(b"$T02thread:01;#00")
+        elif fault == "cut":
+            self.send(b"$T02thr")
+            return False
+        elif fault in ("flood", "acks"):
+            chunk = frame(b"O" + b"hello, world\n".hex().encode()) * 64 if fault == "flood" else b"+" * 4096
+            while True:
+                self.send(chunk)
+        elif fault in ("trickle", "dribble"):
+            if fault == "dribble":
+                self.send(b"$T02")
+            while True:
+                time.sleep(0.02)
+                self.send(frame(b"O" + b"tick\n".hex().encode()) if fault == "trickle" else b"a")
+        return True
 
     def on_qsupported(self):
         fault = self.args.fault
@@ -138,6 +205,8 @@ class Server:
             return True
         self.running = False
         self.interrupts += 1
+        if self.interrupts > self.args.after and self.args.fault in HOSTILE:
+            return self.hostile()
         if self.interrupts > self.args.after:
             if self.args.fault == "exit":
                 self.reply(b"W03")
@@ -187,7 +256,9 @@ def main():
     ap.add_argument("--port", type=int, default=0, help="port to listen on (0: any free one)")
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log", required=True)
+    ap.add_argument("--lifetime", type=int, default=60, help="exit after this many seconds whatever happens")
     args = ap.parse_args()
+    signal.alarm(args.lifetime)  # SIGALRM's default action ends the process: nothing outlives a test
     srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind(("127.0.0.1", args.port))
@@ -197,6 +268,11 @@ def main():
     import os
     os.rename(args.port_file + ".tmp", args.port_file)
     conn, _ = srv.accept()
+    if args.fault == "vanish":
+        open(args.log, "w").close()
+        conn.close()
+        srv.close()
+        return 0
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     with open(args.log, "w", buffering=1) as log:
         try:

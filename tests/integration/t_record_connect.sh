@@ -7,25 +7,8 @@
 # The gdbserver is fake_gdbserver.py on a port chosen before it starts.
 # Needs: python3, arm-none-eabi-gcc (a tiny ELF to symbolize against, with the runtime's symbols).
 . "$(dirname "$0")/lib.sh"
-FAKE="$RAMPLACE_SRC/tests/integration/fake_gdbserver.py"
-
-server_pid=""
-rec_pid=""
-on_exit 'stop_pid "$server_pid"'
-on_exit 'stop_pid "$rec_pid"'
-cd "$work"
+. "$(dirname "$0")/fake-lib.sh"
 results_by_name
-
-cat >fw.c <<'EOF'
-volatile unsigned sink;
-unsigned ramplace_profile[16];
-__attribute__((noinline)) void hot(void) { for (int i = 0; i < 100; i++) sink += i; }
-__attribute__((noinline)) void warm(void) { sink ^= 5; }
-__attribute__((noinline)) void ramplace_profile_ready(void) { sink++; }
-void Reset_Handler(void) { for (;;) { hot(); warm(); ramplace_profile_ready(); } }
-EOF
-arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -O1 -nostdlib -Wl,-Ttext=0 -Wl,-e,Reset_Handler fw.c -o fw.elf
-addr_of() { arm-none-eabi-nm fw.elf | awk -v f="$1" '$3 == f { print "0x" $1 }'; }
 pcs="$(addr_of hot),$(addr_of warm)"
 
 start_server_later() { # PORT SECONDS: fake_gdbserver.py on PORT after SECONDS

@@ -8,22 +8,10 @@
 # Needs: python3, arm-none-eabi-gcc (builds the tiny ELF the samples are symbolized against).
 # Env: RAMPLACE (the binary), RAMPLACE_SRC (repo root), RAMPLACE_BUILD (unused).
 . "$(dirname "$0")/lib.sh"
-FAKE="$RAMPLACE_SRC/tests/integration/fake_gdbserver.py"
-
-server_pid=""
-on_exit 'if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi'
-cd "$work"
+. "$(dirname "$0")/fake-lib.sh"
 results_by_name
 
-# --- the firmware image: three functions at known addresses
-cat > fw.c <<'EOF'
-volatile unsigned sink;
-__attribute__((noinline)) void hot(void) { for (int i = 0; i < 100; i++) sink += i; }
-__attribute__((noinline)) void warm(void) { sink ^= 5; }
-void Reset_Handler(void) { for (;;) { hot(); warm(); } }
-EOF
-arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -O1 -nostdlib -Wl,-Ttext=0 -Wl,-e,Reset_Handler fw.c -o fw.elf
-addr_of() { arm-none-eabi-nm fw.elf | awk -v f="$1" '$3 == f { print "0x" $1 }'; }
+# --- the firmware image (fake-lib.sh): functions at known addresses
 pcs="$(addr_of hot),$(addr_of hot),$(addr_of warm)"
 
 free_port() {
@@ -52,17 +40,7 @@ last_method() {
 }
 
 # "<runs> <samples>" stored in profile.db so far ("0 0" when it does not exist).
-runs() {
-	python3 - "$1" <<'EOF'
-import os, sqlite3, sys
-if not os.path.exists(sys.argv[1]):
-    print("0 0")
-else:
-    con = sqlite3.connect(sys.argv[1])
-    n, s = con.execute("SELECT count(*), coalesce(sum(samples), 0) FROM runs").fetchone()
-    print(n, s)
-EOF
-}
+runs() { db_summary "$1" | cut -d' ' -f1,2; }
 
 record() { # args...; sets status
 	set +e

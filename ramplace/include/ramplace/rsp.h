@@ -17,6 +17,15 @@
 /* Largest packet accepted, encoded or decoded; anything longer is refused as garbage. */
 #define RP_RSP_MAX_PACKET 65536
 
+/* Console output (`O` packets) a wait skips at most: beyond it the gdbserver is flooding and the
+ * wait fails; it never extends a wait past its deadline either. */
+#define RP_RSP_MAX_CONSOLE 65536
+
+/* After opts.cancel is set, a wait that may not end at once (the stop reply due after an
+ * interrupt, a reply, a detach) still ends within this long of the signal, whatever the
+ * reply timeout: so that the caller can store its samples soon after Ctrl-C or SIGTERM. */
+#define RP_RSP_CANCEL_GRACE_MS 1000
+
 typedef struct rp_rsp rp_rsp;
 
 typedef struct rp_rsp_opts {
@@ -26,7 +35,8 @@ typedef struct rp_rsp_opts {
 	int elfclass;            /* 32 or 64, with elf_machine */
 	int big_endian;          /* byte order of register values in `p`/`g` replies */
 	int want_ra;             /* also find lr (ARM) or ra (RISC-V) */
-	const volatile sig_atomic_t *cancel; /* when set (by a signal), waits for a stop return early */
+	const volatile sig_atomic_t *cancel; /* when set (by a signal, to its number), waits for a stop
+						return early, all others within RP_RSP_CANCEL_GRACE_MS */
 } rp_rsp_opts;
 
 #define RP_RSP_OPTS_INIT { 3000, 2000, 0, 32, 0, 1, NULL }
@@ -43,6 +53,11 @@ int rp_rsp_open_fd(rp_rsp **out, int fd, const char *name, const rp_rsp_opts *op
 
 /* Closes the connection and frees everything. NULL is allowed. */
 void rp_rsp_close(rp_rsp *rsp);
+
+/* What a stop by signal sig is called in messages: "interrupted" (SIGINT, Ctrl-C), "stopped by
+ * SIGTERM", "stopped by SIGHUP", else "stopped by signal N" in buf ("stopped by a signal" when
+ * buf is NULL); the result is a static string or buf. */
+const char *rp_rsp_stopped_by(int sig, char *buf, size_t cap);
 
 /* "host:port" as given, for messages. */
 const char *rp_rsp_name(const rp_rsp *rsp);
@@ -89,11 +104,13 @@ int rp_rsp_continue(rp_rsp *rsp, rp_err *err);
 /* Sends the interrupt byte 0x03; the stop reply follows and must be waited for. */
 int rp_rsp_interrupt(rp_rsp *rsp, rp_err *err);
 
-/* Waits up to timeout_ns for a stop reply, skipping console output. Returns 1 with *stop
- * filled, 0 when the time ran out or a signal came with opts.cancel set (nothing is lost: a
- * partial packet stays buffered), or a negative code (EOF, garbage). timeout_ns -1 waits for a
- * stop that is due (after an interrupt): the reply timeout, ignoring cancel, and no stop by
- * then fails with "gdbserver stopped answering after N ms ...". */
+/* Waits up to timeout_ns for a stop reply, skipping console output (up to RP_RSP_MAX_CONSOLE
+ * bytes, never past the deadline). Returns 1 with *stop filled, 0 when the time ran out or a
+ * signal came with opts.cancel set (nothing is lost: a partial packet stays buffered), or a
+ * negative code (EOF, garbage, a console flood). timeout_ns -1 waits for a stop that is due
+ * (after an interrupt): the reply timeout, cut to RP_RSP_CANCEL_GRACE_MS after a signal, and no
+ * stop by then fails with "gdbserver stopped answering after N ms ..." (RP_EINTERRUPT
+ * "interrupted waiting ..." after a signal). Every other wait for a reply ends the same way. */
 int rp_rsp_wait_stop(rp_rsp *rsp, int64_t timeout_ns, rp_rsp_stop *stop, rp_err *err);
 
 /* Reads pc and, when rp_rsp_has_ra, the return address (*ra is 0 otherwise) of the halted

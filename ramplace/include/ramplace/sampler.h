@@ -48,7 +48,8 @@ typedef struct rp_sampler_opts {
 	double rate_hz;          /* mean sampling rate; 0: as fast as possible */
 	uint64_t seed;           /* PRNG seed for the randomized intervals */
 	int callers;             /* also record (lr/ra -> pc) arcs when the register is known */
-	const volatile sig_atomic_t *stop_flag; /* ends the run when set; may be NULL */
+	const volatile sig_atomic_t *stop_flag; /* ends the run when set, to the number of the signal
+						   that set it (it names it); may be NULL */
 	void (*progress)(void *ctx, const rp_sampler_stats *st); /* about 4 times a second; may be NULL */
 	void *progress_ctx;
 	double min_run_us;       /* halting: the target runs at least this long between samples */
@@ -69,14 +70,19 @@ typedef struct rp_sampler_result {
 	const char *method;      /* "halt" or "dwt": how the samples were taken */
 	char method_note[160];   /* why DWT sampling was not used, "" when it was or not tried */
 	uint64_t dwt_idle;       /* DWT reads of 0xFFFFFFFF (core halted or sleeping): no sample */
-	char reason[160];        /* "duration", "samples", "target exited (status 0)", "interrupted",
-				    "gdbserver stopped answering after 2000 ms", ... */
+	char reason[160];        /* "duration", "samples", "target exited (status 0)", "interrupted"
+				    (SIGINT), "stopped by SIGTERM", "gdbserver stopped answering
+				    after 2000 ms", ... */
 } rp_sampler_result;
 
 /* Samples the halted, connected target into s until a stop condition; res is filled in every
- * case (res->method says which method took the samples). Returns 0 for duration, count or target exit, RP_EINTERRUPT when the stop flag ended it
- * (err says so), or a negative code with err "host:port: <what> (kept N samples)" when the
- * gdbserver failed. On duration, count and interruption the target is detached and runs on. */
+ * case (res->method says which method took the samples). Returns 0 for duration, count or
+ * target exit, RP_EINTERRUPT when the stop flag ended it (err "host:port: interrupted (kept N
+ * samples)", or "stopped by SIGTERM ..."), or a negative code with err "host:port: <what> (kept
+ * N samples)" when the gdbserver failed. On duration, count and interruption the target is
+ * detached and runs on. Every wait is bounded: by the duration while the target runs, by the
+ * reply timeout for a reply, and by RP_RSP_CANCEL_GRACE_MS after the stop flag is set (when
+ * rsp's opts.cancel is the same flag), whatever the gdbserver sends. */
 int rp_sampler_run(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, rp_sampler_result *res,
 		   rp_err *err);
 

@@ -10,6 +10,7 @@
  * has a deadline (ppoll, never a sleep loop). */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -136,26 +137,74 @@ static int io_error(rp_rsp *rsp, rp_err *err, const char *what)
 	return rp_err_set(err, RP_EINPUT, "%s: %s: %s", rsp->name, what, strerror(errno));
 }
 
-/* Reads more bytes into the receive buffer. Returns 1 when some arrived, 0 at the deadline (or
- * on a signal when cancel_ok and opts.cancel is set), negative on EOF or error. */
-static int fill(rp_rsp *rsp, int64_t deadline, int cancel_ok, rp_err *err)
+/* Longest single sleep: a signal that lands just before the ppoll (and so does not interrupt it)
+ * is still seen this soon. */
+#define SLICE_NS 100000000
+
+const char *rp_rsp_stopped_by(int sig, char *buf, size_t cap)
+{
+	switch (sig) {
+	case SIGINT:
+		return "interrupted";
+	case SIGTERM:
+		return "stopped by SIGTERM";
+	case SIGHUP:
+		return "stopped by SIGHUP";
+	default:
+		if (!buf)
+			return "stopped by a signal";
+		snprintf(buf, cap, "stopped by signal %d", sig);
+		return buf;
+	}
+}
+
+/* Whether opts.cancel is set; the first time, notes when, and from then on *deadline is at most
+ * RP_RSP_CANCEL_GRACE_MS after it. */
+static int cancelled(rp_rsp *rsp, int64_t *deadline)
+{
+	if (!rsp->opts.cancel || !*rsp->opts.cancel)
+		return 0;
+	if (!rsp->cancel_at)
+		rsp->cancel_at = now_ns();
+	int64_t last = rsp->cancel_at + (int64_t)RP_RSP_CANCEL_GRACE_MS * 1000000;
+	if (*deadline > last)
+		*deadline = last;
+	return 1;
+}
+
+rp_rspi_wait rp_rspi_wait_for(const rp_rsp *rsp, int64_t ns, int cancel_ok)
+{
+	rp_rspi_wait w = { 0, cancel_ok, 0, 0 };
+	w.deadline = now_ns() + (ns < 0 ? (int64_t)rsp->opts.timeout_ms * 1000000 : ns);
+	return w;
+}
+
+/* Reads more bytes into the receive buffer. Returns 1 when some arrived, 0 at w's deadline (or
+ * on a signal: at once when w->cancel_ok, else at the end of the grace), negative on EOF or
+ * error. The deadline holds whatever arrives: past it, only the first poll of a wait reads (what
+ * is there already, for a wait of 0 ns), so a gdbserver that keeps sending cannot stretch it. */
+static int fill(rp_rsp *rsp, rp_rspi_wait *w, rp_err *err)
 {
 	for (;;) {
-		int64_t left = deadline - now_ns();
+		if (cancelled(rsp, &w->deadline) && w->cancel_ok)
+			return 0;
+		int64_t left = w->deadline - now_ns();
+		if (left <= 0 && w->polled)
+			return 0;
+		w->polled = 1;
 		if (left < 0)
 			left = 0;
+		if (left > SLICE_NS)
+			left = SLICE_NS;
 		struct timespec ts = { (time_t)(left / 1000000000), (long)(left % 1000000000) };
 		struct pollfd pfd = { rsp->fd, POLLIN, 0 };
 		int n = ppoll(&pfd, 1, &ts, NULL);
-		if (n < 0 && errno == EINTR) {
-			if (cancel_ok && rsp->opts.cancel && *rsp->opts.cancel)
-				return 0;
+		if (n < 0 && errno == EINTR)
 			continue;
-		}
 		if (n < 0)
 			return io_error(rsp, err, "waiting for the gdbserver");
 		if (n == 0)
-			return 0;
+			continue; /* the top of the loop ends it at the deadline */
 		if (rsp->in_len == RSP_IN_CAP) /* unreachable: frame_parse refuses longer frames */
 			return rp_err_set(err, RP_EINPUT, "%s: receive buffer full", rsp->name);
 		ssize_t got = read(rsp->fd, rsp->in + rsp->in_len, RSP_IN_CAP - rsp->in_len);
@@ -178,13 +227,13 @@ static void consume(rp_rsp *rsp, size_t n)
 }
 
 /* Next frame from the stream, left in the buffer (the caller consumes fr->consumed). */
-static int next_frame(rp_rsp *rsp, rp_rsp_frame *fr, int64_t deadline, int cancel_ok, rp_err *err)
+static int next_frame(rp_rsp *rsp, rp_rsp_frame *fr, rp_rspi_wait *w, rp_err *err)
 {
 	for (;;) {
 		int rc = rp_rsp_frame_parse(fr, rsp->in, rsp->in_len, rsp->in_pos, rsp->name, err);
 		if (rc != 0)
 			return rc;
-		rc = fill(rsp, deadline, cancel_ok, err);
+		rc = fill(rsp, w, err);
 		if (rc <= 0)
 			return rc;
 	}
@@ -199,11 +248,14 @@ int rp_rspi_write_all(rp_rsp *rsp, const char *data, size_t len, rp_err *err)
 			continue;
 		if (n < 0 && errno == EAGAIN) {
 			struct pollfd pfd = { rsp->fd, POLLOUT, 0 };
+			int sig = cancelled(rsp, &deadline);
 			int64_t left = deadline - now_ns();
+			if (left <= 0 && sig)
+				return rp_rspi_timeout_error(rsp, NULL, err, "to send");
 			if (left <= 0)
 				return rp_err_set(err, RP_EINPUT, "%s: gdbserver stopped reading after %d ms",
 						  rsp->name, rsp->opts.timeout_ms);
-			poll(&pfd, 1, (int)(left / 1000000) + 1);
+			poll(&pfd, 1, (int)((left < SLICE_NS ? left : SLICE_NS) / 1000000) + 1);
 			continue;
 		}
 		if (n < 0)
@@ -215,12 +267,13 @@ int rp_rspi_write_all(rp_rsp *rsp, const char *data, size_t len, rp_err *err)
 }
 
 /* Receives one packet (skipping acks and notifications) into rsp->pkt, acknowledging it when
- * in ack mode. Returns 1, 0 at the deadline, or a negative code. */
-int rp_rspi_recv_packet(rp_rsp *rsp, int64_t deadline, int cancel_ok, rp_err *err)
+ * in ack mode. Returns 1, 0 at the deadline, or a negative code. Acks and notifications go
+ * through fill's deadline like everything else, so a stream of them cannot hold the wait. */
+int rp_rspi_recv_packet(rp_rsp *rsp, rp_rspi_wait *w, rp_err *err)
 {
 	for (;;) {
 		rp_rsp_frame fr;
-		int rc = next_frame(rsp, &fr, deadline, cancel_ok, err);
+		int rc = next_frame(rsp, &fr, w, err);
 		if (rc <= 0)
 			return rc;
 		if (fr.kind == RP_RSP_FRAME_NAK && rsp->unacked_len) {
@@ -247,8 +300,28 @@ int rp_rspi_recv_packet(rp_rsp *rsp, int64_t deadline, int cancel_ok, rp_err *er
 	}
 }
 
-int rp_rspi_timeout_error(rp_rsp *rsp, rp_err *err, const char *waiting_for)
+int rp_rspi_console(rp_rsp *rsp, rp_rspi_wait *w, const char *waiting_for, rp_err *err)
 {
+	w->console += rsp->pkt_len + 4; /* the frame: an empty `O` costs too */
+	if (w->console <= RP_RSP_MAX_CONSOLE)
+		return 0;
+	return rp_err_set(err, RP_EINPUT, "%s: gdbserver sent over %d bytes of console output ('O' packets) "
+			  "waiting %s", rsp->name, RP_RSP_MAX_CONSOLE, waiting_for);
+}
+
+int rp_rspi_timeout_error(rp_rsp *rsp, const rp_rspi_wait *w, rp_err *err, const char *waiting_for)
+{
+	char buf[40];
+	if (rsp->cancel_at)
+		return rp_err_set(err, RP_EINTERRUPT, "%s: %s waiting %s", rsp->name,
+				  rp_rsp_stopped_by((int)*rsp->opts.cancel, buf, sizeof(buf)), waiting_for);
+	if (rsp->in_len > 0 && (rsp->in[0] == '$' || rsp->in[0] == '%'))
+		return rp_err_set(err, RP_EINPUT, "%s: gdbserver sent %zu bytes of a packet and not its end in %d ms "
+				  "waiting %s", rsp->name, rsp->in_len, rsp->opts.timeout_ms, waiting_for);
+	if (w && w->console)
+		return rp_err_set(err, RP_EINPUT, "%s: gdbserver sent only console output (%zu bytes of 'O' "
+				  "packets) for %d ms waiting %s", rsp->name, w->console, rsp->opts.timeout_ms,
+				  waiting_for);
 	return rp_err_set(err, RP_EINPUT, "%s: gdbserver stopped answering after %d ms waiting %s", rsp->name,
 			  rsp->opts.timeout_ms, waiting_for);
 }
@@ -258,10 +331,10 @@ static int await_ack(rp_rsp *rsp, size_t flen, rp_err *err)
 {
 	for (int tries = 0; tries < 4; tries++) {
 		rp_rsp_frame fr;
-		int64_t deadline = now_ns() + (int64_t)rsp->opts.timeout_ms * 1000000;
-		int rc = next_frame(rsp, &fr, deadline, 0, err);
+		rp_rspi_wait w = rp_rspi_wait_for(rsp, -1, 0);
+		int rc = next_frame(rsp, &fr, &w, err);
 		if (rc == 0)
-			return rp_rspi_timeout_error(rsp, err, "for an acknowledgement");
+			return rp_rspi_timeout_error(rsp, &w, err, "for an acknowledgement");
 		if (rc < 0)
 			return rc;
 		if (fr.kind == RP_RSP_FRAME_ACK) {
@@ -349,11 +422,12 @@ int rp_rspi_send_pipelined(rp_rsp *rsp, const char *const *cmds, size_t n, rp_er
 /* Waits for the reply to `cmd` (already sent); *reply is rsp->pkt. */
 int rp_rspi_await_reply(rp_rsp *rsp, const char *cmd, const char **reply, size_t *len, rp_err *err)
 {
-	int rc = rp_rspi_recv_packet(rsp, now_ns() + (int64_t)rsp->opts.timeout_ms * 1000000, 0, err);
+	rp_rspi_wait w = rp_rspi_wait_for(rsp, -1, 0);
+	int rc = rp_rspi_recv_packet(rsp, &w, err);
 	if (rc == 0) {
 		char what[96];
 		snprintf(what, sizeof(what), "for the reply to '%.40s'", cmd);
-		return rp_rspi_timeout_error(rsp, err, what);
+		return rp_rspi_timeout_error(rsp, &w, err, what);
 	}
 	if (rc < 0)
 		return rc;

@@ -51,7 +51,17 @@ struct rp_rsp {
 	int64_t pc_goff, ra_goff; /* offsets in a `g` reply, -1 unknown */
 	int ra_found;
 	enum read_mode mode;
+	int64_t cancel_at;     /* when a wait first saw opts.cancel set, 0 before */
 };
+
+/* One wait for bytes from the gdbserver, bounded by its deadline whatever arrives. Console
+ * output (`O` packets) is activity, but counts only up to RP_RSP_MAX_CONSOLE bytes per wait. */
+typedef struct rp_rspi_wait {
+	int64_t deadline;
+	int cancel_ok;         /* opts.cancel ends the wait at once (else: within the grace) */
+	int polled;            /* past the deadline, one poll for what is there already, no more */
+	size_t console;        /* bytes of console packets skipped so far */
+} rp_rspi_wait;
 
 /* ---------------------------------------------------------------- helpers (inline, every piece) */
 
@@ -89,12 +99,22 @@ const char *rp_rspi_quote(char *buf, size_t cap, const char *data, size_t len);
 /* Writes all of data within opts.timeout_ms; negative with a message on failure. */
 int rp_rspi_write_all(rp_rsp *rsp, const char *data, size_t len, rp_err *err);
 
-/* Receives one packet (skipping acks and notifications) into rsp->pkt, acknowledging it when
- * in ack mode. Returns 1, 0 at the deadline, or a negative code. */
-int rp_rspi_recv_packet(rp_rsp *rsp, int64_t deadline, int cancel_ok, rp_err *err);
+/* A wait of ns from now (-1: the reply timeout). */
+rp_rspi_wait rp_rspi_wait_for(const rp_rsp *rsp, int64_t ns, int cancel_ok);
 
-/* Sets the "stopped answering after N ms waiting <waiting_for>" error; returns its code. */
-int rp_rspi_timeout_error(rp_rsp *rsp, rp_err *err, const char *waiting_for);
+/* Receives one packet (skipping acks and notifications) into rsp->pkt, acknowledging it when
+ * in ack mode. Returns 1, 0 at w's deadline (or on a signal, see rp_rspi_wait), or a negative
+ * code. Bytes already received are read even past the deadline, but only by the first poll. */
+int rp_rspi_recv_packet(rp_rsp *rsp, rp_rspi_wait *w, rp_err *err);
+
+/* Counts the console packet in rsp->pkt against w; fails (waiting <waiting_for>) once a wait
+ * has skipped more than RP_RSP_MAX_CONSOLE bytes of it. */
+int rp_rspi_console(rp_rsp *rsp, rp_rspi_wait *w, const char *waiting_for, rp_err *err);
+
+/* Sets the error of a wait that ended without its packet: "interrupted waiting <waiting_for>"
+ * after a signal, else "stopped answering after N ms waiting <waiting_for>" (saying so when only
+ * console output came); returns its code. w may be NULL. */
+int rp_rspi_timeout_error(rp_rsp *rsp, const rp_rspi_wait *w, rp_err *err, const char *waiting_for);
 
 /* Sends a frame, with an owed '+' in front. In ack mode it waits for the frame's own '+' unless
  * wait_ack is 0 (`c`, whose '+' the wait for the stop skips; a '-' there resends it). */

@@ -30,13 +30,11 @@ int rp_rsp_interrupt(rp_rsp *rsp, rp_err *err)
 int rp_rsp_wait_stop(rp_rsp *rsp, int64_t timeout_ns, rp_rsp_stop *stop, rp_err *err)
 {
 	int due = timeout_ns < 0;
-	if (due)
-		timeout_ns = (int64_t)rsp->opts.timeout_ms * 1000000;
-	int64_t deadline = now_ns() + timeout_ns;
+	rp_rspi_wait w = rp_rspi_wait_for(rsp, timeout_ns, !due);
 	for (;;) {
-		int rc = rp_rspi_recv_packet(rsp, deadline, !due, err);
+		int rc = rp_rspi_recv_packet(rsp, &w, err);
 		if (rc == 0 && due)
-			return rp_rspi_timeout_error(rsp, err, "for the stop reply");
+			return rp_rspi_timeout_error(rsp, &w, err, "for the stop reply");
 		if (rc <= 0)
 			return rc;
 		rc = rp_rsp_parse_stop(stop, rsp->pkt, rsp->pkt_len, rsp->name, err);
@@ -44,6 +42,8 @@ int rp_rsp_wait_stop(rp_rsp *rsp, int64_t timeout_ns, rp_rsp_stop *stop, rp_err 
 			return rc;
 		if (stop->kind != RP_RSP_OUTPUT)
 			return 1;
+		if ((rc = rp_rspi_console(rsp, &w, "for the stop reply", err)) < 0)
+			return rc;
 	}
 }
 
@@ -113,9 +113,9 @@ int rp_rsp_read_pc_continue(rp_rsp *rsp, const rp_rsp_stop *stop, uint64_t *pc, 
  * answered after a stop reply. */
 static int drain(rp_rsp *rsp, int64_t ns, rp_err *err)
 {
-	int64_t deadline = now_ns() + ns;
+	rp_rspi_wait w = rp_rspi_wait_for(rsp, ns, 0);
 	int rc;
-	while ((rc = rp_rspi_recv_packet(rsp, deadline, 0, err)) > 0)
+	while ((rc = rp_rspi_recv_packet(rsp, &w, err)) > 0)
 		;
 	return rc;
 }
@@ -127,16 +127,16 @@ int rp_rsp_peek32(rp_rsp *rsp, uint64_t addr, uint32_t *val, rp_rsp_stop *stop, 
 	/* no wait for the '+': a gdbserver that halts the target instead of reading (QEMU) drops
 	 * the packet unacknowledged and sends a stop reply */
 	int rc = rp_rspi_send_packet(rsp, cmd, 0, err);
-	int64_t deadline = now_ns() + (int64_t)rsp->opts.timeout_ms * 1000000;
+	rp_rspi_wait w = rp_rspi_wait_for(rsp, -1, 0);
+	char what[96];
+	snprintf(what, sizeof(what), "for the reply to '%s'", cmd);
 	for (;;) {
 		uint64_t v;
-		if (rc < 0 || (rc = rp_rspi_recv_packet(rsp, deadline, 0, err)) < 0)
+		if (rc < 0 || (rc = rp_rspi_recv_packet(rsp, &w, err)) < 0)
 			return rc;
 		if (rc == 0) {
-			char what[96];
-			snprintf(what, sizeof(what), "for the reply to '%s'", cmd);
-			rp_rspi_timeout_error(rsp, err, what);
-			return 3;
+			rc = rp_rspi_timeout_error(rsp, &w, err, what);
+			return rc == RP_EINTERRUPT ? rc : 3;
 		}
 		const char *reply = rsp->pkt;
 		size_t len = rsp->pkt_len;
@@ -150,6 +150,8 @@ int rp_rsp_peek32(rp_rsp *rsp, uint64_t addr, uint32_t *val, rp_rsp_stop *stop, 
 			return 2;  /* an error, or "" for a gdbserver that does not read memory */
 		rp_err ignored = RP_ERR_INIT;
 		if (rp_rsp_parse_stop(stop, reply, len, rsp->name, &ignored) == 0) {
+			if (stop->kind == RP_RSP_OUTPUT && (rc = rp_rspi_console(rsp, &w, what, err)) < 0)
+				return rc;
 			if (stop->kind == RP_RSP_OUTPUT)
 				continue;
 			rsp->unacked_len = 0; /* dropped, never to be acknowledged */
@@ -180,17 +182,19 @@ int rp_rsp_poke32(rp_rsp *rsp, uint64_t addr, uint32_t val, rp_err *err)
 
 int rp_rsp_wait_stop_discarding(rp_rsp *rsp, rp_rsp_stop *stop, rp_err *err)
 {
-	int64_t deadline = now_ns() + (int64_t)rsp->opts.timeout_ms * 1000000;
+	rp_rspi_wait w = rp_rspi_wait_for(rsp, -1, 0);
 	for (;;) {
-		int rc = rp_rspi_recv_packet(rsp, deadline, 0, err);
+		int rc = rp_rspi_recv_packet(rsp, &w, err);
 		if (rc == 0)
-			return rp_rspi_timeout_error(rsp, err, "for the stop reply");
+			return rp_rspi_timeout_error(rsp, &w, err, "for the stop reply");
 		if (rc < 0)
 			return rc;
 		rp_err ignored = RP_ERR_INIT;
 		if (rp_rsp_parse_stop(stop, rsp->pkt, rsp->pkt_len, rsp->name, &ignored) == 0) {
 			if (stop->kind != RP_RSP_OUTPUT)
 				return 0;
+			if ((rc = rp_rspi_console(rsp, &w, "for the stop reply", err)) < 0)
+				return rc;
 		} else if (!(rsp->pkt[0] == 'E' || strcmp(rsp->pkt, "OK") == 0 ||
 			     all_hex(rsp->pkt, rsp->pkt_len))) {
 			return rp_rsp_parse_stop(stop, rsp->pkt, rsp->pkt_len, rsp->name, err);

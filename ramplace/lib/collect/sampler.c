@@ -178,26 +178,34 @@ static void update_stats(rp_sampler_stats *st, int64_t start)
 	st->rate_hz = st->elapsed_s > 0 ? (double)st->samples / st->elapsed_s : 0.0;
 }
 
-/* Ends a run that stopped while the target is halted: lets it run on without the debugger. */
-static int finish_halted(rp_rsp *rsp, rp_sampler_result *res, rp_err *err)
+/* Ends a run that stopped while the target is halted: lets it run on without the debugger. A
+ * stop by a signal (its number in *opts->stop_flag) is named: "interrupted" for Ctrl-C,
+ * "stopped by SIGTERM"... */
+static int finish_halted(rp_rsp *rsp, const rp_sampler_opts *opts, rp_sampler_result *res, rp_err *err)
 {
-	static const char *const names[] = { "duration", "samples", "", "interrupted", "" };
-	snprintf(res->reason, sizeof(res->reason), "%s", names[res->stop]);
+	static const char *const names[] = { "duration", "samples", "", "", "" };
+	char buf[40];
+	if (res->stop == RP_SAMPLER_INTERRUPTED)
+		snprintf(res->reason, sizeof(res->reason), "%s",
+			 rp_rsp_stopped_by((int)*opts->stop_flag, buf, sizeof(buf)));
+	else
+		snprintf(res->reason, sizeof(res->reason), "%s", names[res->stop]);
 	int rc = rp_rsp_detach(rsp, err);
 	if (rc < 0)
 		return kept(err, rc, res->stats.samples);
 	if (res->stop == RP_SAMPLER_INTERRUPTED) {
-		rp_err_set(err, RP_EINTERRUPT, "%s: interrupted", rp_rsp_name(rsp));
+		rp_err_set(err, RP_EINTERRUPT, "%s: %s", rp_rsp_name(rsp), res->reason);
 		return kept(err, RP_EINTERRUPT, res->stats.samples);
 	}
 	return 0;
 }
 
-/* Ends a run on a sample's outcome rc: 1 target exited, negative failure. */
+/* Ends a run on a sample's outcome rc: 1 target exited, negative failure (RP_EINTERRUPT: a
+ * signal cut a wait short, see RP_RSP_CANCEL_GRACE_MS). */
 static int finish_outcome(rp_rsp *rsp, rp_sampler_result *res, struct loop *lp, int rc, rp_err *err)
 {
 	update_stats(&res->stats, lp->start);
-	res->stop = rc > 0 ? RP_SAMPLER_EXITED : RP_SAMPLER_FAILED;
+	res->stop = rc > 0 ? RP_SAMPLER_EXITED : rc == RP_EINTERRUPT ? RP_SAMPLER_INTERRUPTED : RP_SAMPLER_FAILED;
 	if (rc > 0)
 		return 0;
 	reason_from_err(res, rsp, err);
@@ -224,7 +232,7 @@ static int run_halting(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, 
 		if (why >= 0) {
 			res->stop = (rp_sampler_stop)why;
 			update_stats(&res->stats, lp->start);
-			return finish_halted(rsp, res, err);
+			return finish_halted(rsp, opts, res, err);
 		}
 		int rc = sample_once(rsp, s, opts, lp, res->stats.samples, res, err);
 		res->stats.samples = s->total - lp->base;
@@ -306,14 +314,15 @@ static int dwt_probe(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, rp
 }
 
 /* Ends a DWT run for a limit: halts the target so that the detach is the usual one. */
-static int finish_running(rp_rsp *rsp, rp_sampler_result *res, struct loop *lp, int why, rp_err *err)
+static int finish_running(rp_rsp *rsp, const rp_sampler_opts *opts, rp_sampler_result *res, struct loop *lp,
+			  int why, rp_err *err)
 {
 	int rc = halt_running(rsp, res, err);
 	if (rc != 0)
 		return finish_outcome(rsp, res, lp, rc, err);
 	res->stop = (rp_sampler_stop)why;
 	update_stats(&res->stats, lp->start);
-	return finish_halted(rsp, res, err);
+	return finish_halted(rsp, opts, res, err);
 }
 
 static int dwt_sample(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, struct loop *lp,
@@ -350,7 +359,7 @@ static int run_dwt(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, stru
 	for (;;) {
 		int why = limit_reached(opts, res->stats.samples, lp->end);
 		if (why >= 0)
-			return finish_running(rsp, res, lp, why, err);
+			return finish_running(rsp, opts, res, lp, why, err);
 		int rc = dwt_sample(rsp, s, opts, lp, res, err);
 		res->stats.samples = s->total - lp->base;
 		if (rc != 0)
