@@ -37,8 +37,10 @@ asan)
 		ctest --test-dir "$root/build-asan" --output-on-failure -j2
 	;;
 fuzz)
+	# -fno-sanitize-recover=all: a UBSan report aborts the run, or a fuzzer that hit undefined
+	# behaviour would print it and "pass"
 	CC=clang cmake -S "$root" -B "$root/build-fuzz" -DCMAKE_BUILD_TYPE=Debug -DRAMPLACE_FUZZ=ON \
-		-DRAMPLACE_WERROR=ON -DRAMPLACE_INTEGRATION=OFF -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" >/dev/null
+		-DRAMPLACE_WERROR=ON -DRAMPLACE_INTEGRATION=OFF -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" >/dev/null
 	cmake --build "$root/build-fuzz" -j2
 	passed=0
 	failed=0

@@ -3,6 +3,7 @@
  * against firmware.elf. Every file is parsed, and checked to belong to its ELF (a file of
  * which less than --min-verified of the samples fit is refused unless --force, as place refuses
  * a stale profile), before anything is written. */
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -104,25 +105,30 @@ static int verify(const import_args *a, const rp_import_check *c, const rp_image
 	return 0;
 }
 
-/* QEMU logs run to gigabytes: a regular file is mapped, not copied. */
-static int map_file(char **text, size_t *len, int *mapped, const char *path, rp_err *err)
+/* QEMU logs run to gigabytes: a regular file is mapped, not copied. Anything else (standard
+ * input, a FIFO, a character device) is read to its end through the one descriptor opened here:
+ * a writer's bytes come once, so the format is sniffed and parsed from that copy. */
+static int map_file(char **text, size_t *len, int *mapped, const char *path, const char *name, rp_err *err)
 {
 	struct stat st;
 	*mapped = 0;
-	int fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY);
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return rp_err_set(err, RP_EINPUT, "%s: %s", name, strerror(errno));
+	int rc = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		close(fd);
 		if (p != MAP_FAILED) {
 			*text = p;
 			*len = (size_t)st.st_size;
 			*mapped = 1;
-			return 0;
 		}
-	} else if (fd >= 0) {
-		close(fd);
 	}
-	return rp_read_file(text, len, path, err);
+	if (!*mapped)
+		rc = rp_read_fd(text, len, fd, name, err);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return rc;
 }
 
 static int parse_one(import_run *r, const import_args *a, const rp_image *img, const char *path, rp_err *err)
@@ -134,7 +140,7 @@ static int parse_one(import_run *r, const import_args *a, const rp_image *img, c
 	rp_import_meta meta;
 	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
 	int mapped = 0;
-	int rc = map_file(&text, &len, &mapped, path, err);
+	int rc = map_file(&text, &len, &mapped, path, name, err);
 	if (rc)
 		return rc;
 	rp_samples_init(&one);
@@ -217,13 +223,31 @@ static int store(const char *db_path, const rp_image *img, const import_run *r, 
 	return rc;
 }
 
-/* One run per file of a profd directory, each on the image its signature names. */
+static int store_entry(rp_db *db, const rp_prof_entry *e, int64_t *run_id, rp_err *err)
+{
+	char source[600], notes[400];
+	rp_run_info info = RP_RUN_INFO_INIT;
+	snprintf(source, sizeof(source), "file %s", e->path);
+	snprintf(notes, sizeof(notes), "image %s%s%s%s", e->header.image[0] ? e->header.image : e->name,
+		 e->own ? " (no ELF with this signature: offsets kept)" : "",
+		 e->header.version[0] ? "; profiler version " : "", e->header.version);
+	info.source = source;
+	info.tool = "import:prof";
+	info.method = "sampled";
+	info.stop_reason = notes;
+	return rp_db_store_run(db, e->img, &info, &e->samples, run_id, err);
+}
+
+/* One run per file of a profd directory, each on the image its signature names, all in one
+ * transaction: a kill or a full disk part-way leaves none of them, and thousands of files cost
+ * one journal sync, not one per file. What was imported is said only once it is committed. */
 static int import_dir(const char *db_path, const char *dir, const import_args *a, rp_err *err)
 {
 	rp_image *elves[2 * MAX_ELVES] = { 0 };
 	rp_prof_sig sigs[MAX_ELVES];
 	rp_prof_dir d = { 0 };
 	rp_db *db = NULL;
+	int64_t *run_ids = NULL;
 	int rc = 0;
 	for (size_t i = 0; !rc && i < a->nelves; i++)
 		rc = rp_image_load(&elves[i], a->elf_paths[i], err);
@@ -236,27 +260,25 @@ static int import_dir(const char *db_path, const char *dir, const import_args *a
 	for (size_t i = 0; !rc && i < d.n; i++)   /* files no ELF matched are kept as offsets: nothing to check */
 		if (!d.entries[i].own)
 			rc = verify(a, &d.entries[i].check, d.entries[i].img, d.entries[i].path, err);
+	if (!rc && !(run_ids = calloc(d.n, sizeof(*run_ids))))
+		rc = rp_err_nomem(err, "importing a profile directory");
+	if (!rc && !(rc = rp_db_open(&db, db_path, err)))
+		rc = rp_db_begin(db, err);
+	for (size_t i = 0; !rc && i < d.n; i++)
+		rc = store_entry(db, &d.entries[i], &run_ids[i], err);
 	if (!rc)
-		rc = rp_db_open(&db, db_path, err);
-	for (size_t i = 0; !rc && i < d.n; i++) {
-		rp_prof_entry *e = &d.entries[i];
-		char source[600], notes[400];
-		int64_t run_id;
-		rp_run_info info = RP_RUN_INFO_INIT;
-		snprintf(source, sizeof(source), "file %s", e->path);
-		snprintf(notes, sizeof(notes), "image %s%s%s%s%s", e->header.image[0] ? e->header.image : e->name,
-			 e->own ? " (no ELF with this signature: offsets kept)" : "",
-			 e->header.version[0] ? "; profiler version " : "", e->header.version, "");
-		info.source = source;
-		info.tool = "import:prof";
-		info.method = "sampled";
-		info.stop_reason = notes;
-		rc = rp_db_store_run(db, e->img, &info, &e->samples, &run_id, err);
-		if (!rc && !a->quiet)
-			printf("imported %llu samples of %s (%s%s) as run %lld\n", (unsigned long long)e->samples.total,
-			       e->name, e->own ? "signature " : "", e->own ? e->image_id : e->img->path, (long long)run_id);
-	}
+		rc = rp_db_commit(db, err);
+	else
+		rp_db_rollback(db);
 	rp_db_close(db);
+	for (size_t i = 0; !rc && !a->quiet && i < d.n; i++) {
+		const rp_prof_entry *e = &d.entries[i];
+		printf("imported %llu samples of %s (%s%s) as run %lld\n", (unsigned long long)e->samples.total,
+		       e->name, e->own ? "signature " : "", e->own ? e->image_id : e->img->path, (long long)run_ids[i]);
+	}
+	for (size_t i = 0; !rc && i < d.nskipped; i++)   /* a note even with --quiet: a file was left out */
+		fprintf(stderr, "ramplace: note: %s\n", d.skipped[i]);
+	free(run_ids);
 	rp_prof_dir_release(&d);
 	for (size_t i = 0; i < 2 * MAX_ELVES; i++)
 		rp_image_free(elves[i]);

@@ -179,13 +179,15 @@ static int parse_args(place_args *a, int argc, char **argv, rp_err *err)
 		case 'r': a->opts.region = optarg; break;
 		case 'a':
 			rc = rp_parse_size(&n, optarg, "--align", err);
-			if (!rc && (n == 0 || (n & (n - 1))))
-				rc = rp_err_set(err, RP_EUSAGE, "--align: %s is not a power of two", optarg);
+			if (!rc && rp_check_align(n, "--align", err))
+				rc = err->code = RP_EUSAGE;
 			a->opts.align = n;
 			a->align_given = 1;
 			break;
 		case 'v':
 			rc = rp_parse_size(&n, optarg, "--veneer-size", err);
+			if (!rc && rp_check_veneer_size(n, "--veneer-size", err))
+				rc = err->code = RP_EUSAGE;
 			a->opts.veneer_size = (int64_t)n;
 			break;
 		case 'S': a->opts.outsec = optarg; break;

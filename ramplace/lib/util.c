@@ -1,6 +1,8 @@
 /* util.c: size parsing, whole-file reads, atomic output files, growable arrays, clone-suffix
- * stripping (see util.h). No state of its own. */
+ * stripping (see util.h). No state of its own. Every input is read once, through one file
+ * descriptor: a FIFO or pipe cannot be reopened. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,15 +35,25 @@ int rp_parse_size(uint64_t *out, const char *text, const char *what, rp_err *err
 	return 0;
 }
 
-static int read_stream(char **out, size_t *len, FILE *fp, const char *path, rp_err *err)
+/* Reads fd to its end, at most RP_READ_MAX bytes: a pipe or FIFO gives its bytes once, so the
+ * caller must sniff and parse from this one copy, never reopen the path. */
+int rp_read_fd(char **out, size_t *len, int fd, const char *name, rp_err *err)
 {
 	size_t cap = 65536, used = 0;
 	char *buf = malloc(cap);
+	*out = NULL;
+	*len = 0;
 	if (!buf)
 		return rp_err_nomem(err, "reading a file");
 	for (;;) {
+		if (used > RP_READ_MAX) {
+			free(buf);
+			return rp_err_set(err, RP_EINPUT, "%s: more than %zu MiB: too large to read into memory "
+					  "(a regular file is mapped, not read: write the stream to a file first)",
+					  name, RP_READ_MAX >> 20);
+		}
 		if (cap - used < 2) {
-			char *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+			char *bigger = realloc(buf, cap * 2);
 			if (!bigger) {
 				free(buf);
 				return rp_err_nomem(err, "reading a file");
@@ -49,14 +61,17 @@ static int read_stream(char **out, size_t *len, FILE *fp, const char *path, rp_e
 			buf = bigger;
 			cap *= 2;
 		}
-		size_t n = fread(buf + used, 1, cap - used - 1, fp);
-		used += n;
+		ssize_t n = read(fd, buf + used, cap - used - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			free(buf);
+			return rp_err_set(err, RP_EIO, "%s: read failed at byte %zu: %s", name, used, strerror(e));
+		}
 		if (n == 0)
 			break;
-	}
-	if (ferror(fp)) {
-		free(buf);
-		return rp_err_set(err, RP_EIO, "%s: read failed at byte %zu", path, used);
+		used += (size_t)n;
 	}
 	buf[used] = '\0';
 	*out = buf;
@@ -67,12 +82,12 @@ static int read_stream(char **out, size_t *len, FILE *fp, const char *path, rp_e
 int rp_read_file(char **out, size_t *len, const char *path, rp_err *err)
 {
 	if (strcmp(path, "-") == 0)
-		return read_stream(out, len, stdin, "<stdin>", err);
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
+		return rp_read_fd(out, len, STDIN_FILENO, "<stdin>", err);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return rp_err_set(err, RP_EINPUT, "%s: %s", path, strerror(errno));
-	int rc = read_stream(out, len, fp, path, err);
-	fclose(fp);
+	int rc = rp_read_fd(out, len, fd, path, err);
+	close(fd);
 	return rc;
 }
 
@@ -216,4 +231,101 @@ const char *rp_clone_parent(const char *name, char *buf, size_t bufsize)
 	memcpy(buf, name, cut);
 	buf[cut] = '\0';
 	return buf;
+}
+
+/* The value validators below are shared by the command line, ramplace.yaml, the plan and the
+ * map reader, so a value one of them accepts is never refused by another (issue 13). */
+int rp_check_align(uint64_t align, const char *what, rp_err *err)
+{
+	if (align == 0 || (align & (align - 1)) || align > RP_ALIGN_MAX)
+		return rp_err_set(err, RP_EINPUT, "%s: %llu is not a power of two from 1 to %u", what,
+				  (unsigned long long)align, RP_ALIGN_MAX);
+	return 0;
+}
+
+int rp_check_veneer_size(uint64_t bytes, const char *what, rp_err *err)
+{
+	if (bytes > RP_VENEER_MAX || bytes % 2)
+		return rp_err_set(err, RP_EINPUT, "%s: %llu is not an even number of bytes from 0 to %u", what,
+				  (unsigned long long)bytes, RP_VENEER_MAX);
+	return 0;
+}
+
+int rp_check_region(uint64_t origin, uint64_t length, const char *name, const char *what, rp_err *err)
+{
+	if (length > UINT64_MAX - origin)
+		return rp_err_set(err, RP_EINPUT, "%s: region %s (origin 0x%llx, length 0x%llx) wraps around the address space",
+				  what, name, (unsigned long long)origin, (unsigned long long)length);
+	return 0;
+}
+
+int rp_count_add(uint64_t *total, uint64_t n)
+{
+	if (*total > RP_COUNT_MAX || n > RP_COUNT_MAX - *total)
+		return -1;
+	*total += n;
+	return 0;
+}
+
+/* Length of the valid UTF-8 sequence at s (2 to 4 bytes, no overlongs or surrogates), or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+	if (s[0] >= 0xf5)
+		n = 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((n == 3 && s[0] == 0xe0 && s[1] < 0xa0) || (n == 3 && s[0] == 0xed && s[1] >= 0xa0) ||
+	    (n == 4 && s[0] == 0xf0 && s[1] < 0x90) || (n == 4 && s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+const char *rp_escape_name(const char *name, char *buf, size_t bufsize)
+{
+	const unsigned char *s = (const unsigned char *)(name ? name : "");
+	size_t k = 0;
+	if (bufsize < 8) {
+		if (bufsize)
+			buf[0] = '\0';
+		return buf;
+	}
+	while (*s) {
+		char piece[8];
+		size_t n = utf8_len(s);
+		if (n) {
+			memcpy(piece, s, n);
+		} else if (*s == '\\') {
+			memcpy(piece, "\\\\", n = 2);
+		} else if (*s < 0x20 || *s >= 0x7f) {
+			snprintf(piece, sizeof(piece), "\\x%02x", *s);
+			n = 4;
+		} else {
+			piece[0] = (char)*s;
+			n = 1;
+		}
+		/* keep room for "..." and the NUL */
+		if (k + n + 4 > bufsize) {
+			memcpy(buf + k, "...", 4);
+			return buf;
+		}
+		memcpy(buf + k, piece, n);
+		k += n;
+		s += utf8_len(s) ? utf8_len(s) : 1;
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+void rp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+void rp_sort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *arg)
+{
+	if (n > 1)
+		qsort_r(base, n, size, cmp, arg);
 }

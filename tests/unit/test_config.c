@@ -81,7 +81,9 @@ static void test_refusals(void **state)
 	refused("regions:\n  - {name: a, budget: 1K}\n  - {name: b, budget: 1K}\n",
 		"t.yaml:3:5: region 'b' needs an 'output-section' (only the first defaults to .ramtext)");
 	refused("regions:\n  - {name: a, budget: 1K, reserve: 1K}\n", "t.yaml:2:5: region 'a': 'reserve' only applies to 'budget: auto'");
-	refused("regions:\n  - {name: a, budget: 1K, align: 3}\n", "t.yaml:2:34: 'align' must be a power of two");
+	refused("regions:\n  - {name: a, budget: 1K, align: 3}\n", "t.yaml:2:34: 'align': 3 is not a power of two from 1 to 4096");
+	refused("regions:\n  - {name: a, budget: 1K, align: 8192}\n", "t.yaml:2:34: 'align': 8192 is not a power of two from 1 to 4096");
+	refused("regions:\n  - {name: a, budget: 1K}\nx: " "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n", "t.yaml:3:67: nested more than 64 levels deep (the limit for a config)");
 	refused("regions:\n  - {name: a, budget: 1K, speed: 2}\n", "t.yaml:2:34: 'speed' must be a number from 0.001 to 1, not '2'");
 	refused("regions:\n  - {name: a, budget: 1K}\ncost: {flash-wait-states: 2, cycles-per-flash-fetch: 3}\n",
 		"t.yaml:3:30: give either 'flash-wait-states' or 'cycles-per-flash-fetch', not both");

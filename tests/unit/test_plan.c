@@ -181,7 +181,7 @@ static void test_hostile(void **state)
 	expect_error("ramplace-plan 1\nbuild-id a\tb\n", "p.plan:2: unencoded control character in a field");
 	expect_error("ramplace-plan 1\nbuild-id -\n", "p.plan:2: 'build-id' needs a value");
 	expect_error("ramplace-plan 1\nregion RAM 18446744073709551615 2\n",
-		     "p.plan:2: region 'RAM' wraps around the address space");
+		     "p.plan:2: region RAM (origin 0xffffffffffffffff, length 0x2) wraps around the address space");
 	expect_error("ramplace-plan 1\nsamples 1 2\n", "p.plan:2: moved samples exceed the total");
 	expect_error("ramplace-plan 1\nunit f - 1 1 1\n", "p.plan:2: 'unit' before the header is complete");
 	expect_error("ramplace-plan 1\nend\n", "p.plan:2: 'end' outside a unit");

@@ -30,12 +30,16 @@ typedef struct rp_prof_entry {
 typedef struct rp_prof_dir {
 	rp_prof_entry *entries;  /* in file-name order */
 	size_t n, cap;
+	char **skipped;          /* "<path>: a FIFO, not a regular file: skipped", one per *.prof
+				    entry that is not a regular file (never opened) */
+	size_t nskipped;
 } rp_prof_dir;
 
 /* Reads every *.prof file of dir. An image id matches an ELF when a --signature names it, or
  * when the ELF's build-id starts with it; the samples of a matched file are then weighed
  * against that ELF (entry->check; refusing is the caller's choice). Any bad file fails the
- * whole load (nothing kept). */
+ * whole load (nothing kept). A *.prof entry that is not a regular file is skipped, never
+ * opened, and named in d->skipped. */
 int rp_prof_dir_load(rp_prof_dir *d, const char *dir, const rp_image *const *elves, size_t nelves,
 		     const rp_prof_sig *sigs, size_t nsigs, rp_err *err);
 void rp_prof_dir_release(rp_prof_dir *d);

@@ -3,8 +3,10 @@
  * Samples are stored symbolized, as (function, defining file for statics, offset, count), and
  * each run is tied to the image (build-id) it was taken on, so a profile survives a relink that
  * moves every address. Several runs add up. The schema version lives in PRAGMA user_version;
- * a database with another or a newer version is refused; version 1 is migrated in place.
- * Each import or recording is written in one transaction by rp_db_store_run.
+ * a database with another or a newer version, or whose tables are not ramplace's, is refused;
+ * version 1 is migrated in place by rp_db_open (read-only opens read it as it is). Each import
+ * or recording is written in one transaction: rp_db_store_run's own, or the caller's between
+ * rp_db_begin and rp_db_commit for a command that stores several runs.
  *
  * Version 2 added runs.scale: a run's sample counts are in units of 1/scale sample, so that a
  * gmon.out histogram bin split between two functions in proportion to the overlap (as gprof
@@ -36,18 +38,30 @@ typedef struct rp_run_info {
 /* Opens or creates path. Refuses a file that is not a ramplace database or has a schema
  * version other than RP_DB_SCHEMA_VERSION; waits up to 2 s for a lock, then fails. */
 int rp_db_open(rp_db **out, const char *path, rp_err *err);
-/* Like rp_db_open, but a missing file is an error instead of being created. */
+/* Opens an existing database read-only, for commands that only read (report, diff, place):
+ * never creates, migrates or writes the file; a missing file is an error. */
 int rp_db_open_existing(rp_db **out, const char *path, rp_err *err);
 /* Checks, creating and changing nothing, that rp_db_open(path) could store a run: an existing
  * file must be writable and a ramplace database it reads (or migrates); for a missing one, its
  * folder must be writable. For a caller that gathers first and stores only what it got. */
 int rp_db_probe(const char *path, rp_err *err);
+/* Closes db (NULL is fine). On a connection that writes, a transaction that failed on an I/O
+ * error (a full disk) is rolled back from its journal before this returns, so no
+ * profile.db-journal is left and the file holds only committed runs. */
 void rp_db_close(rp_db *db);
+
+/* One transaction over several rp_db_store_run calls (BEGIN IMMEDIATE ... COMMIT): either
+ * every run is stored or none. A failed commit rolls back. rp_db_rollback undoes an open
+ * transaction (none open: does nothing). */
+int rp_db_begin(rp_db *db, rp_err *err);
+int rp_db_commit(rp_db *db, rp_err *err);
+void rp_db_rollback(rp_db *db);
 
 /* Symbolizes the samples against img and stores image, run, samples and arcs in one
  * transaction. Samples outside every function are stored under the name "<unknown>" with the
  * raw address as offset and, in executable code, the function symbol below them as file
- * ("after NAME", see rp_db_unknown_after). On failure nothing is written. */
+ * ("after NAME", see rp_db_unknown_after). Inside rp_db_begin it joins that transaction.
+ * On failure nothing of this run is written. */
 int rp_db_store_run(rp_db *db, const rp_image *img, const rp_run_info *info,
 		    const rp_samples *samples, int64_t *run_id, rp_err *err);
 

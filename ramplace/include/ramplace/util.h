@@ -12,9 +12,15 @@
  * overflow or a negative number; `what` names the subject in the message (e.g. "--budget"). */
 int rp_parse_size(uint64_t *out, const char *text, const char *what, rp_err *err);
 
-/* Reads a whole file (or standard input when path is "-") into a NUL-terminated buffer.
- * The buffer is the caller's to free. */
+/* The most rp_read_fd and rp_read_file read into memory (1 GiB); more is RP_EINPUT. */
+#define RP_READ_MAX ((size_t)1 << 30)
+
+/* Reads a whole file (or standard input when path is "-") into a NUL-terminated buffer,
+ * opening it once. The buffer is the caller's to free. */
 int rp_read_file(char **out, size_t *len, const char *path, rp_err *err);
+/* Reads fd to its end into a NUL-terminated buffer (the caller's to free); name is for
+ * messages. More than RP_READ_MAX bytes is RP_EINPUT, a read error RP_EIO. */
+int rp_read_fd(char **out, size_t *len, int fd, const char *name, rp_err *err);
 
 /* An output file written to "<path>.tmp.<pid>" and renamed over path on commit, so readers
  * never see a half-written file. abort() removes the temporary. */
@@ -45,5 +51,36 @@ int rp_strdup(char **out, const char *s, rp_err *err);
 /* Strips compiler clone suffixes (".part.N", ".cold", ".isra.N", ".constprop.N", ".lto_priv.N",
  * and combinations) into buf; returns buf. The result names the placement unit. */
 const char *rp_clone_parent(const char *name, char *buf, size_t bufsize);
+
+/* Limits every stage agrees on, so that what `place` accepts and writes, `check` and `emit` read
+ * back: an alignment beyond a page is a typo, and no architecture's veneer is longer than 64. */
+#define RP_ALIGN_MAX 4096u
+#define RP_VENEER_MAX 64u
+/* The largest sample count or total: SQLite stores integers as int64. */
+#define RP_COUNT_MAX ((uint64_t)INT64_MAX)
+
+/* An alignment: a power of two from 1 to RP_ALIGN_MAX. Fails with "<what>: N is not ..." (RP_EINPUT;
+ * a command-line caller turns it into RP_EUSAGE). */
+int rp_check_align(uint64_t align, const char *what, rp_err *err);
+
+/* A call veneer's size: even, from 0 to RP_VENEER_MAX bytes. Fails like rp_check_align. */
+int rp_check_veneer_size(uint64_t bytes, const char *what, rp_err *err);
+
+/* A memory region: origin + length must not pass the end of the 64-bit address space. Fails
+ * with "<what>: region NAME ... wraps around" (RP_EINPUT). */
+int rp_check_region(uint64_t origin, uint64_t length, const char *name, const char *what, rp_err *err);
+
+/* *total += n when the sum stays within RP_COUNT_MAX: returns 0; else -1 and *total unchanged. */
+int rp_count_add(uint64_t *total, uint64_t n);
+
+/* A name taken from input (a symbol, a section, an object path) made printable for a message:
+ * bytes that are not printable ASCII or valid UTF-8, and backslashes, become \xNN and \\, so
+ * every message shows the same name the same way. Truncated with "..." to fit buf; returns buf. */
+const char *rp_escape_name(const char *name, char *buf, size_t bufsize);
+
+/* qsort and qsort_r that accept (NULL, 0): the C standard wants a valid base even for no
+ * elements, and an empty list (an ELF without call sites) is common input. */
+void rp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+void rp_sort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *arg);
 
 #endif

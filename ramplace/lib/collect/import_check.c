@@ -137,7 +137,7 @@ static int insn_start(walker *w, const rp_func *f, uint64_t pc)
 		w->decoded = w->dis && (w->img->machine != EM_ARM || f->is_thumb) &&
 			     rp_disasm_func(w->dis, f, add_start, &w->st, &ignored) == 0 && w->st.n;
 		if (w->decoded)
-			qsort(w->st.at, w->st.n, sizeof(uint64_t), cmp_u64);
+			rp_sort(w->st.at, w->st.n, sizeof(uint64_t), cmp_u64);
 	}
 	if (!w->decoded)
 		return aligned(w->img, f, pc);
@@ -166,7 +166,7 @@ int rp_import_check_pcs(rp_import_check *c, const rp_image *img, const rp_sample
 		if (s->pcs[i].count)
 			pcs[n++] = s->pcs[i];
 	/* in address order, so that each function is decoded once */
-	qsort(pcs, n, sizeof(*pcs), cmp_pc);
+	rp_sort(pcs, n, sizeof(*pcs), cmp_pc);
 	walker w = { img, NULL, NULL, 0, { NULL, 0, 0 } };
 	if (how & RP_CHECK_INSN_START) {
 		rp_err ignored = RP_ERR_INIT;

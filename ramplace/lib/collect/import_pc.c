@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ramplace/import.h"
+#include "ramplace/util.h"
 
 typedef struct line_iter {
 	const char *text, *end, *cur;
@@ -73,6 +74,14 @@ static int bad_line(const line_iter *it, const char *name, const char *what, rp_
 			  it->offset, what, shown, it->buf, it->buf[shown] ? "..." : "");
 }
 
+/* Adds the line's samples; a refusal (a total past what profile.db can count) names the line. */
+static int add_at(const line_iter *it, const char *name, rp_samples *s, uint64_t pc, uint64_t count, rp_err *err)
+{
+	if (rp_samples_add(s, pc, count, err))
+		return rp_err_wrap(err, "%s: line %zu (byte %zu)", name, it->lineno, it->offset);
+	return 0;
+}
+
 /* `$N = ` with N a decimal value-history number */
 static const char *after_history_prefix(const char *p)
 {
@@ -113,7 +122,7 @@ static int parse_pclog_line(line_iter *it, const char *name, rp_samples *s, rp_e
 	q = skip_space(q);
 	if (*q && *q != '<')
 		return bad_line(it, name, "unexpected text after the address", err);
-	return rp_samples_add(s, pc, 1, err);
+	return add_at(it, name, s, pc, 1, err);
 }
 
 static int parse_pclist_line(line_iter *it, const char *name, rp_samples *s, rp_err *err)
@@ -135,9 +144,11 @@ static int parse_pclist_line(line_iter *it, const char *name, rp_samples *s, rp_
 		end = (char *)skip_space(end);
 		if (errno || (*end && *end != '#'))
 			return bad_line(it, name, "expected a decimal count after the address", err);
+		if (c > RP_COUNT_MAX)
+			return bad_line(it, name, "count larger than 9223372036854775807 (the most profile.db can count)", err);
 		count = c;
 	}
-	return rp_samples_add(s, pc, count, err);
+	return add_at(it, name, s, pc, count, err);
 }
 
 /* A gdb log is recognised by its value-history lines anywhere in the first few hundred

@@ -115,6 +115,8 @@ typedef struct plugin_file {
 	int version;             /* 1: addresses and counts; 2: also the instruction bytes */
 	uint64_t declared;       /* "# insns-executed" */
 	int have_declared;
+	uint64_t addresses;      /* "# addresses": how many address lines follow */
+	int have_addresses;
 	char target[32];         /* "# target" */
 } plugin_file;
 
@@ -131,6 +133,11 @@ static int plugin_header(plugin_file *pf, const cursor *c, rp_err *err)
 		p = c->line + strlen("# insns-executed ");
 		if (dec_at(&p, c->eol, &pf->declared) == 0 && p == c->eol)
 			pf->have_declared = 1;
+	} else if (starts(c, "# addresses ")) {
+		p = c->line + strlen("# addresses ");
+		if (dec_at(&p, c->eol, &pf->addresses) || p != c->eol)
+			return bad(c, "expected '# addresses COUNT'", err);
+		pf->have_addresses = 1;
 	} else if (starts(c, "# target ")) {
 		int n = (int)(c->eol - c->line - (ptrdiff_t)strlen("# target "));
 		snprintf(pf->target, sizeof(pf->target), "%.*s", n, c->line + strlen("# target "));
@@ -143,7 +150,7 @@ static int plugin_lines(rp_samples *s, plugin_file *pf, rp_import_check *check, 
 			cursor *cur, rp_err *err)
 {
 	cursor c = *cur;
-	uint64_t sum = 0;
+	uint64_t sum = 0, lines = 0;
 	int ended = 0, rc = 0;
 	while (!rc && next(&c, err, &rc)) {
 		if (ended)
@@ -169,11 +176,12 @@ static int plugin_lines(rp_samples *s, plugin_file *pf, rp_import_check *check, 
 		    (pf->version == 2 && (p >= c.eol || *p++ != ' ' || bytes_at(&p, c.eol, bytes, &nbytes))) ||
 		    p != c.eol)
 			return bad(&c, want, err);
-		if (count > UINT64_MAX - sum)
-			return bad(&c, "counts overflow", err);
-		sum += count;
+		/* profile.db counts in int64: a sum past it is refused here, with the line */
+		lines++;
+		if (rp_count_add(&sum, count))
+			return bad(&c, "the counts sum to more than 9223372036854775807 (the most profile.db can count)", err);
 		if ((rc = rp_samples_add(s, addr, count, err)))
-			return rc;
+			return rp_err_wrap(err, "%s: line %zu", c.name, c.lineno);
 		if (nbytes && img && check)
 			rp_import_check_bytes(check, img, addr, bytes, nbytes, count);
 	}
@@ -182,6 +190,10 @@ static int plugin_lines(rp_samples *s, plugin_file *pf, rp_import_check *check, 
 	size_t len = (size_t)(c.end - c.text);
 	if (!ended)
 		return rp_err_set(err, RP_EINPUT, "%s: byte %zu: truncated: no '# end' line (QEMU killed before exit?)", c.name, len);
+	/* the header's count tells a file cut short between lines (and then ended) from a whole one */
+	if (pf->have_addresses && pf->addresses != lines)
+		return rp_err_set(err, RP_EINPUT, "%s: byte %zu: %llu address lines but the header says %llu",
+				  c.name, len, (unsigned long long)lines, (unsigned long long)pf->addresses);
 	if (pf->have_declared && pf->declared != sum)
 		return rp_err_set(err, RP_EINPUT, "%s: byte %zu: the counts sum to %llu but the header says %llu instructions",
 				  c.name, len, (unsigned long long)sum, (unsigned long long)pf->declared);
@@ -192,7 +204,7 @@ int rp_import_qemu_plugin(rp_samples *s, int *version, rp_import_check *check, c
 			  const char *text, size_t len, const char *name, rp_err *err)
 {
 	cursor c = { text, text + len, text, NULL, 0, name };
-	plugin_file pf = { 0, 0, 0, "" };
+	plugin_file pf = { 0, 0, 0, 0, 0, "" };
 	rp_samples scratch;
 	*version = 0;
 	if (len < 16 || memcmp(text, "# ramplace-qemu ", 16) != 0)

@@ -105,7 +105,7 @@ static int by_site(const void *x, const void *y)
 
 static int make_edges(rp_callgraph *cg, site *sites, size_t n, rp_err *err)
 {
-	qsort(sites, n, sizeof(site), by_site);
+	rp_sort(sites, n, sizeof(site), by_site);
 	cg->edges = calloc(n ? n : 1, sizeof(rp_cg_edge));
 	cg->first = calloc(cg->nfuncs + 1, sizeof(size_t));
 	if (!cg->edges || !cg->first)

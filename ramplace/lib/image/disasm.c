@@ -120,7 +120,7 @@ static int load_mapping_symbols(rp_disasm *d, rp_err *err)
 		elf_end(elf);
 	free(copy);
 	if (!rc && d->nmaps)
-		qsort(d->maps, d->nmaps, sizeof(mapsym), by_addr);
+		rp_sort(d->maps, d->nmaps, sizeof(mapsym), by_addr);
 	return rc;
 }
 

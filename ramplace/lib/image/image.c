@@ -140,6 +140,17 @@ static int add_func(loader *ld, const GElf_Sym *sym, const char *name, const cha
 	f->addr = img->machine == EM_ARM ? (sym->st_value & ~(GElf_Addr)1) : sym->st_value;
 	f->size = sym->st_size;
 	f->section = sym->st_shndx < img->nsections ? sym->st_shndx : SIZE_MAX;
+	/* a size past the function's section (0xfffffff0 in a hostile ELF) would make every later
+	 * read of its code fail quietly, and the call graph come out empty */
+	const rp_section *sec = f->section != SIZE_MAX ? &img->sections[f->section] : NULL;
+	if (sec && sec->is_alloc && (f->addr < sec->vma || f->addr - sec->vma > sec->size ||
+				     f->size > sec->size - (f->addr - sec->vma))) {
+		char shown[96];
+		return rp_err_set(err, RP_EINPUT, "%s: function '%s' (0x%llx, %llu bytes) does not fit its section '%s' (0x%llx, %llu bytes)",
+				  ld->name, rp_escape_name(name, shown, sizeof(shown)), (unsigned long long)f->addr,
+				  (unsigned long long)f->size, sec->name, (unsigned long long)sec->vma,
+				  (unsigned long long)sec->size);
+	}
 	if (rp_strdup(&f->name, name, err) || rp_strdup(&f->file, f->is_local ? file : NULL, err))
 		return err->code;
 	img->nfuncs++;
@@ -281,7 +292,7 @@ static int load_all(loader *ld, rp_err *err)
 		return fail(err, ld->name, "no function symbols (stripped? build with symbols, e.g. -g or without -s)");
 	if (!find_build_id(ld))
 		content_hash(ld->img);
-	qsort(ld->img->funcs, ld->img->nfuncs, sizeof(rp_func), func_cmp_addr);
+	rp_sort(ld->img->funcs, ld->img->nfuncs, sizeof(rp_func), func_cmp_addr);
 	rp_image_arch_init(ld->img);
 	return 0;
 }

@@ -189,6 +189,13 @@ static int parse_region(parser *ps, const line *ln)
 	memset(r, 0, sizeof(*r));
 	if (parse_hex(&r->origin, ln->tok[1], "origin", ps) || parse_hex(&r->length, ln->tok[2], "length", ps))
 		return ps->err->code;
+	/* a region that wraps would give `budget: auto` a budget of nearly 2^64 bytes */
+	if (r->length > UINT64_MAX - r->origin) {
+		char where[600], raw[80], name[96];
+		snprintf(where, sizeof(where), "%s:%zu", ps->name, ps->lineno);
+		snprintf(raw, sizeof(raw), "%.*s", (int)(ln->tok[0].n > 64 ? 64 : ln->tok[0].n), ln->tok[0].p);
+		return rp_check_region(r->origin, r->length, rp_escape_name(raw, name, sizeof(name)), where, ps->err);
+	}
 	if (ln->ntok == 4) {
 		if (ln->tok[3].n >= sizeof(r->attrs))
 			return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: memory region attributes '%.*s' are too long",
@@ -371,7 +378,7 @@ static int mark_names(rp_map *map, rp_err *err)
 		map->insecs[k].temporary = !map->insecs[k].archive && is_temporary_object(map->insecs[k].file);
 	}
 	if (n > 1)
-		qsort_r(order, n, sizeof(size_t), by_name_index, map);
+		rp_sort_r(order, n, sizeof(size_t), by_name_index, map);
 	for (size_t k = 0; k < n; k++) {
 		const char *name = map->insecs[order[k]].name;
 		int same_prev = k > 0 && strcmp(map->insecs[order[k - 1]].name, name) == 0;
@@ -399,8 +406,8 @@ static int parse_all(parser *ps)
 	if (!ps->saw_script)
 		return rp_err_set(ps->err, RP_EINPUT, "%s: not a GNU ld map (no 'Linker script and memory map' part)",
 				  ps->name);
-	if (ps->map->ninsecs > 1) /* qsort(NULL, 0, ...) is undefined */
-		qsort(ps->map->insecs, ps->map->ninsecs, sizeof(*ps->map->insecs), compare_insec);
+	if (ps->map->ninsecs > 1) /* rp_sort(NULL, 0, ...) is undefined */
+		rp_sort(ps->map->insecs, ps->map->ninsecs, sizeof(*ps->map->insecs), compare_insec);
 	return mark_names(ps->map, ps->err);
 }
 

@@ -166,7 +166,7 @@ int rp_map_read_alignments(rp_map *map, uint64_t default_align, rp_err *err)
 	for (size_t k = 0; k < n; k++)
 		idx[k] = k;
 	if (n > 1)
-		qsort_r(idx, n, sizeof(size_t), by_file, &(index_ctx){ map });
+		rp_sort_r(idx, n, sizeof(size_t), by_file, &(index_ctx){ map });
 	elf_version(EV_CURRENT);
 	for (size_t from = 0, to; from < n; from = to) {
 		const char *file = container(&map->insecs[idx[from]]);

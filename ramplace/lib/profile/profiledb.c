@@ -1,6 +1,9 @@
 /* profiledb.c: profile.db in SQLite (see profiledb.h). Owns the connection and the schema.
  * Workload: a recording or import writes one run of up to a few hundred thousand distinct
- * (function, offset) rows in one transaction; readers sum over all runs. */
+ * (function, offset) rows, or a profile directory thousands of small runs, in one transaction;
+ * readers (report, diff, place) sum over all runs through a read-only connection that never
+ * creates, migrates or rolls back anything. The journal is SQLite's default rollback journal
+ * (DELETE mode): a failed write is undone from it before rp_db_close returns. */
 #include <elf.h>
 #include <errno.h>
 #include <sqlite3.h>
@@ -18,9 +21,15 @@
 
 #define RP_DB_APPLICATION_ID 0x52504c43 /* "RPLC" */
 
+/* Statements a store prepares once per connection, not once per run: a profile directory
+ * stores thousands of runs. */
+enum { ST_IMAGE, ST_RUN, ST_SAMPLE, ST_ARC, ST_COUNT };
+
 struct rp_db {
 	sqlite3 *sql;
 	char *path;
+	int writable;
+	sqlite3_stmt *st[ST_COUNT];
 };
 
 static const char schema_sql[] =
@@ -44,6 +53,9 @@ static int sql_fail(rp_db *db, rp_err *err, const char *what)
 	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
 		return rp_err_set(err, RP_EINPUT, "%s: database is locked by another process (while %s)",
 				  db->path, what);
+	if (sqlite3_extended_errcode(db->sql) == SQLITE_READONLY_ROLLBACK)
+		return rp_err_set(err, RP_EINPUT, "%s: an interrupted write left %s-journal, which a read-only command "
+				  "does not roll back; the next import or record does (while %s)", db->path, db->path, what);
 	return rp_err_set(err, RP_EINPUT, "%s: %s (while %s)", db->path, sqlite3_errmsg(db->sql), what);
 }
 
@@ -98,8 +110,47 @@ static int migrate_from_1(rp_db *db, rp_err *err)
 	return exec(db, "COMMIT", "migrating the schema from version 1", err);
 }
 
-/* With change 0 (rp_db_probe), an empty file and version 1 pass as they are: rp_db_open will
- * create or migrate them when there is something to store. */
+/* The columns ramplace reads and writes, per table: a file with the right application id and
+ * version but other tables (another tool's, a hand-made one) is refused before anything is
+ * migrated or read. Version 1 lacks runs.scale. */
+static const char *const schema_columns[][2] = {
+	{ "images", "id, build_id, build_id_is_hash, path, arch" },
+	{ "runs", "id, image_id, source, tool, method, started, rate_hz, duration_s, samples, stop_reason" },
+	{ "samples", "run_id, function, file, offset, count" },
+	{ "arcs", "run_id, caller, caller_file, callee, callee_file, count" },
+	{ "runs", "scale" },   /* version 2 */
+};
+
+static int validate_schema(rp_db *db, int64_t version, rp_err *err)
+{
+	size_t n = sizeof(schema_columns) / sizeof(schema_columns[0]) - (version == 1);
+	for (size_t i = 0; i < n; i++) {
+		char sql[256];
+		sqlite3_stmt *st = NULL;
+		snprintf(sql, sizeof(sql), "SELECT %s FROM main.%s LIMIT 0", schema_columns[i][1], schema_columns[i][0]);
+		int rc = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+		sqlite3_finalize(st);
+		if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED || sqlite3_extended_errcode(db->sql) == SQLITE_READONLY_ROLLBACK)
+			return sql_fail(db, err, "reading the schema");
+		if (rc != SQLITE_OK)
+			return rp_err_set(err, RP_EINPUT, "%s: a ramplace profile of schema version %lld, but table %s is not "
+					  "ramplace's: %s", db->path, (long long)version, schema_columns[i][0],
+					  sqlite3_errmsg(db->sql));
+	}
+	return 0;
+}
+
+/* A read-only connection reads a version 1 file as version 2 without writing to it: a
+ * temporary view (in the connection's own temp schema, searched before the file's) adds the
+ * scale every version 1 count has. */
+static int read_version_1(rp_db *db, rp_err *err)
+{
+	return exec(db, "CREATE TEMP VIEW runs AS SELECT *, 1 AS scale FROM main.runs", "reading a version 1 schema", err);
+}
+
+/* With change 0 (read-only: rp_db_open_existing, rp_db_probe), an empty file and version 1
+ * pass as they are, validated: only rp_db_open creates or migrates, when there is something to
+ * store. */
 static int check_schema(rp_db *db, int change, rp_err *err)
 {
 	int64_t app_id, version, ntables;
@@ -111,12 +162,14 @@ static int check_schema(rp_db *db, int change, rp_err *err)
 		return change ? create_schema(db, err) : 0;
 	if (app_id != RP_DB_APPLICATION_ID)
 		return rp_err_set(err, RP_EINPUT, "%s: an SQLite database, but not a ramplace profile", db->path);
-	if (version == 1)
-		return change ? migrate_from_1(db, err) : 0;
-	if (version != RP_DB_SCHEMA_VERSION)
+	if (version != 1 && version != RP_DB_SCHEMA_VERSION)
 		return rp_err_set(err, RP_EINPUT, "%s: schema version %lld; this ramplace reads version %d%s",
 				  db->path, (long long)version, RP_DB_SCHEMA_VERSION,
 				  version > RP_DB_SCHEMA_VERSION ? " (made by a newer ramplace)" : "");
+	if (validate_schema(db, version, err))
+		return err->code;
+	if (version == 1)
+		return change ? migrate_from_1(db, err) : read_version_1(db, err);
 	return 0;
 }
 
@@ -138,7 +191,8 @@ static int open_db(rp_db **out, const char *path, int flags, rp_err *err)
 		return rc;
 	}
 	sqlite3_busy_timeout(db->sql, 2000);
-	int rc = check_schema(db, !(flags & SQLITE_OPEN_READONLY), err);
+	db->writable = !(flags & SQLITE_OPEN_READONLY);
+	int rc = check_schema(db, db->writable, err);
 	if (rc) {
 		rp_db_close(db);
 		return rc;
@@ -155,9 +209,10 @@ int rp_db_open(rp_db **out, const char *path, rp_err *err)
 int rp_db_open_existing(rp_db **out, const char *path, rp_err *err)
 {
 	struct stat st;
+	*out = NULL;
 	if (stat(path, &st) != 0)
 		return rp_err_set(err, RP_EINPUT, "%s: no such profile database", path);
-	return open_db(out, path, SQLITE_OPEN_READWRITE, err);
+	return open_db(out, path, SQLITE_OPEN_READONLY, err);
 }
 
 /* SQLite writes a journal beside the database, and creates a missing one there. */
@@ -193,34 +248,86 @@ int rp_db_probe(const char *path, rp_err *err)
 	return rc;
 }
 
+/* After an I/O error (a full disk) in the middle of a transaction, SQLite's pager stops
+ * trusting its cache and leaves the rollback to the next connection: the journal stays beside
+ * the file and the failed transaction's spilled pages in it, so a plain copy of profile.db
+ * alone would carry them. A fresh connection that reads rolls the hot journal back now; a
+ * journal another process's open transaction owns is not hot and is left alone. */
+static void roll_back_hot_journal(const char *path)
+{
+	char *journal = NULL;
+	sqlite3 *sql = NULL;
+	rp_err ignored = RP_ERR_INIT;
+	if (rp_asprintf(&journal, &ignored, "%s-journal", path))
+		return;
+	if (access(journal, F_OK) == 0 && sqlite3_open_v2(path, &sql, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
+		sqlite3_busy_timeout(sql, 2000);
+		sqlite3_exec(sql, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+	}
+	sqlite3_close(sql);
+	free(journal);
+}
+
 void rp_db_close(rp_db *db)
 {
 	if (!db)
 		return;
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(db->st[i]);
 	sqlite3_close(db->sql);
+	if (db->writable)
+		roll_back_hot_journal(db->path);
 	free(db->path);
 	free(db);
 }
 
+int rp_db_begin(rp_db *db, rp_err *err)
+{
+	return exec(db, "BEGIN IMMEDIATE", "starting the transaction", err);
+}
+
+int rp_db_commit(rp_db *db, rp_err *err)
+{
+	if (exec(db, "COMMIT", "committing", err)) {
+		rp_db_rollback(db);
+		return err->code;
+	}
+	return 0;
+}
+
+void rp_db_rollback(rp_db *db)
+{
+	if (db && !sqlite3_get_autocommit(db->sql))
+		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* A statement of the store, prepared on first use and reset for the next. */
+static sqlite3_stmt *cached(rp_db *db, int slot, const char *sql)
+{
+	if (!db->st[slot] && sqlite3_prepare_v2(db->sql, sql, -1, &db->st[slot], NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_reset(db->st[slot]);
+	sqlite3_clear_bindings(db->st[slot]);
+	return db->st[slot];
+}
+
 static int store_image(rp_db *db, const rp_image *img, int64_t *image_id, rp_err *err)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(db->sql,
+	sqlite3_stmt *st = cached(db, ST_IMAGE,
 		"INSERT INTO images(build_id, build_id_is_hash, path, arch) VALUES(?1, ?2, ?3, ?4)"
-		" ON CONFLICT(build_id) DO UPDATE SET path = excluded.path RETURNING id", -1, &st, NULL);
-	if (rc == SQLITE_OK) {
+		" ON CONFLICT(build_id) DO UPDATE SET path = excluded.path RETURNING id");
+	int rc = SQLITE_ERROR;
+	if (st) {
 		sqlite3_bind_text(st, 1, img->build_id, -1, SQLITE_STATIC);
 		sqlite3_bind_int(st, 2, img->build_id_is_hash);
 		sqlite3_bind_text(st, 3, img->path, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 4, rp_image_arch(img), -1, SQLITE_STATIC);
 		rc = sqlite3_step(st);
 	}
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
 		return sql_fail(db, err, "storing the image");
-	}
 	*image_id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);   /* RETURNING: the row is only written once the statement is run out */
 	return 0;
 }
 
@@ -232,11 +339,11 @@ static int store_run_row(rp_db *db, int64_t image_id, const rp_run_info *info, u
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(db->sql,
+	sqlite3_stmt *st = cached(db, ST_RUN,
 		"INSERT INTO runs(image_id, source, tool, method, started, rate_hz, duration_s, samples,"
-		" stop_reason, scale) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", -1, &st, NULL);
-	if (rc == SQLITE_OK) {
+		" stop_reason, scale) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+	int rc = SQLITE_ERROR;
+	if (st) {
 		sqlite3_bind_int64(st, 1, image_id);
 		sqlite3_bind_text(st, 2, info->source ? info->source : "", -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 3, info->tool ? info->tool : "", -1, SQLITE_STATIC);
@@ -249,7 +356,6 @@ static int store_run_row(rp_db *db, int64_t image_id, const rp_run_info *info, u
 		sqlite3_bind_int64(st, 10, (sqlite3_int64)scale);
 		rc = sqlite3_step(st);
 	}
-	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return sql_fail(db, err, "storing the run");
 	*run_id = sqlite3_last_insert_rowid(db->sql);
@@ -318,10 +424,10 @@ int rp_db_unknown_after(const rp_func_total *t, char **name, char **file, rp_err
 static int store_samples(rp_db *db, const rp_image *img, int64_t run_id, const rp_samples *s, rp_err *err)
 {
 	char after[1024];
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db->sql,
+	sqlite3_stmt *st = cached(db, ST_SAMPLE,
 		"INSERT INTO samples(run_id, function, file, offset, count) VALUES(?1, ?2, ?3, ?4, ?5)"
-		" ON CONFLICT DO UPDATE SET count = count + excluded.count", -1, &st, NULL) != SQLITE_OK)
+		" ON CONFLICT DO UPDATE SET count = count + excluded.count");
+	if (!st)
 		return sql_fail(db, err, "storing samples");
 	for (size_t i = 0; i < s->pcs_cap; i++) {
 		if (!s->pcs[i].count)
@@ -334,25 +440,21 @@ static int store_samples(rp_db *db, const rp_image *img, int64_t run_id, const r
 				  -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 4, (sqlite3_int64)offset);
 		sqlite3_bind_int64(st, 5, (sqlite3_int64)s->pcs[i].count);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			sqlite3_finalize(st);
+		if (sqlite3_step(st) != SQLITE_DONE)
 			return sql_fail(db, err, "storing samples");
-		}
 		sqlite3_reset(st);
 	}
-	sqlite3_finalize(st);
 	return 0;
 }
 
 static int store_arcs(rp_db *db, const rp_image *img, int64_t run_id, const rp_samples *s, rp_err *err)
 {
-	sqlite3_stmt *st;
 	if (s->narcs == 0)
 		return 0;
-	if (sqlite3_prepare_v2(db->sql,
+	sqlite3_stmt *st = cached(db, ST_ARC,
 		"INSERT INTO arcs(run_id, caller, caller_file, callee, callee_file, count)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO UPDATE SET count = count + excluded.count",
-		-1, &st, NULL) != SQLITE_OK)
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO UPDATE SET count = count + excluded.count");
+	if (!st)
 		return sql_fail(db, err, "storing arcs");
 	for (size_t i = 0; i < s->narcs; i++) {
 		uint64_t off;
@@ -365,13 +467,10 @@ static int store_arcs(rp_db *db, const rp_image *img, int64_t run_id, const rp_s
 		sqlite3_bind_text(st, 4, to ? to->name : "<unknown>", -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 5, to && to->file ? to->file : "", -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 6, (sqlite3_int64)s->arcs[i].count);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			sqlite3_finalize(st);
+		if (sqlite3_step(st) != SQLITE_DONE)
 			return sql_fail(db, err, "storing arcs");
-		}
 		sqlite3_reset(st);
 	}
-	sqlite3_finalize(st);
 	return 0;
 }
 
@@ -384,16 +483,22 @@ int rp_db_store_run(rp_db *db, const rp_image *img, const rp_run_info *info,
 	if (scale > INT64_MAX)
 		return rp_err_set(err, RP_EINPUT, "%s: sample scale %llu too large", db->path,
 				  (unsigned long long)scale);
-	if (exec(db, "BEGIN IMMEDIATE", "starting the transaction", err))
+	/* inside rp_db_begin the run joins the caller's transaction, undone alone on failure */
+	int own = sqlite3_get_autocommit(db->sql);
+	if (exec(db, own ? "BEGIN IMMEDIATE" : "SAVEPOINT store_run", "starting the transaction", err))
 		return err->code;
 	if (store_image(db, img, &image_id, err) ||
 	    store_run_row(db, image_id, info, taken, scale, &id, err) ||
 	    store_samples(db, img, id, samples, err) || store_arcs(db, img, id, samples, err)) {
-		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+		if (own)
+			rp_db_rollback(db);
+		else
+			sqlite3_exec(db->sql, "ROLLBACK TO store_run; RELEASE store_run", NULL, NULL, NULL);
 		return err->code;
 	}
-	if (exec(db, "COMMIT", "committing the run", err)) {
-		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+	if (exec(db, own ? "COMMIT" : "RELEASE store_run", "committing the run", err)) {
+		if (own)
+			rp_db_rollback(db);
 		return err->code;
 	}
 	if (run_id)
@@ -445,6 +550,11 @@ static int load_run_sums(rp_db *db, int64_t run_id, rp_db_totals *out, rp_err *e
 	out->nruns = (size_t)sqlite3_column_int64(st, 0);
 	out->nimages = (size_t)sqlite3_column_int64(st, 1);
 	out->taken = sqlite3_column_double(st, 2);
+	if (out->taken < 0 || out->taken > 0x1p63) {
+		sqlite3_finalize(st);
+		return rp_err_set(err, RP_EINPUT, "%s: the runs' sample counts sum to %.0f, outside 0 to %llu (a damaged profile.db?)",
+				  db->path, out->taken, (unsigned long long)RP_COUNT_MAX);
+	}
 	double lo = sqlite3_column_double(st, 3), hi = sqlite3_column_double(st, 4);
 	out->rate_hz = out->nruns && lo > 0 && lo == hi ? lo : 0.0;
 	out->taken_seconds = out->rate_hz > 0 ? sqlite3_column_double(st, 5) : 0.0;
@@ -482,12 +592,36 @@ int rp_db_totals_load_weighted(rp_db *db, int equal, rp_db_totals *out, rp_err *
 	return load_totals(db, 0, equal ? totals_equal_sql : totals_sql, out, err);
 }
 
+/* The exact integer sum of the stored counts: the doubles the totals are read as cannot tell
+ * INT64_MAX from one more, but SUM() can, and fails with "integer overflow" past it. */
+static int check_count_sum(rp_db *db, int64_t run_id, rp_err *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->sql, "SELECT SUM(count), MIN(count) FROM samples WHERE ?1 = 0 OR run_id = ?1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sql_fail(db, err, "reading samples");
+	sqlite3_bind_int64(st, 1, run_id);
+	int rc = sqlite3_step(st);
+	int negative = rc == SQLITE_ROW && sqlite3_column_type(st, 1) != SQLITE_NULL && sqlite3_column_int64(st, 1) < 0;
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW && !negative)
+		return 0;
+	if (negative)
+		return rp_err_set(err, RP_EINPUT, "%s: a negative sample count (a damaged profile.db?)", db->path);
+	if (strstr(sqlite3_errmsg(db->sql), "integer overflow"))
+		return rp_err_set(err, RP_EINPUT, "%s: the runs together hold more than %llu samples (the most ramplace can count)",
+				  db->path, (unsigned long long)RP_COUNT_MAX);
+	return sql_fail(db, err, "reading samples");
+}
+
 static int load_totals(rp_db *db, int64_t run_id, const char *sql, rp_db_totals *out, rp_err *err)
 {
 	sqlite3_stmt *st;
 	size_t cap = 0;
 	memset(out, 0, sizeof(*out));
 	if (run_id && run_exists(db, run_id, err))
+		return err->code;
+	if (check_count_sum(db, run_id, err))
 		return err->code;
 	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(db, err, "reading samples");
@@ -503,8 +637,20 @@ static int load_totals(rp_db *db, int64_t run_id, const char *sql, rp_db_totals 
 			break;
 		t->samples = sqlite3_column_double(st, 2);
 		t->seconds = sqlite3_column_double(st, 3);
-		t->count = (uint64_t)llround(t->samples);
-		out->total += t->count;
+		/* the sums are doubles (TOTAL): one past int64 would make llround undefined, and the
+		 * runs together may hold more than any one run was allowed to */
+		if (!(t->samples <= 0x1p63) || t->samples < 0) {
+			rp_err_set(err, RP_EINPUT, "%s: %s has %.0f samples over all runs, more than %llu (the most ramplace can count)",
+				   db->path, t->func, t->samples, (unsigned long long)RP_COUNT_MAX);
+			rc = SQLITE_ROW;
+			break;
+		}
+		/* a double holds INT64_MAX as 2^63: that one rounding is the largest count, not past it */
+		t->count = t->samples >= 0x1p63 ? RP_COUNT_MAX : (uint64_t)llround(t->samples);
+		/* check_count_sum has refused a true total past int64; only the rounding of counts near
+		 * it to doubles can pass it, so the sum saturates there */
+		if (rp_count_add(&out->total, t->count))
+			out->total = RP_COUNT_MAX;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

@@ -129,8 +129,8 @@ static int sort_fns(rp_profile *p, rp_err *err)
 		return rp_err_nomem(err, "sorting the profile");
 	for (size_t i = 0; i < p->nfns; i++)
 		p->fns[i].index = (int)i;  /* old position, temporarily */
-	if (p->nfns)   /* qsort(NULL, 0, ...) is undefined */
-		qsort(p->fns, p->nfns, sizeof(*p->fns), cmp_flat);
+	if (p->nfns)   /* rp_sort(NULL, 0, ...) is undefined */
+		rp_sort(p->fns, p->nfns, sizeof(*p->fns), cmp_flat);
 	for (size_t i = 0; i < p->nfns; i++)
 		where[p->fns[i].index] = i;
 	for (size_t i = 0; i < p->narcs; i++) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ramplace/report.h"
+#include "ramplace/util.h"
 
 static void json_string(FILE *out, const char *s)
 {
@@ -243,7 +244,7 @@ void rp_report_diff(FILE *out, const rp_profile *old, const rp_profile *new_, in
 		rows[k].new_ = f->self;
 		tnew += f->self;
 	}
-	qsort(rows, n, sizeof(*rows), cmp_diff);
+	rp_sort(rows, n, sizeof(*rows), cmp_diff);
 	for (size_t i = 0; i < n; i++) {
 		int w = (int)strlen(rows[i].name) + (rows[i].file ? (int)strlen(rows[i].file) + 3 : 0);
 		width = w > width && w < 60 ? w : width;

@@ -51,6 +51,11 @@ int rp_samples_add(rp_samples *s, uint64_t pc, uint64_t count, rp_err *err)
 {
 	if (count == 0)
 		return 0;
+	/* profile.db stores counts as SQLite's int64: a total past that would wrap on the way in */
+	uint64_t total = s->total;
+	if (rp_count_add(&total, count))
+		return rp_err_set(err, RP_EINPUT, "%llu more samples make the total more than %llu (the most profile.db can count)",
+				  (unsigned long long)count, (unsigned long long)RP_COUNT_MAX);
 	if ((s->pcs_used + 1) * 2 > s->pcs_cap) {
 		int rc = rehash(s, err);
 		if (rc)
@@ -92,6 +97,9 @@ int rp_samples_merge(rp_samples *dst, const rp_samples *src, const char *name, r
 		if (rp_samples_add_arc(dst, src->arcs[i].from_pc, src->arcs[i].self_pc, src->arcs[i].count, err))
 			return err->code;
 	dst->scale = ss;
-	dst->taken = keep_taken ? dt + st : 0;
+	if (keep_taken && rp_count_add(&dt, st))
+		return rp_err_set(err, RP_EINPUT, "%s: the samples taken make a total more than %llu (the most profile.db can count)",
+				  name, (unsigned long long)RP_COUNT_MAX);
+	dst->taken = keep_taken ? dt : 0;
 	return 0;
 }

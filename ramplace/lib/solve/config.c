@@ -179,10 +179,11 @@ static int region_field(parse *p, const yaml_node_t *k, const yaml_node_t *v, vo
 			return p->err->code;
 		return r->budget ? 0 : fail(p, v, "'budget' of 0 bytes leaves no room to move anything");
 	}
-	/* align */
+	/* align: the same limits as --align and the plan reader */
+	rp_err e = RP_ERR_INIT;
 	if (get_size(p, v, key, &r->align))
 		return p->err->code;
-	return r->align && !(r->align & (r->align - 1)) ? 0 : fail(p, v, "'align' must be a power of two");
+	return rp_check_align(r->align, "'align'", &e) ? fail(p, v, "%s", e.msg) : 0;
 }
 
 static int check_region(parse *p, const yaml_node_t *n, const rp_region_cfg *r, size_t index)
@@ -262,8 +263,9 @@ static int cost_field(parse *p, const yaml_node_t *k, const yaml_node_t *v, void
 	if (strcmp(key, "veneer-bytes") == 0) {
 		if (get_size(p, v, key, &u))
 			return p->err->code;
-		if (u > 64 || u % 2)
-			return fail(p, v, "'veneer-bytes' must be an even number up to 64");
+		rp_err e = RP_ERR_INIT;
+		if (rp_check_veneer_size(u, "'veneer-bytes'", &e))
+			return fail(p, v, "%s", e.msg);
 		c->veneer_bytes = (int64_t)u;
 		return 0;
 	}
@@ -366,9 +368,45 @@ static int parse_document(parse *p, yaml_parser_t *parser)
 	return rc;
 }
 
+/* Limits on the file before libyaml builds its tree: a config is a few dozen lines two or
+ * three levels deep, while flow lists nested 30,000 deep (60 KB) kept libyaml's loader busy
+ * for seconds. The events are read first, so a deep file is refused at the level that passes
+ * the limit, after scanning only that far. */
+enum { CONFIG_MAX_BYTES = 1 << 20, CONFIG_MAX_DEPTH = 64 };
+
+static int check_limits(const char *text, size_t len, const char *name, rp_err *err)
+{
+	if (len > CONFIG_MAX_BYTES)
+		return rp_err_set(err, RP_EINPUT, "%s: %zu bytes, more than the %d bytes (1 MiB) a config may have", name,
+				  len, CONFIG_MAX_BYTES);
+	yaml_parser_t parser;
+	if (!yaml_parser_initialize(&parser))
+		return rp_err_nomem(err, "reading the config");
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	int depth = 0, rc = 0, done = 0;
+	while (!rc && !done) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(&parser, &ev))
+			break;  /* a syntax error: the loader reports it, at the same place */
+		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+			if (++depth > CONFIG_MAX_DEPTH)
+				rc = rp_err_set(err, RP_EINPUT, "%s:%zu:%zu: nested more than %d levels deep (the limit for a config)",
+						name, ev.start_mark.line + 1, ev.start_mark.column + 1, CONFIG_MAX_DEPTH);
+		} else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		done = ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
 int rp_config_parse(rp_config **out, const char *text, size_t len, const char *name, rp_err *err)
 {
 	*out = NULL;
+	if (check_limits(text, len, name, err))
+		return err->code;
 	rp_config *cfg = calloc(1, sizeof(*cfg));
 	if (!cfg)
 		return rp_err_nomem(err, "reading the config");

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "ilp_search.h"
+#include "ramplace/util.h"
 
 struct rp_ils {
 	const rp_ilp_problem *pb;
@@ -317,7 +318,7 @@ size_t *rp_ils_density_order(const rp_ils *s)
 		return NULL;
 	for (size_t i = 0; i < s->n; i++)
 		order[i] = i;
-	qsort_r(order, s->n, sizeof(size_t), by_density, (void *)s->pb);
+	rp_sort_r(order, s->n, sizeof(size_t), by_density, (void *)s->pb);
 	return order;
 }
 

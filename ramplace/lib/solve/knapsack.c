@@ -13,6 +13,7 @@
 
 #include "ramplace/knapsack.h"
 #include "knapsack_core.h"
+#include "ramplace/util.h"
 
 #define RP_KS_MAX_TABLE_BITS (1ull << 33)
 
@@ -121,7 +122,7 @@ static int by_density(const void *a, const void *b, void *ctx)
 static size_t reduce(const rp_ks_item *items, size_t *cand, size_t ncand, uint64_t cap,
 		     reduction *red, size_t *core, unsigned char *chosen)
 {
-	qsort_r(cand, ncand, sizeof(size_t), by_density, (void *)items);
+	rp_sort_r(cand, ncand, sizeof(size_t), by_density, (void *)items);
 	uint64_t w = 0, v = 0;
 	size_t b = 0;
 	while (b < ncand && w + items[cand[b]].weight <= cap) {
@@ -154,7 +155,7 @@ static size_t reduce(const rp_ks_item *items, size_t *cand, size_t ncand, uint64
 		}
 	}
 	/* the DP breaks ties by item order: restore the caller's order in the core */
-	qsort(core, ncore, sizeof(size_t), by_index);
+	rp_sort(core, ncore, sizeof(size_t), by_index);
 	return ncore;
 }
 

@@ -243,7 +243,7 @@ static int prepare(solver *sv, const rp_ks_item *items, const size_t *cand, size
 		return rp_err_nomem(err, "solving the knapsack");
 	}
 	memcpy(order, cand, ncand * sizeof(size_t));
-	qsort_r(order, ncand, sizeof(size_t), by_density, (void *)items);
+	rp_sort_r(order, ncand, sizeof(size_t), by_density, (void *)items);
 	uint64_t g = 0;
 	for (size_t k = 0; k < ncand; k++)
 		g = gcd64(g, items[cand[k]].weight);

@@ -106,7 +106,7 @@ static int fill_plan_units(const ctx *c, int r, rp_plan *plan, rp_err *err)
 		if (in_region(&c->units[u], r))
 			order[n++] = u;
 	if (!rc && n > 1)
-		qsort_r(order, n, sizeof(size_t), cmp_chosen, (void *)c);
+		rp_sort_r(order, n, sizeof(size_t), cmp_chosen, (void *)c);
 	uint64_t offset = 0;
 	for (size_t k = 0; k < n && !rc; k++) {
 		const unit *u = &c->units[order[k]];
@@ -116,7 +116,10 @@ static int fill_plan_units(const ctx *c, int r, rp_plan *plan, rp_err *err)
 		pu->weight = pu->size + (uint64_t)pl_relax_delta(c, order[k], 0);
 		pu->samples = u->samples;
 		plan->used += pu->weight;
-		plan->moved_samples += u->samples;
+		/* counts near 2^63 come from profile.db as rounded doubles: their sum may pass the
+		 * (exact) total by the rounding, never by more; the plan says moved <= total */
+		if (rp_count_add(&plan->moved_samples, u->samples) || plan->moved_samples > plan->total_samples)
+			plan->moved_samples = plan->total_samples;
 		if (rp_strdup(&pu->name, root->name, err) || rp_strdup(&pu->file, root->file, err) ||
 		    add_unit_patterns(c, order[k], pu, pieces, err) || add_unit_funcs(c, order[k], pu, err))
 			rc = err->code;

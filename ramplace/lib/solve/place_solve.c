@@ -29,7 +29,7 @@ static int by_density_sort(const void *a, const void *b, void *c)
  * on Cortex-M the ILP's local search fills the room its veneer upper bound left). */
 static void fill_remaining(ctx *c, size_t *cand, size_t n)
 {
-	qsort_r(cand, n, sizeof(size_t), by_density_sort, c);
+	rp_sort_r(cand, n, sizeof(size_t), by_density_sort, c);
 	uint64_t used = pl_bytes_used(c);
 	for (size_t k = 0; k < n; k++) {
 		unit *u = &c->units[cand[k]];

@@ -89,7 +89,7 @@ static int unite_same_names(ctx *c, rp_err *err)
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
 	if (n > 1)
-		qsort_r(order, n, sizeof(size_t), by_name, (void *)c->img);
+		rp_sort_r(order, n, sizeof(size_t), by_name, (void *)c->img);
 	for (size_t k = 1; k < n; k++)
 		if (strcmp(c->img->funcs[order[k]].name, c->img->funcs[order[k - 1]].name) == 0)
 			unite(c->parent, order[k], order[k - 1]);
@@ -299,7 +299,7 @@ size_t pl_unit_pieces(const ctx *c, size_t ui, size_t *out)
 			out[n++] = p;
 	}
 	if (n > 1)
-		qsort_r(out, n, sizeof(size_t), by_piece_align, (void *)c);
+		rp_sort_r(out, n, sizeof(size_t), by_piece_align, (void *)c);
 	return n;
 }
 

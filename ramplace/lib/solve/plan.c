@@ -313,8 +313,11 @@ static int parse_region(reader *rd)
 	    parse_u64(rd, &plan->region_origin, rd->fields[2], "region origin") ||
 	    parse_u64(rd, &plan->region_length, rd->fields[3], "region length"))
 		return rd->err->code;
-	if (plan->region_length > UINT64_MAX - plan->region_origin)
-		return fail(rd, "region '%s' wraps around the address space", rd->fields[1]);
+	char name[96], where[600];
+	snprintf(where, sizeof(where), "%s:%zu", rd->name, rd->lineno);
+	if (rp_check_region(plan->region_origin, plan->region_length, rp_escape_name(rd->fields[1], name, sizeof(name)),
+			    where, rd->err))
+		return rd->err->code;
 	return take(&plan->region, rd, 1);
 }
 
@@ -333,8 +336,16 @@ static int parse_samples(reader *rd)
 static int parse_header_key(reader *rd, const char *key)
 {
 	rp_plan *plan = rd->plan;
-	if (strcmp(key, "build-id") == 0)
-		return header_string(rd, SEEN_BUILD_ID, key, "build-id HEX", &plan->build_id);
+	if (strcmp(key, "build-id") == 0) {
+		if (header_string(rd, SEEN_BUILD_ID, key, "build-id HEX", &plan->build_id))
+			return rd->err->code;
+		/* compared with the ELF's note byte for byte: anything but hex pairs can never match */
+		size_t n = strlen(plan->build_id);
+		for (size_t i = 0; i < n; i++)
+			if (hex_digit(plan->build_id[i]) < 0)
+				return fail(rd, "build-id must be hex digits, not '%.64s'", plan->build_id);
+		return n % 2 ? fail(rd, "build-id has an odd number of hex digits%s", "") : 0;
+	}
 	if (strcmp(key, "output-section") == 0)
 		return header_string(rd, SEEN_OUTSEC, key, "output-section NAME", &plan->outsec);
 	if (strcmp(key, "region") == 0)
@@ -352,8 +363,8 @@ static int parse_header_key(reader *rd, const char *key)
 	if (strcmp(key, "align") == 0) {
 		if (header_number(rd, SEEN_ALIGN, key, "align BYTES", &plan->align))
 			return rd->err->code;
-		if (plan->align == 0 || (plan->align & (plan->align - 1)) || plan->align > 4096)
-			return fail(rd, "align must be a power of two up to 4096%s", "");
+		if (rp_check_align(plan->align, "align", rd->err))
+			return rp_err_wrap(rd->err, "%s:%zu", rd->name, rd->lineno);
 		return 0;
 	}
 	return fail(rd, "unknown key '%s'", key);
