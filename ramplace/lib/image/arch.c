@@ -138,7 +138,9 @@ static int linked_by_lld(const rp_image *img)
 			if ((size_t)(stop - p) > 8 && memcmp(p, "Linker: ", 8) == 0 &&
 			    memmem(p + 8, (size_t)(stop - p - 8), "LLD", 3))
 				return 1;
-			p = stop + 1;
+			if (!nul)
+				break;
+			p = nul + 1;
 		}
 	}
 	return 0;

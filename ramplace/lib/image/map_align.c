@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ramplace/map.h"
@@ -40,10 +41,22 @@ static int by_file(const void *a, const void *b, void *ctx)
 	return d ? d : cmp_str(x->name, y->name);
 }
 
+/* Opens a regular file (a FIFO named in a map must not block) or returns -1. */
+static int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /* Opens path as given, else relative to the map's directory. */
 static int open_beside(const char *path, const char *map_path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 	if (fd >= 0 || path[0] == '/')
 		return fd;
 	const char *slash = strrchr(map_path, '/');
@@ -52,7 +65,7 @@ static int open_beside(const char *path, const char *map_path)
 	char joined[4096];
 	if ((size_t)snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - map_path), map_path, path) >= sizeof(joined))
 		return -1;
-	return open(joined, O_RDONLY | O_CLOEXEC);
+	return open_regular(joined);
 }
 
 /* Sets align of the sections idx[from..to) (one object: same container and member) from the
@@ -69,8 +82,12 @@ static void align_from_object(rp_map *map, const size_t *idx, size_t from, size_
 			continue;
 		for (size_t k = from; k < to; k++) {   /* an object holds few sections the map kept */
 			rp_map_insec *s = &map->insecs[idx[k]];
-			if (!s->align && strcmp(s->name, name) == 0)
-				s->align = sh.sh_addralign ? sh.sh_addralign : 1;
+			/* hostile input: an alignment that is no power of two, or beyond a page, is
+			 * left to inference rather than wrapping the sizes it rounds */
+			rp_err ignored = RP_ERR_INIT;
+			uint64_t a = sh.sh_addralign ? sh.sh_addralign : 1;
+			if (!s->align && strcmp(s->name, name) == 0 && rp_check_align(a, name, &ignored) == 0)
+				s->align = a;
 		}
 	}
 }
@@ -142,9 +159,10 @@ static void infer_alignments(rp_map *map, const size_t *idx, uint64_t default_al
 	for (size_t from = 0, to; from < n; from = to) {
 		const rp_map_insec *first = &map->insecs[idx[from]];
 		uint64_t shown = 0;
+		/* only code sections speak for code: a .rodata.str1.1 shows 1 */
 		for (to = from; to < n && same_object(&map->insecs[idx[to]], first); to++) {
 			const rp_map_insec *s = &map->insecs[idx[to]];
-			if (s->align && (!shown || s->align < shown))
+			if (s->align && strncmp(s->name, ".text", 5) == 0 && (!shown || s->align < shown))
 				shown = s->align;
 		}
 		for (size_t k = from; k < to; k++) {

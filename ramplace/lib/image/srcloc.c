@@ -144,9 +144,12 @@ static void mark_cu(unsigned char *own, const rp_image *img, Dwarf_Die *cu, unsi
 {
 	Dwarf_Addr base, start, end;
 	ptrdiff_t off = 0;
-	while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0)
+	while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+		if (start <= 1)
+			continue;   /* a function --gc-sections dropped: its range resolves to 0 */
 		for (size_t i = first_func_at(img, start); i < img->nfuncs && img->funcs[i].addr < end; i++)
 			own[i] = value;
+	}
 }
 
 int rp_dwarf_func_sections(unsigned char *own, const rp_image *img, rp_dwarf *dw, rp_err *err)

@@ -53,21 +53,25 @@ double rp_ilp_evaluate(const rp_ilp_problem *pb, const int *region, size_t *vene
 
 int rp_ilp_fits(const rp_ilp_problem *pb, const int *region)
 {
-	uint64_t *used = calloc(pb->nregions ? pb->nregions : 1, sizeof(uint64_t));
-	size_t *veneers = calloc(pb->nregions ? pb->nregions : 1, sizeof(size_t));
-	int fits = used && veneers;
-	for (size_t i = 0; fits && i < pb->nitems; i++) {
-		if (region[i] >= (int)pb->nregions || (pb->items[i].must && region[i] < 0))
+	size_t R = pb->nregions, T = pb->ntargets;
+	uint64_t *used = calloc(R ? R : 1, sizeof(uint64_t));
+	unsigned char *need = malloc(R * (T ? T : 1) + 1);   /* its own: no memory is -1, never "fits" */
+	int fits = used && need ? 1 : -1;
+	for (size_t i = 0; fits == 1 && i < pb->nitems; i++) {
+		if (region[i] >= (int)R || (pb->items[i].must && region[i] < 0))
 			fits = 0;
 		else if (region[i] >= 0)
 			used[region[i]] += pb->items[i].size;
 	}
-	if (fits)
-		rp_ilp_evaluate(pb, region, veneers);
-	for (size_t r = 0; fits && r < pb->nregions; r++)
-		fits = used[r] + veneers[r] * pb->veneer_bytes <= pb->regions[r].budget;
-	int rc = used && veneers ? fits : -1;
+	if (fits == 1)
+		rp_ilp_needed_veneers(pb, region, need);
+	for (size_t r = 0; fits == 1 && r < R; r++) {
+		uint64_t nv = 0;
+		for (size_t t = 0; t < T; t++)
+			nv += need[r * T + t];
+		fits = used[r] + nv * pb->veneer_bytes <= pb->regions[r].budget;
+	}
 	free(used);
-	free(veneers);
-	return rc;
+	free(need);
+	return fits;
 }

@@ -47,6 +47,8 @@ typedef struct region {
 	double speed;
 	int memory_guessed;       /* map_region is a fallback (.data's memory, or RAM): no `memory`, and
 				     the output section is not in a memory of the map yet */
+	int budget_round;         /* the solvers see the budget rounded down to the veneer block's
+				     alignment (place_solve.c: the padding before it overflowed) */
 } region;
 
 typedef struct ctx {
@@ -56,7 +58,6 @@ typedef struct ctx {
 	rp_placement *out;
 	uint64_t veneer;          /* bytes per veneer (0: calls need none) */
 	uint64_t veneer_block_align; /* GNU ld puts the veneers together, this aligned; 1: lld, none */
-	int budget_round;         /* the solvers see each budget rounded down to that alignment */
 	size_t *parent;           /* union-find over functions */
 	size_t *unit_of;          /* function -> unit */
 	uint64_t *fsamples;       /* samples per function */

@@ -171,5 +171,5 @@ uint64_t pl_veneer_pad(const ctx *c, uint64_t code_bytes, size_t nveneers)
 uint64_t pl_solver_budget(const ctx *c, size_t r)
 {
 	uint64_t b = c->regions[r].budget;
-	return c->budget_round && c->veneer_block_align > 1 ? b - b % c->veneer_block_align : b;
+	return c->regions[r].budget_round && c->veneer_block_align > 1 ? b - b % c->veneer_block_align : b;
 }

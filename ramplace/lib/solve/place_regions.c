@@ -153,8 +153,8 @@ int pl_resolve_regions(ctx *c, rp_err *err)
 	for (size_t r = 0; r < n && !rc; r++) {
 		const rp_region_cfg *cfg = o->nregions ? &o->regions[r] : NULL;
 		region *rg = &c->regions[r];
-		*rg = cfg ? (region){ cfg->name, cfg->outsec, NULL, cfg->budget, cfg->align, cfg->speed, 0 }
-			  : (region){ NULL, o->outsec, NULL, o->budget, o->align, 1.0, 0 };
+		*rg = cfg ? (region){ cfg->name, cfg->outsec, NULL, cfg->budget, cfg->align, cfg->speed, 0, 0 }
+			  : (region){ NULL, o->outsec, NULL, o->budget, o->align, 1.0, 0, 0 };
 		rc = find_map_region(c, r, cfg ? cfg->memory : o->region, err);
 	}
 	if (!rc)

@@ -213,20 +213,23 @@ static int solve_once(ctx *c, rp_err *err)
 	return solve_ilp(c, 0, err);
 }
 
-/* Whether some region's choice, with its veneers and the padding before GNU ld's veneer block,
- * is over its budget (the solvers count veneers but not that padding). */
-static int overflows(const ctx *c)
+/* Marks each region whose choice, with its veneers and the padding before GNU ld's veneer
+ * block, is over its budget (the solvers count veneers but not that padding); returns how many. */
+static size_t mark_overflows(ctx *c)
 {
+	size_t n = 0;
 	for (size_t r = 0; r < c->nregions; r++) {
 		uint64_t code = 0;
 		for (size_t u = 0; u < c->nunits; u++)
 			if (c->units[u].chosen && c->units[u].region == (int)r)
 				code += c->units[u].size + (uint64_t)pl_relax_delta(c, u, 0);
 		size_t nv = pl_region_veneers(c, (int)r);
-		if (code + nv * c->veneer + pl_veneer_pad(c, code, nv) > c->regions[r].budget)
-			return 1;
+		if (code + nv * c->veneer + pl_veneer_pad(c, code, nv) > c->regions[r].budget) {
+			c->regions[r].budget_round = 1;
+			n++;
+		}
 	}
-	return 0;
+	return n;
 }
 
 /* What the solvers maximise, without the arcs: samples weighted by each region's gain. */
@@ -247,16 +250,16 @@ static double value(const ctx *c)
  * otherwise). */
 int pl_solve(ctx *c, rp_err *err)
 {
-	c->budget_round = 0;
 	int rc = solve_once(c, err);
-	if (rc || c->veneer_block_align <= 2 || !overflows(c))
+	if (rc || c->veneer_block_align <= 2 || !mark_overflows(c))
 		return rc;
 	double relaxed = value(c);
 	int was_optimal = c->out->optimal;
 	for (size_t u = 0; u < c->nunits; u++)
 		c->units[u].chosen = 0;
-	c->budget_round = 1;
 	rc = solve_once(c, err);
 	c->out->optimal = c->out->optimal && was_optimal && value(c) >= relaxed - 1e-9 * (relaxed > 1 ? relaxed : 1);
+	if (!rc && mark_overflows(c))   /* cannot happen when veneers are whole blocks: never a plan */
+		rc = rp_err_set(err, RP_EIO, "placement: the veneer block's padding still exceeds a budget after rounding it (a bug: please report it)");
 	return rc;
 }

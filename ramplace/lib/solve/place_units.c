@@ -79,10 +79,15 @@ static int by_name(const void *a, const void *b, void *img)
 }
 
 /* Without a map a pattern names a section by the function's name, and so moves every static of
- * that name in every file: they are one unit. */
+ * that name in every file: they are one unit. So are aliases, names at one address (a C++ C1
+ * and C2 constructor, a weak handler alias): one piece of code, moved by whichever pattern
+ * matches its section. */
 static int unite_same_names(ctx *c, rp_err *err)
 {
 	size_t n = c->img->nfuncs;
+	for (size_t i = 1; i < n; i++)   /* funcs are sorted by address */
+		if (c->img->funcs[i].addr == c->img->funcs[i - 1].addr)
+			unite(c->parent, i, i - 1);
 	size_t *order = malloc((n ? n : 1) * sizeof(size_t));
 	if (!order)
 		return rp_err_nomem(err, "grouping functions by name");

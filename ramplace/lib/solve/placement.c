@@ -38,7 +38,10 @@ static int ctx_init(ctx *c, const rp_image *img, const rp_map *map, const rp_pla
 	c->out = out;
 	/* the veneer's shape is the architecture's (16 bytes on ARMv6-M, 8 on v7-M; image.h) */
 	c->veneer = opts->veneer_size >= 0 ? (uint64_t)opts->veneer_size : img->veneer_size;
-	c->veneer_block_align = c->veneer && img->veneer_block_align ? img->veneer_block_align : 1;
+	/* GNU ld's block: its padding is only modelled for veneers that are whole multiples of it
+	 * (8 and 16 bytes are; a --veneer-size of 12 is not, and then no padding is assumed) */
+	c->veneer_block_align = c->veneer && img->veneer_block_align > 1 && c->veneer % img->veneer_block_align == 0
+					? img->veneer_block_align : 1;
 	c->parent = malloc(nf * sizeof(size_t));
 	c->unit_of = malloc(nf * sizeof(size_t));
 	c->fsamples = calloc(nf, sizeof(uint64_t));
