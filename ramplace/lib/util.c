@@ -194,6 +194,17 @@ int rp_asprintf(char **out, rp_err *err, const char *fmt, ...)
 	return 0;
 }
 
+int rp_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 int rp_strdup(char **out, const char *s, rp_err *err)
 {
 	*out = NULL;

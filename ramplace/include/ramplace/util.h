@@ -45,6 +45,9 @@ int rp_strlist_pushf(char ***list, size_t *n, rp_err *err, const char *fmt, ...)
  * NULL and err says so. */
 int rp_asprintf(char **out, rp_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The value of one hexadecimal digit, or -1 for any other character (also negative ones). */
+int rp_hex_digit(int c);
+
 /* strdup that reports failure; NULL in gives NULL out with success. */
 int rp_strdup(char **out, const char *s, rp_err *err);
 

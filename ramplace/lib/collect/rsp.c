@@ -79,7 +79,7 @@ int rp_rsp_frame_parse(rp_rsp_frame *fr, const char *buf, size_t len, uint64_t s
 	size_t hpos = (size_t)(hash - buf);
 	if (len < hpos + 3)
 		return 0;
-	int hi = hexval((unsigned char)buf[hpos + 1]), lo = hexval((unsigned char)buf[hpos + 2]);
+	int hi = rp_hex_digit((unsigned char)buf[hpos + 1]), lo = rp_hex_digit((unsigned char)buf[hpos + 2]);
 	unsigned want = rp_rsp_checksum(buf + 1, hpos - 1);
 	if (hi < 0 || lo < 0 || (unsigned)(hi * 16 + lo) != want)
 		return rp_err_set(err, RP_EINPUT,

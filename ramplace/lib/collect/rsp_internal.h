@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "ramplace/rsp.h"
+#include "ramplace/util.h"
 
 #define EM_ARM_ 40
 #define EM_RISCV_ 243
@@ -72,21 +73,10 @@ static inline int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static inline int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static inline int all_hex(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
-		if (hexval((unsigned char)s[i]) < 0)
+		if (rp_hex_digit((unsigned char)s[i]) < 0)
 			return 0;
 	return len > 0;
 }

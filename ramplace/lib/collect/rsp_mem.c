@@ -7,17 +7,7 @@
 #include <string.h>
 
 #include "ramplace/rsp.h"
-
-static int hexdigit(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "ramplace/util.h"
 
 /* Quotes at most 32 bytes of a reply for a message, non-printables as '?'. */
 static const char *excerpt(char *buf, size_t cap, const char *s, size_t len)
@@ -35,7 +25,7 @@ int rp_rsp_parse_mem(unsigned char *out, size_t cap, size_t *n, const char *repl
 	char q[40];
 	if (rlen == 0)
 		return rp_err_set(err, RP_EINPUT, "%s: %s: empty reply (memory reads not supported?)", name, what);
-	if (rlen == 3 && reply[0] == 'E' && hexdigit(reply[1]) >= 0 && hexdigit(reply[2]) >= 0)
+	if (rlen == 3 && reply[0] == 'E' && rp_hex_digit(reply[1]) >= 0 && rp_hex_digit(reply[2]) >= 0)
 		return rp_err_set(err, RP_EINPUT, "%s: %s: the gdbserver refused with %.3s (no memory there?)",
 				  name, what, reply);
 	if (rlen % 2)
@@ -45,7 +35,7 @@ int rp_rsp_parse_mem(unsigned char *out, size_t cap, size_t *n, const char *repl
 		return rp_err_set(err, RP_EINPUT, "%s: %s: %zu bytes in the reply, more than the %zu asked for",
 				  name, what, rlen / 2, cap);
 	for (size_t i = 0; i < rlen; i += 2) {
-		int hi = hexdigit((unsigned char)reply[i]), lo = hexdigit((unsigned char)reply[i + 1]);
+		int hi = rp_hex_digit((unsigned char)reply[i]), lo = rp_hex_digit((unsigned char)reply[i + 1]);
 		if (hi < 0 || lo < 0)
 			return rp_err_set(err, RP_EINPUT, "%s: %s: not a hex digit at offset %zu of the reply \"%s\"",
 					  name, what, hi < 0 ? i : i + 1, excerpt(q, sizeof(q), reply, rlen));

@@ -18,10 +18,10 @@ static int parse_hex_num(uint64_t *v, const char *s, size_t len, size_t *i)
 {
 	size_t start = *i;
 	uint64_t x = 0;
-	while (*i < len && hexval((unsigned char)s[*i]) >= 0 && *i - start < 16)
-		x = x * 16 + (uint64_t)hexval((unsigned char)s[(*i)++]);
+	while (*i < len && rp_hex_digit((unsigned char)s[*i]) >= 0 && *i - start < 16)
+		x = x * 16 + (uint64_t)rp_hex_digit((unsigned char)s[(*i)++]);
 	*v = x;
-	return *i > start && (*i >= len || hexval((unsigned char)s[*i]) < 0);
+	return *i > start && (*i >= len || rp_hex_digit((unsigned char)s[*i]) < 0);
 }
 
 /* T reply pairs "key:value;": registers keyed by hex number are kept, the rest skipped. */
@@ -65,7 +65,7 @@ int rp_rsp_parse_stop(rp_rsp_stop *stop, const char *pkt, size_t len, const char
 		return 0;
 	}
 	if (len >= 3 && (pkt[0] == 'S' || pkt[0] == 'T' || pkt[0] == 'W' || pkt[0] == 'X') &&
-	    hexval((unsigned char)pkt[1]) >= 0 && hexval((unsigned char)pkt[2]) >= 0) {
+	    rp_hex_digit((unsigned char)pkt[1]) >= 0 && rp_hex_digit((unsigned char)pkt[2]) >= 0) {
 		parse_hex_num(&code, pkt, 3, &i);
 		stop->code = (int)code;
 		switch (pkt[0]) {
@@ -101,8 +101,8 @@ int rp_rsp_parse_reg(uint64_t *out, const char *hex, size_t len, int big_endian,
 	size_t nbytes = len / 2;
 	for (size_t k = 0; k < nbytes; k++) {
 		size_t b = big_endian ? k : nbytes - 1 - k;
-		v = (v << 8) | (uint64_t)(hexval((unsigned char)hex[2 * b]) * 16 +
-					   hexval((unsigned char)hex[2 * b + 1]));
+		v = (v << 8) | (uint64_t)(rp_hex_digit((unsigned char)hex[2 * b]) * 16 +
+					   rp_hex_digit((unsigned char)hex[2 * b + 1]));
 	}
 	*out = v;
 	return 0;

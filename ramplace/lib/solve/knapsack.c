@@ -22,16 +22,6 @@ typedef struct cell {
 	uint64_t weight;  /* in scaled units */
 } cell;
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* better: more value, or as much value in fewer bytes */
 static int better(uint64_t value, uint64_t weight, const cell *than)
 {
@@ -247,7 +237,7 @@ int rp_knapsack_solve_dp(const rp_ks_item *items, size_t n, uint64_t capacity,
 		/* zero-weight items always fit; the gcd then comes from the others */
 		uint64_t core_unit = 0;
 		for (size_t k = 0; k < ncore; k++)
-			core_unit = gcd64(core_unit, items[core[k]].weight);
+			core_unit = rp_ks_gcd64(core_unit, items[core[k]].weight);
 		rc = dp_solve(items, core, ncore, capacity - red.fixed_weight, core_unit ? core_unit : 1,
 			      chosen, res, err);
 		tally(items, n, chosen, res);

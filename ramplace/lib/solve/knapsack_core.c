@@ -58,7 +58,7 @@ typedef struct solver {
 	uint64_t max_states;
 } solver;
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
+uint64_t rp_ks_gcd64(uint64_t a, uint64_t b)
 {
 	while (b) {
 		uint64_t t = a % b;
@@ -246,7 +246,7 @@ static int prepare(solver *sv, const rp_ks_item *items, const size_t *cand, size
 	rp_sort_r(order, ncand, sizeof(size_t), by_density, (void *)items);
 	uint64_t g = 0;
 	for (size_t k = 0; k < ncand; k++)
-		g = gcd64(g, items[cand[k]].weight);
+		g = rp_ks_gcd64(g, items[cand[k]].weight);
 	g = g ? g : 1;
 	sv->cap = capacity / g;
 	u128 sum_v = 0, sum_w = 0;

@@ -163,13 +163,6 @@ static void clear_fields(reader *rd)
 	rd->nfields = 0;
 }
 
-static int hex_digit(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0'
-	     : c >= 'a' && c <= 'f' ? c - 'a' + 10
-	     : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 /* Decodes one field of n bytes into a new string; %00 is refused (strings end at NUL). */
 static int decode_field(reader *rd, char **out, const char *p, size_t n)
 {
@@ -180,8 +173,8 @@ static int decode_field(reader *rd, char **out, const char *p, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)p[i];
 		if (c == '%') {
-			int hi = i + 2 < n ? hex_digit(p[i + 1]) : -1;
-			int lo = i + 2 < n ? hex_digit(p[i + 2]) : -1;
+			int hi = i + 2 < n ? rp_hex_digit(p[i + 1]) : -1;
+			int lo = i + 2 < n ? rp_hex_digit(p[i + 2]) : -1;
 			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
 				char bad[4] = { 0 };
 				memcpy(bad, p + i, n - i < 3 ? n - i : 3);
@@ -342,7 +335,7 @@ static int parse_header_key(reader *rd, const char *key)
 		/* compared with the ELF's note byte for byte: anything but hex pairs can never match */
 		size_t n = strlen(plan->build_id);
 		for (size_t i = 0; i < n; i++)
-			if (hex_digit(plan->build_id[i]) < 0)
+			if (rp_hex_digit(plan->build_id[i]) < 0)
 				return fail(rd, "build-id must be hex digits, not '%.64s'", plan->build_id);
 		return n % 2 ? fail(rd, "build-id has an odd number of hex digits%s", "") : 0;
 	}
