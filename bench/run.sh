@@ -39,3 +39,6 @@ echo "== the target-side sampling runtime: RAM and instructions per sample"
 echo
 echo "== exact counts from QEMU: libramplace-qemu.so against -d exec logging (Cortex-M3 example)"
 "$root/bench/bench_qemu_plugin.sh" "$build"
+echo
+echo "== place on synthetic firmware of 1,000 to 200,000 functions against arm-none-eabi-nm -S (goal: 3x at 50,000)"
+"$root/bench/bench_scale.sh" "$build/ramplace"

@@ -12,13 +12,22 @@
 #                                   OpenOCD, ...); omit it when the gdbserver already runs
 #     [RECORD_ARGS ...]             more `ramplace record` options (default --rate 2000 --quiet)
 #     [PLACE_ARGS ...]              more `ramplace place` options (--exclude, --min-mapped, ...)
+#     [QEMU_COMMAND cmd args...]    on QEMU: the command that runs the firmware, up to -kernel;
+#                                   <target>-profile then imports the project plugin's exact
+#                                   counts instead of recording through the gdbstub (biased on
+#                                   QEMU: it stops only between translation blocks)
+#     [FLASH_MODEL ws:5]            with QEMU_COMMAND: the plugin's flash model (docs/cost-models.md)
+#     [FLASH_RANGE LO-HI]           with QEMU_COMMAND: the flash addresses, hex (required then)
+#     [QEMU_PLUGIN path]            libramplace-qemu.so (default: beside RAMPLACE_EXECUTABLE, or
+#                                   ../lib/ramplace/ from it when installed)
 #     [NO_FUNCTION_SECTIONS])       do not add -ffunction-sections
 #
 # It compiles TARGET with -ffunction-sections, writes an empty fragment at configure time (so the
 # first build links with everything in flash), puts its directory on the link's -L path, makes it
 # a LINK_DEPENDS of TARGET (a new placement relinks), and adds the targets
-#   <target>-profile          run RECORD_COMMAND and `ramplace record` into PROFILE
-#   <target>-ramplace         place from PROFILE and the current ELF, relink, `ramplace check`
+#   <target>-profile          run RECORD_COMMAND and `ramplace record` into PROFILE (with
+#                             QEMU_COMMAND: the plugin's exact counts, imported into PROFILE)
+#   <target>-ramplace         place from PROFILE and the current ELF (the HTML report beside the fragment: FRAGMENT.html), relink, `ramplace check`
 #   <target>-ramplace-check   `ramplace check` the current ELF against the plan
 # `RAMPLACE_FORCE=1 cmake --build ... -t <target>-ramplace` places even from a stale profile.
 #
@@ -28,6 +37,33 @@
 include_guard(GLOBAL)
 
 set(_RAMPLACE_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+
+# <target>-profile on QEMU: the plugin's exact counts and flash stall cycles, imported (the
+# caller's RP_* variables: QEMU_COMMAND, FLASH_MODEL, FLASH_RANGE, QEMU_PLUGIN). QEMU splits
+# plugin options at commas, so a comma inside the model is doubled.
+macro(_ramplace_exact_profile_target tgt elf profile)
+  if(NOT RP_FLASH_RANGE)
+    message(FATAL_ERROR "ramplace_add_placement: QEMU_COMMAND needs FLASH_RANGE (e.g. 0-400000)")
+  endif()
+  if(NOT RP_FLASH_MODEL)
+    set(RP_FLASH_MODEL ws:5)
+  endif()
+  if(NOT RP_QEMU_PLUGIN)
+    get_filename_component(_rp_bin_dir "${RAMPLACE_EXECUTABLE}" DIRECTORY)
+    set(RP_QEMU_PLUGIN "${_rp_bin_dir}/libramplace-qemu.so")
+    if(NOT EXISTS "${RP_QEMU_PLUGIN}" AND EXISTS "${_rp_bin_dir}/../lib/ramplace/libramplace-qemu.so")
+      set(RP_QEMU_PLUGIN "${_rp_bin_dir}/../lib/ramplace/libramplace-qemu.so")
+    endif()
+  endif()
+  string(REPLACE "," ",," _rp_model "${RP_FLASH_MODEL}")
+  add_custom_target(${tgt}-profile
+    COMMAND ${RP_QEMU_COMMAND} -kernel "${elf}"
+            -plugin "${RP_QEMU_PLUGIN},out=${profile}.counts,mode=insn,model=${_rp_model},flash=${RP_FLASH_RANGE}"
+    COMMAND "${RAMPLACE_EXECUTABLE}" import --quiet "${profile}" "${elf}" "${profile}.counts"
+    DEPENDS ${tgt}
+    COMMENT "Exact counts of ${tgt} from the QEMU plugin (flash model ${RP_FLASH_MODEL}) into ${profile}"
+    USES_TERMINAL VERBATIM)
+endmacro()
 set(RAMPLACE_RECORD_HELPER "${_RAMPLACE_MODULE_DIR}/../make/ramplace-record.sh"
     CACHE FILEPATH "Script that runs the gdbserver command and ramplace record")
 
@@ -50,7 +86,8 @@ endfunction()
 
 function(ramplace_add_placement)
   cmake_parse_arguments(PARSE_ARGV 0 RP "NO_FUNCTION_SECTIONS"
-    "TARGET;BUDGET;PROFILE;FRAGMENT;MAP;CONFIG;REMOTE" "RECORD_COMMAND;RECORD_ARGS;PLACE_ARGS")
+    "TARGET;BUDGET;PROFILE;FRAGMENT;MAP;CONFIG;REMOTE;FLASH_MODEL;FLASH_RANGE;QEMU_PLUGIN"
+    "RECORD_COMMAND;RECORD_ARGS;PLACE_ARGS;QEMU_COMMAND")
   if(RP_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "ramplace_add_placement: unknown arguments: ${RP_UNPARSED_ARGUMENTS}")
   endif()
@@ -106,17 +143,21 @@ function(ramplace_add_placement)
   if(RP_RECORD_COMMAND)
     set(server -- ${RP_RECORD_COMMAND})
   endif()
+  if(RP_QEMU_COMMAND)
+    _ramplace_exact_profile_target(${tgt} "${elf}" "${profile}")
+  else()
   add_custom_target(${tgt}-profile
     COMMAND "${RAMPLACE_RECORD_HELPER}" --ramplace "${RAMPLACE_EXECUTABLE}" --remote "${RP_REMOTE}"
             "${profile}" "${elf}" ${RP_RECORD_ARGS} ${server}
     DEPENDS ${tgt}
     COMMENT "Recording ${tgt} into ${profile}"
     USES_TERMINAL VERBATIM)
+  endif()
   # The nested build relinks TARGET with the fragment just written; TARGET itself was brought up
   # to date before, so the placement sees the ELF and map as they are now.
   add_custom_target(${tgt}-ramplace
     COMMAND "${RAMPLACE_EXECUTABLE}" place --budget "${RP_BUDGET}" --map "${map}" -o "${fragment}"
-            ${config_args} ${RP_PLACE_ARGS} "${profile}" "${elf}"
+            --html "${fragment}.html" ${config_args} ${RP_PLACE_ARGS} "${profile}" "${elf}"
     COMMAND "${CMAKE_COMMAND}" --build "${CMAKE_BINARY_DIR}" --target ${tgt} --config $<CONFIG>
     COMMAND "${RAMPLACE_EXECUTABLE}" check --plan "${plan}" "${elf}"
     DEPENDS ${tgt}

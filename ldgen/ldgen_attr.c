@@ -500,6 +500,8 @@ int rp_attr_make_patch(char **patch, size_t *len, rp_attr_result *res, const rp_
 	*patch = NULL;
 	*len = 0;
 	memset(res, 0, sizeof(*res));
+	if (plan && plan->is_data)   /* the attribute marks function definitions; objects need section("...") on a const */
+		return rp_err_set(err, RP_EUSAGE, "a data plan (.ramdata) has no function attributes: link with ramdata.ld");
 	int rc = check_opts(opts, root, err);
 	if (!rc)
 		rc = collect_targets(&t, res, plan, loc, root, err);

@@ -87,6 +87,9 @@ int rp_ldgen_espidf_write(const rp_plan *plan, const char *path, rp_err *err)
 	entry *v = NULL;
 	size_t n = 0;
 	rp_afile af;
+	/* ESP-IDF maps read-only data to DRAM through its own "rodata" scheme, not IRAM: not emitted yet */
+	if (plan->is_data)
+		return rp_err_set(err, RP_EUSAGE, "%s: data plans (.ramdata) are emitted for GNU ld and ld.lld only", path);
 	int rc = rp_afile_open(&af, path, err);
 	if (rc)
 		return rc;

@@ -131,6 +131,9 @@ int rp_ldgen_zephyr_write(const rp_plan *plan, const rp_ldgen_locator *loc, cons
 	rp_afile af;
 	if (!valid_location(location))
 		return rp_err_set(err, RP_EUSAGE, "--location: '%s' is not a Zephyr memory location name", location);
+	/* the relocation lines filter .text sections; rodata would need its own FILTER: not emitted yet */
+	if (plan->is_data)
+		return rp_err_set(err, RP_EUSAGE, "%s: data plans (.ramdata) are emitted for GNU ld and ld.lld only", path);
 	int rc = rp_afile_open(&af, path, err);
 	if (rc)
 		return rc;

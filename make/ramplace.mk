@@ -12,7 +12,7 @@
 #
 #   make profile    run RAMPLACE_RECORD_COMMAND (the firmware under a gdbserver) and record it
 #                   into RAMPLACE_PROFILE with `ramplace record`
-#   make ramplace   place from RAMPLACE_PROFILE and the current ELF, relink, `ramplace check`
+#   make ramplace   place from RAMPLACE_PROFILE and the current ELF (report: RAMPLACE_OUTPUT.html), relink, `ramplace check`
 #   make check      `ramplace check` the current ELF against the fragment's plan
 #
 # (also as ramplace-profile / ramplace-check; RAMPLACE_SHORT_TARGETS := no drops the short
@@ -35,6 +35,13 @@
 #   RAMPLACE_RECORD_COMMAND  command that starts the firmware under that gdbserver; empty when
 #                          the gdbserver already runs
 #   RAMPLACE_RECORD_FLAGS  more `ramplace record` options (default --rate 2000 --quiet)
+#   RAMPLACE_QEMU_COMMAND  when the target is QEMU: the command that runs the firmware, up to
+#                          (not including) -kernel. `make profile` then takes the exact counts of
+#                          the project's plugin instead of recording through the gdbstub (whose
+#                          halting samples are biased on QEMU: it stops only between translation
+#                          blocks, in host time), with the stall cycles of RAMPLACE_FLASH_MODEL
+#                          (default ws:5) over RAMPLACE_FLASH_RANGE (LO-HI, hex; required then)
+#   RAMPLACE_QEMU_PLUGIN   libramplace-qemu.so (default: beside RAMPLACE)
 
 ifndef RAMPLACE_ELF
 $(error ramplace.mk: set RAMPLACE_ELF to the firmware ELF before including it)
@@ -56,6 +63,11 @@ RAMPLACE_FORCE ?=
 RAMPLACE_REMOTE ?= 127.0.0.1:1234
 RAMPLACE_RECORD_COMMAND ?=
 RAMPLACE_RECORD_FLAGS ?= --rate 2000 --quiet
+RAMPLACE_QEMU_COMMAND ?=
+RAMPLACE_QEMU_PLUGIN ?= $(dir $(RAMPLACE))libramplace-qemu.so
+RAMPLACE_FLASH_MODEL ?= ws:5
+RAMPLACE_FLASH_RANGE ?=
+ramplace_comma := ,
 RAMPLACE_ADD_FLAGS ?= yes
 RAMPLACE_SHORT_TARGETS ?= yes
 
@@ -87,16 +99,25 @@ endif
 .PHONY: ramplace ramplace-profile ramplace-check ramplace-FORCE
 ramplace-FORCE:
 
+ifneq ($(strip $(RAMPLACE_QEMU_COMMAND)),)
+# QEMU: exact counts and flash stall cycles from the plugin (a doubled comma is a literal one to QEMU)
+ramplace-profile: $(RAMPLACE_ELF)
+	@test -n "$(RAMPLACE_FLASH_RANGE)" || { echo "ramplace.mk: set RAMPLACE_FLASH_RANGE (e.g. 0-400000) with RAMPLACE_QEMU_COMMAND" >&2; exit 2; }
+	$(RAMPLACE_QEMU_COMMAND) -kernel $(RAMPLACE_ELF) -plugin $(RAMPLACE_QEMU_PLUGIN),out=$(RAMPLACE_PROFILE).counts,mode=insn,model=$(subst $(ramplace_comma),$(ramplace_comma)$(ramplace_comma),$(RAMPLACE_FLASH_MODEL)),flash=$(RAMPLACE_FLASH_RANGE) >/dev/null
+	$(RAMPLACE) import --quiet $(RAMPLACE_PROFILE) $(RAMPLACE_ELF) $(RAMPLACE_PROFILE).counts
+else
 ramplace-profile: $(RAMPLACE_ELF)
 	$(RAMPLACE_RECORD_HELPER) --ramplace $(RAMPLACE) --remote $(RAMPLACE_REMOTE) \
 		$(RAMPLACE_PROFILE) $(RAMPLACE_ELF) $(RAMPLACE_RECORD_FLAGS) \
 		$(if $(strip $(RAMPLACE_RECORD_COMMAND)),-- $(RAMPLACE_RECORD_COMMAND))
+endif
 
 # Place from the ELF as it is now, then relink it with the new fragment (a sub-make, since the
 # ELF this rule depended on is out of date only after the recipe's first line), then check.
 ramplace: $(RAMPLACE_ELF)
 	@test -n "$(RAMPLACE_BUDGET)" || { echo "ramplace.mk: set RAMPLACE_BUDGET (e.g. 16K)" >&2; exit 2; }
 	$(RAMPLACE) place --budget $(RAMPLACE_BUDGET) --map $(RAMPLACE_MAP) -o $(RAMPLACE_OUTPUT) \
+		--html $(RAMPLACE_OUTPUT).html \
 		$(if $(RAMPLACE_CONFIG),--config $(RAMPLACE_CONFIG)) $(if $(RAMPLACE_FORCE),--force) \
 		$(RAMPLACE_PLACE_FLAGS) $(RAMPLACE_PROFILE) $(RAMPLACE_ELF)
 	$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $(RAMPLACE_ELF)

@@ -21,6 +21,8 @@ packages=(
 	qemu-system-arm qemu-system-misc gdb-multiarch
 	# build integrations: Ninja generator, LLVM linker, patch tools
 	ninja-build lld git patch
+	# the HTML report's browser test (tests/integration/t_report_html.sh): headless Chromium
+	chromium
 )
 
 missing=()

@@ -5,13 +5,21 @@
 #   work        the directory to write into (emptied first)
 #   qemu_cmd    array: the QEMU command line up to (not including) -kernel, without -gdb
 #   flash_name  what the code runs from ("flash", "XIP flash"); ram_name likewise ("RAM", "DTIM")
-# Steps: build with everything in flash -> run in QEMU -> run again under QEMU's gdbstub while
-# `ramplace record` samples the PC -> `ramplace place` -> relink -> `ramplace check` -> run the
-# relinked firmware (output must be byte-identical) -> record it again and print the share of
-# samples that now execute from RAM. Exits non-zero when a step fails or the outputs differ.
+#   flash_range the flash addresses, LO-HI in hex, for the QEMU plugin's flash model
+# Steps: build with everything in flash -> run in QEMU -> profile it: on QEMU the plugin's exact
+# counts by default (PROFILE=exact), with the stall cycles of a flash model (FLASH_MODEL,
+# default ws:5, docs/cost-models.md); PROFILE=record samples the PC through QEMU's gdbstub as a
+# board's gdbserver would (biased on QEMU: it stops only between translation blocks) and also
+# places from exact counts for comparison -> `ramplace place` -> relink -> `ramplace check` ->
+# run the relinked firmware (output must be byte-identical) -> its own exact counts under the
+# same model: the gain line gives the modeled speed-up the plan predicted and the measured one.
+# Exits non-zero when a step fails or the outputs differ.
 . "$root/scripts/qemu-lib.sh"
 RAMPLACE=${RAMPLACE:-$root/build/ramplace}
 BUDGET=${BUDGET:-1K}
+PROFILE=${PROFILE:-exact}
+FLASH_MODEL=${FLASH_MODEL:-ws:5}
+PLUGIN=${PLUGIN:-$(dirname "$RAMPLACE")/libramplace-qemu.so}
 iterations=${ITERATIONS:+ITERATIONS=$ITERATIONS}
 qemu_pid=""
 trap 'stop_pid "$qemu_pid"' EXIT
@@ -45,21 +53,45 @@ record() { # ELF DB OUTFILE
 	qemu_pid=""
 }
 
+exact() { # ELF COUNTS OUTFILE: exact counts and the flash model's stall cycles from the plugin
+	run_qemu "$1" "$3" -plugin "$PLUGIN,out=$2,mode=insn,model=${FLASH_MODEL//,/,,},flash=$flash_range"
+	wait_pid "$qemu_pid" 600   # a callback per flash fetch and per load: about 10x a plain run
+	qemu_pid=""
+}
+
+# modeled cycles of a plugin file: instructions plus the stall cycles its header states
+cycles_of() { awk '$2 == "insns-executed" || $2 == "stall-fetch" || $2 == "stall-read" { s += $3 } END { printf "%.0f\n", s }' "$1"; }
+# "modeled cycles (ws:5): 1.2e+06 -> 4.5e+05, 2.66x fewer; ..." -> 2.66
+modeled_gain() { grep -Eo '^modeled cycles .*, [0-9.]+x fewer' "$1" | grep -Eo '[0-9.]+x fewer$' | grep -Eo '^[0-9.]+'; }
+
 step "build the firmware, everything in $flash_name"
 make -s -C "$here" BUILD="$work/flash" $iterations >/dev/null
 make -s -C "$here" BUILD="$work/flash" $iterations check-startup
 run_to_end "$work/flash/fw.elf" "$work/flash.out"
 cat "$work/flash.out"
 
-step "profile it: QEMU's gdbstub, sampled by ramplace record"
-record "$work/flash/fw.elf" "$work/profile.db" "$work/record.out"
-cmp -s "$work/flash.out" "$work/record.out" || { echo "loop: output under sampling differs" >&2; exit 1; }
+step "profile it: exact counts from QEMU's plugin, stall cycles under flash model $FLASH_MODEL"
+exact "$work/flash/fw.elf" "$work/flash.counts" "$work/exact.out"
+cmp -s "$work/flash.out" "$work/exact.out" || { echo "loop: output under the plugin differs" >&2; exit 1; }
+if [ "$PROFILE" = record ]; then
+	echo "PROFILE=record: the profile is sampled through QEMU's gdbstub instead (biased on QEMU; exact counts kept for comparison)"
+	"$RAMPLACE" import --quiet "$work/exact.db" "$work/flash/fw.elf" "$work/flash.counts"
+	record "$work/flash/fw.elf" "$work/profile.db" "$work/record.out"
+	cmp -s "$work/flash.out" "$work/record.out" || { echo "loop: output under sampling differs" >&2; exit 1; }
+else
+	"$RAMPLACE" import --quiet "$work/profile.db" "$work/flash/fw.elf" "$work/flash.counts"
+fi
 "$RAMPLACE" report --limit 12 "$work/profile.db"
 
 step "place the hottest functions into $BUDGET of $ram_name"
 mkdir -p "$work/ram"
 "$RAMPLACE" place --budget "$BUDGET" --map "$work/flash/fw.map" -o "$work/ram/ramtext.ld" \
-	"$work/profile.db" "$work/flash/fw.elf"
+	--html "$work/ram/report.html" --flash-model "$FLASH_MODEL" "$work/profile.db" "$work/flash/fw.elf" | tee "$work/place.out"
+if [ "$PROFILE" = record ]; then   # what exact counts would have placed, priced the same way
+	mkdir -p "$work/exact"
+	"$RAMPLACE" place --budget "$BUDGET" --map "$work/flash/fw.map" -o "$work/exact/ramtext.ld" \
+		--flash-model "$FLASH_MODEL" "$work/exact.db" "$work/flash/fw.elf" >"$work/exact-place.out"
+fi
 
 step "relink with the generated ramtext.ld and check the plan landed"
 make -s -C "$here" BUILD="$work/ram" RAMTEXT_LD="$work/ram/ramtext.ld" $iterations >/dev/null
@@ -74,13 +106,22 @@ if ! cmp "$work/flash.out" "$work/ram.out"; then
 fi
 echo "output byte-identical to the flash-only build ($(wc -c <"$work/ram.out") bytes)"
 
-step "the gain: profile the relinked firmware and measure where it now executes"
-record "$work/ram/fw.elf" "$work/after.db" "$work/after.out"
-before=$("$RAMPLACE" report --elf "$work/flash/fw.elf" --limit 0 "$work/profile.db" | tail -1)
-after=$("$RAMPLACE" report --elf "$work/ram/fw.elf" --limit 0 "$work/after.db" | tail -1)
+step "the gain: exact counts of the relinked firmware under the same flash model"
+exact "$work/ram/fw.elf" "$work/ram.counts" "$work/after.out"
+"$RAMPLACE" import --quiet "$work/after.db" "$work/ram/fw.elf" "$work/ram.counts"
+baseline=$work/profile.db
+[ "$PROFILE" = record ] && baseline=$work/exact.db
+"$RAMPLACE" check --quiet --plan "$work/ram/ramtext.ld.plan" --profile "$work/after.db" --baseline "$baseline" "$work/ram/fw.elf"
+before=$("$RAMPLACE" report --elf "$work/flash/fw.elf" --limit 0 "$work/profile.db" | grep -m1 '^placement in ')
+after=$("$RAMPLACE" report --elf "$work/ram/fw.elf" --limit 0 "$work/after.db" | grep -m1 '^placement in ')
 echo "before: $before"
 echo "after:  $after"
 share() { grep -Eo '[0-9.]+% of samples in code running from RAM' <<<"$1" | grep -Eo '^[0-9.]+%'; }
 moved=$(grep -c '^unit ' "$work/ram/ramtext.ld.plan")
+c0=$(cycles_of "$work/flash.counts") c1=$(cycles_of "$work/ram.counts")
+measured=$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", a / b }')
 echo
-echo "gain: $moved function(s) moved into $BUDGET of $ram_name; sampled execution from $ram_name: $(share "$before") -> $(share "$after")"
+echo "gain: $moved function(s) moved into $BUDGET of $ram_name: modeled $(modeled_gain "$work/place.out")x fewer cycles under $FLASH_MODEL" \
+	"(placed from the $PROFILE profile$( [ "$PROFILE" = record ] && echo "; exact counts would give $(modeled_gain "$work/exact-place.out")x"));" \
+	"measured on the relinked firmware's exact counts: $c0 -> $c1 cycles, ${measured}x fewer;" \
+	"execution from $ram_name: $(share "$before") -> $(share "$after")"

@@ -1,7 +1,8 @@
 /* startup.c: vector table, reset handler and fault handler for the mps2-an385 (Cortex-M3)
  * demo firmware, linked with -nostartfiles.
  *
- * The reset handler copies .data and .ramtext from their load addresses in flash to RAM, clears
+ * The reset handler copies .data, .ramtext and .ramdata (hot const objects) from their load
+ * addresses in flash to RAM, clears
  * .bss and only then calls main. Everything it runs must stay in flash, so:
  *  - the reset path lives in .boot.text (see mps2-an385.ld), which no ramtext.ld pattern on
  *    .text sections can match;
@@ -18,6 +19,7 @@
 /* Defined by mps2-an385.ld. */
 extern uint32_t __data_load[], __data_start[], __data_end[];
 extern uint32_t __ramtext_load[], __ramtext_start[], __ramtext_end[];
+extern uint32_t __ramdata_load[], __ramdata_start[], __ramdata_end[];
 extern uint32_t __bss_start__[], __bss_end__[];
 extern uint32_t _estack[];
 
@@ -70,6 +72,7 @@ BOOT_TEXT void Reset_Handler(void)
 {
 	copy_words(__data_start, __data_load, __data_end);
 	copy_words(__ramtext_start, __ramtext_load, __ramtext_end);
+	copy_words(__ramdata_start, __ramdata_load, __ramdata_end);	/* hot const data */
 	zero_words(__bss_start__, __bss_end__);
 	/* Make the copied code visible to instruction fetch before anything branches into it. */
 	__asm__ volatile("dsb\n\tisb" ::: "memory");

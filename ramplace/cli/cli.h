@@ -24,6 +24,7 @@ typedef int (*rp_cmd_fn)(int argc, char **argv, rp_err *err);
 int cmd_place(int argc, char **argv, rp_err *err);
 int cmd_record(int argc, char **argv, rp_err *err);
 int cmd_record_runtime(int argc, char **argv, rp_err *err); /* record --runtime */
+int cmd_record_swo(int argc, char **argv, rp_err *err);     /* record --swo */
 int cmd_import(int argc, char **argv, rp_err *err);
 int cmd_check(int argc, char **argv, rp_err *err);
 int cmd_report(int argc, char **argv, rp_err *err);

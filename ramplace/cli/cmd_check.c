@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_profile.h"
 #include "cli.h"
 #include "ramplace/check.h"
 #include "ramplace/image.h"
@@ -24,12 +25,17 @@ static const char usage[] =
 	"Exits 1 when a check fails.\n"
 	"\n"
 	"  -p, --plan FILE       plan to verify (default: the fragment's name + .plan); repeat\n"
-	"                        it for the plans of several regions\n"
+	"                        it for the plans of several regions. The data plan a code plan\n"
+	"                        names (place --data: ramdata.ld.plan) is verified with it\n"
 	"  -f, --fragment FILE   fragment the plan was written beside (default ramtext.ld);\n"
 	"                        repeatable\n"
 	"  -q, --quiet           print only the failures (the exit status is the same)\n"
 	"      --allow-empty     a plan that moves nothing passes (without it, an empty plan is\n"
 	"                        a failure: a loop that moved nothing has not worked)\n"
+	"      --profile NEW.db  the relinked firmware's exact counts and flash stall cycles (QEMU\n"
+	"                        plugin model=): its modeled cycles, and with --baseline the\n"
+	"                        speed-up achieved against the one the plan predicted\n"
+	"      --baseline OLD.db the profile the plan was made from (same flash model)\n"
 	"  -h, --help            print this help\n";
 
 typedef struct check_args {
@@ -38,6 +44,7 @@ typedef struct check_args {
 	const char *elf_path;
 	int quiet;            /* failures only, no summaries */
 	int allow_empty;      /* --allow-empty: a plan with no unit is not a failure */
+	const char *profile, *baseline;   /* --profile, --baseline: the move in cycles */
 } check_args;
 
 static int add_plan(check_args *a, const char *path, const char *suffix, rp_err *err)
@@ -53,6 +60,39 @@ static int add_plan(check_args *a, const char *path, const char *suffix, rp_err 
 	return 0;
 }
 
+static int listed(const check_args *a, const char *path)
+{
+	for (size_t i = 0; i < a->nplans; i++)
+		if (strcmp(a->plans[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+/* The data plans the code plans name ("data-plan", written by place --data), resolved beside
+ * each code plan and added once, so `check fw.elf` verifies .ramdata too. A code plan that does
+ * not read fails here as it would in check_one. */
+static int add_data_plans(check_args *a, rp_err *err)
+{
+	size_t ngiven = a->nplans;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < ngiven; i++) {
+		rp_plan *plan = NULL;
+		if ((rc = rp_plan_read(&plan, a->plans[i], err)))
+			break;
+		if (plan->data_plan) {
+			const char *slash = strrchr(a->plans[i], '/');
+			int dirlen = slash ? (int)(slash - a->plans[i] + 1) : 0;
+			char path[4096];
+			if (snprintf(path, sizeof(path), "%.*s%s", dirlen, a->plans[i], plan->data_plan) >= (int)sizeof(path))
+				rc = rp_err_set(err, RP_EINPUT, "%s: data-plan path too long", a->plans[i]);
+			else if (!listed(a, path))
+				rc = add_plan(a, path, "", err);
+		}
+		rp_plan_free(plan);
+	}
+	return rc;
+}
+
 /* Returns 1 after --help, 0 to go on, or a negative code. */
 static int parse_args(check_args *a, int argc, char **argv, rp_err *err)
 {
@@ -61,6 +101,7 @@ static int parse_args(check_args *a, int argc, char **argv, rp_err *err)
 		{ "fragment", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "allow-empty", no_argument, NULL, 'E' },
+		{ "profile", required_argument, NULL, 'R' }, { "baseline", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -71,6 +112,8 @@ static int parse_args(check_args *a, int argc, char **argv, rp_err *err)
 		case 'f': rc = add_plan(a, optarg, ".plan", err); break;
 		case 'q': a->quiet = 1; break;
 		case 'E': a->allow_empty = 1; break;
+		case 'R': a->profile = optarg; break;
+		case 'B': a->baseline = optarg; break;
 		case 'h': fputs(usage, stdout); return 1;
 		default: return cli_usage_error(err, "check", "unknown option");
 		}
@@ -80,7 +123,8 @@ static int parse_args(check_args *a, int argc, char **argv, rp_err *err)
 	if (argc - optind != 1)
 		return cli_usage_error(err, "check", "expects one firmware.elf");
 	a->elf_path = argv[optind];
-	return a->nplans ? 0 : add_plan(a, "ramtext.ld", ".plan", err);
+	int rc2 = a->nplans ? 0 : add_plan(a, "ramtext.ld", ".plan", err);
+	return rc2 ? rc2 : add_data_plans(a, err);
 }
 
 static void print_result(const rp_check_result *res, const rp_plan *plan, int quiet)
@@ -92,8 +136,9 @@ static void print_result(const rp_check_result *res, const rp_plan *plan, int qu
 	char of_total[64] = "";
 	if (res->nfuncs_placed != res->nfuncs_checked)
 		snprintf(of_total, sizeof(of_total), " of %zu", res->nfuncs_checked);
-	printf("check: %zu%s function%s in %s (%llu bytes of %llu; planned %llu + %zu veneer%s)\n",
-	       res->nfuncs_placed, of_total, res->nfuncs_checked == 1 ? "" : "s", plan->outsec,
+	printf("check: %zu%s %s%s in %s (%llu bytes of %llu; planned %llu + %zu veneer%s)\n",
+	       res->nfuncs_placed, of_total, plan->is_data ? "data object" : "function",
+	       res->nfuncs_checked == 1 ? "" : "s", plan->outsec,
 	       (unsigned long long)res->outsec_size, (unsigned long long)plan->budget,
 	       (unsigned long long)res->planned_bytes, res->nveneers, res->nveneers == 1 ? "" : "s");
 	printf("accounting: %s planned %llu bytes (%llu code + %llu in %llu veneer(s)), linked %llu: difference %+lld\n",
@@ -110,7 +155,8 @@ static int check_one(const char *plan_path, const rp_image *img, const check_arg
 	int quiet = a->quiet;
 	int rc = rp_plan_read(&plan, plan_path, err);
 	/* everything passes trivially on an empty plan: in CI that is a loop that did nothing */
-	if (!rc && plan->nunits == 0 && !a->allow_empty) {
+	/* a data plan may move nothing: the code plan beside it is what shows the loop did something */
+	if (!rc && plan->nunits == 0 && !a->allow_empty && !plan->is_data) {
 		printf("%s: the plan moves nothing (no profile, or nothing worth moving): nothing to check; "
 		       "--allow-empty when that is expected\n", plan_path);
 		(*failures)++;
@@ -150,6 +196,8 @@ static int run_check(const check_args *a, rp_err *err)
 		failures += res.nfailures;
 		rp_check_result_release(&res);
 	}
+	if (!rc && a->profile)
+		rc = check_profile_report(a->profile, a->baseline, a->plans, a->nplans, err);
 	if (!rc && failures)
 		rc = rp_err_set(err, RP_ECHECK, "%s: %zu check%s failed", a->elf_path, failures, failures == 1 ? "" : "s");
 	for (size_t i = 0; outsecs && i < a->nplans; i++)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_stability.h"
 #include "ramplace/import.h"
 #include "ramplace/profdir.h"
 #include "ramplace/profiledb.h"
@@ -37,12 +38,14 @@ static const char usage[] =
 	"  qemu-log a log of qemu-system-* -d exec,nochain,in_asm -D FILE\n"
 	"  prof     'offset count' samples (Itsy profd): 'key value' header lines, then\n"
 	"           hex file offsets into the ELF and counts\n"
+	"  swo      a raw SWO capture of DWT PC samples (ITM packets, with or without TPIU\n"
+	"           frames) as OpenOCD, orbuculum or J-Link write it (never detected)\n"
 	"  pclog    a gdb log of 'p $pc' lines: $1 = (void (*)()) 0x2000f1c4 <run_repl+12>\n"
 	"  pclist   one hex PC per line, optionally followed by a decimal count\n"
 	"Each file must belong to its ELF: its samples are checked against the instruction\n"
 	"bytes QEMU ran (qemu, qemu-log), else against the ELF's functions and instruction\n"
 	"starts; a file of which too few verify was taken on another firmware and is refused.\n"
-	"  -f, --format FMT   auto (default), gmon, openocd, qemu, qemu-log, prof, pclog, pclist\n"
+	"  -f, --format FMT   auto (default), gmon, openocd, qemu, qemu-log, prof, swo, pclog, pclist\n"
 	"      --image ELF    another ELF a profile directory's files may belong to\n"
 	"      --signature ID=ELF  the file with image id ID belongs to ELF\n"
 	"      --min-verified PCT  refuse a file of which less than PCT% of the samples\n"
@@ -71,7 +74,31 @@ typedef struct import_run {
 	char notes[512];
 	int nfiles;
 	rp_import_format detected;  /* of the first file, named in the run's tool column */
+	rp_costs costs;        /* what a flash model charged (plugin files of version 3) */
 } import_run;
+
+/* A plugin file's flash-model costs added to the run's. Every file of a run has the same
+ * model, or none has one: stall cycles of part of a run would understate the rest. */
+static int add_costs(import_run *r, const char *text, size_t len, const char *name, rp_err *err)
+{
+	rp_costs one;
+	rp_costs_init(&one);
+	int rc = rp_import_qemu_costs(&one, text, len, name, err);
+	if (!rc && r->nfiles && strcmp(one.model, r->costs.model) != 0)
+		rc = rp_err_set(err, RP_EINPUT, "%s: flash model '%s', but the files before it have '%s': import them as separate runs",
+				name, one.model[0] ? one.model : "none", r->costs.model[0] ? r->costs.model : "none");
+	if (!rc && rp_costs_have(&one) &&
+	    !(rc = rp_samples_merge(&r->costs.fetch_stall, &one.fetch_stall, name, err)) &&
+	    !(rc = rp_samples_merge(&r->costs.data_reads, &one.data_reads, name, err)) &&
+	    !(rc = rp_samples_merge(&r->costs.data_stall, &one.data_stall, name, err)))
+		rc = rp_costs_merge_evict(&r->costs, &one, err);
+	if (!rc && rp_costs_have(&one)) {
+		memcpy(r->costs.model, one.model, sizeof(one.model));
+		r->costs.misses += one.misses;
+	}
+	rp_costs_release(&one);
+	return rc;
+}
 
 static void add_note(import_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_note(import_run *r, const char *fmt, ...)
@@ -147,6 +174,8 @@ static int parse_one(import_run *r, const import_args *a, const rp_image *img, c
 	if (r->nfiles == 0)
 		r->detected = fmt == RP_IMPORT_AUTO ? rp_import_detect(text, len) : fmt;
 	rc = rp_import_file(&one, &meta, fmt, img, text, len, name, err);
+	if (!rc && meta.plugin_version == 3)
+		rc = add_costs(r, text, len, name, err);
 	if (mapped)
 		munmap(text, len);
 	else
@@ -169,6 +198,11 @@ static int parse_one(import_run *r, const import_args *a, const rp_image *img, c
 			 (unsigned long long)meta.blocks_without_insns, name);
 	if (meta.nbb)
 		add_note(r, "%llu basic-block counts in %s not used", (unsigned long long)meta.nbb, name);
+	if (strcmp(meta.method, "swo") == 0)   /* always: what the capture lost is part of the run */
+		add_note(r, "SWO %s: %llu sleeping samples, %llu overflows (packets lost), %llu framing errors, "
+			 "%llu bytes skipped resynchronising%s", name, (unsigned long long)meta.swo.sleeping,
+			 (unsigned long long)meta.swo.overflows, (unsigned long long)meta.swo.errors,
+			 (unsigned long long)meta.swo.skipped, meta.swo.truncated ? ", last packet cut off" : "");
 	if (meta.plugin_version == 1)
 		add_note(r, "%s is from libramplace-qemu.so version 1, without instruction bytes: checked by address only", name);
 	if (meta.check.verified < meta.check.checked)
@@ -209,13 +243,25 @@ static int store(const char *db_path, const rp_image *img, const import_run *r, 
 	info.duration_s = r->rate_hz > 0 ? taken / r->rate_hz : 0.0;
 	info.stop_reason = stop;
 	int rc = rp_db_open(&db, db_path, err);
+	int costs = !rc && rp_costs_have(&r->costs);
+	if (costs)   /* the run and its costs in one transaction */
+		rc = rp_db_begin(db, err);
 	if (!rc)
 		rc = rp_db_store_run(db, img, &info, &r->s, &run_id, err);
+	if (!rc && costs && !(rc = rp_db_store_costs(db, img, run_id, &r->costs, err)))
+		rc = rp_db_commit(db, err);
+	if (rc && costs)
+		rp_db_rollback(db);
 	if (!rc && !quiet) {
-		printf("imported %.0f samples", taken);
+		/* whole samples exactly (as profile.db stores the run): %.0f of the double is 2^63 for
+		 * INT64_MAX */
+		printf("imported %llu samples", (unsigned long long)(r->s.taken ? r->s.taken : (r->s.total + scale / 2) / scale));
 		if (r->s.narcs)
 			printf(" and %zu call arcs", r->s.narcs);
 		printf(" from %s as run %lld\n", source, (long long)run_id);
+		if (costs)
+			printf("flash model %s: %llu stall cycles on fetches, %llu on data reads from flash\n", r->costs.model,
+			       (unsigned long long)r->costs.fetch_stall.total, (unsigned long long)r->costs.data_stall.total);
 		if (r->notes[0])
 			printf("note: %s\n", r->notes);
 	}
@@ -355,12 +401,16 @@ int cmd_import(int argc, char **argv, rp_err *err)
 	import_run r;
 	memset(&r, 0, sizeof(r));
 	rp_samples_init(&r.s);
+	rp_costs_init(&r.costs);
 	char source[512];
 	snprintf(source, sizeof(source), "file %s%s", argv[optind + 2], argc - optind > 3 ? " ..." : "");
 	rc = parse_files(&r, &a, img, argv + optind + 2, argc - optind - 2, err);
 	if (!rc)
 		rc = store(argv[optind], img, &r, source, a.fmt == RP_IMPORT_AUTO ? r.detected : a.fmt, a.quiet, err);
+	if (!rc && !a.quiet)   /* how stable a placement from the whole profile would be */
+		cli_stability_after_store(argv[optind], img);
 	rp_samples_release(&r.s);
+	rp_costs_release(&r.costs);
 	rp_image_free(img);
 	return rc;
 }

@@ -12,7 +12,11 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_html.h"
+#include "cli_stability.h"
 #include "ldgen.h"
+#include "place_cycles.h"
+#include "place_data.h"
 #include "ramplace/config.h"
 #include "ramplace/placement.h"
 #include "ramplace/staleness.h"
@@ -31,6 +35,8 @@ typedef struct place_args {
 	int budget_auto;
 	double flash_wait_states;   /* < 0: not given */
 	int quiet;
+	int timings;              /* --timings: seconds of each stage to stderr */
+	const char *html;         /* --html FILE: the decision as one HTML page (cli_html.c) */
 	int have_budget;
 	int align_given, output_given, time_limit_given;
 	int allow_empty;          /* --allow-empty: no profile.db is a first build */
@@ -41,6 +47,8 @@ typedef struct place_args {
 	char **fragments, **plans;  /* per region, owned */
 	int force;
 	double min_mapped;        /* refuse below this share of profiled samples mapping */
+	place_data_args data;     /* --data, --no-data, --pin-data: read-only data in .ramdata */
+	place_cycles cycles;      /* --flash-model, cost.model: placement and output in cycles */
 } place_args;
 
 /* What profile.db holds, when it exists. */
@@ -84,6 +92,12 @@ static const char usage[] =
 	"      --pin GLOB        always move matching functions (repeatable)\n"
 	"      --closure GLOB    move matching functions and everything they call (repeatable)\n"
 	"      --flash-wait-states N   cost model: report cycles, weigh crossing calls\n"
+	"      --flash-model SPEC  place by stall cycles saved under a flash model: ws:N,\n"
+	"                        art:ws=N,line=L, cache:rp2040|fe310|esp32 or\n"
+	"                        cache:size=S,ways=W,line=L,penalty=P (docs/cost-models.md);\n"
+	"                        the profile's own stall cycles (QEMU plugin model=) when it has\n"
+	"                        them for this model. Every place prints the modeled cycles\n"
+	"                        before and after (default model ws:5)\n"
 	"      --time-limit S    ILP time limit in seconds (default 10)\n"
 	"      --ilp             use the ILP even for a plain knapsack\n"
 	"      --min-mapped PCT  refuse when less than PCT% of the profiled samples fall in\n"
@@ -93,6 +107,15 @@ static const char usage[] =
 	"                        worth its copy at boot and its veneers (default 0.01)\n"
 	"      --allow-empty     no profile.db yet (a first build): write empty fragment(s)\n"
 	"                        instead of failing\n"
+	"      --data            also move hot read-only data objects (needs --map and\n"
+	"                        -fdata-sections) to .ramdata: writes ramdata.ld and\n"
+	"                        ramdata.ld.plan beside the fragment, in the same budget\n"
+	"      --no-data         move code only (the default)\n"
+	"      --pin-data GLOB   always move matching const objects (implies --data)\n"
+	"      --html FILE       also write the decision as one self-contained HTML page (budget\n"
+	"                        curve, RAM and flash maps, hot functions; as 'report --html')\n"
+	"      --timings         print the seconds of each stage to standard error: ELF, map,\n"
+	"                        profile, call graph, solve, write\n"
 	"  -q, --quiet           print nothing but errors and warnings\n";
 
 static int add_glob(const char ***list, size_t *n, const char *glob, rp_err *err)
@@ -139,7 +162,9 @@ static int parse_args(place_args *a, int argc, char **argv, rp_err *err)
 		{ "closure", required_argument, NULL, 'C' }, { "flash-wait-states", required_argument, NULL, 'W' },
 		{ "time-limit", required_argument, NULL, 'T' }, { "ilp", no_argument, NULL, 'I' },
 		{ "allow-empty", no_argument, NULL, 'E' }, { "linker", required_argument, NULL, 'L' },
-		{ "min-share", required_argument, NULL, 's' },
+		{ "min-share", required_argument, NULL, 's' }, PLACE_DATA_LONGOPTS,
+		{ "html", required_argument, NULL, 'H' }, { "timings", no_argument, NULL, 'G' },
+		{ "flash-model", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 }
 	};
 	int c, rc = 0;
@@ -193,10 +218,15 @@ static int parse_args(place_args *a, int argc, char **argv, rp_err *err)
 		case 'S': a->opts.outsec = optarg; break;
 		case 'B': a->opts.keep_boot_path = 0; break;
 		case 'q': a->quiet = 1; break;
+		case 'H': a->html = optarg; break;
+		case 'f': rc = place_cycles_option(&a->cycles, optarg, err); break;
+		case 'G': a->timings = 1; break;
 		case 'F': a->force = 1; break;
 		case 'M': rc = parse_percent(&a->min_mapped, optarg, "--min-mapped", err); break;
 		case 'h': fputs(usage, stdout); return 1;
-		default: return cli_usage_error(err, "place", "unknown option");
+		default:
+			if ((rc = place_data_option(&a->data, c, optarg, err)) > 0)
+				return cli_usage_error(err, "place", "unknown option");
 		}
 	}
 	if (rc)
@@ -291,7 +321,8 @@ static int apply_config(place_args *a, rp_err *err)
 		    append_names(&a->closure, &a->nclosure, a->cfg->closure, a->cfg->nclosure, err))
 			return err->code;
 		o->cost = a->cfg->cost;
-		o->have_cost = a->cfg->have_cost;
+		o->have_cost = a->cfg->have_cost && (a->cfg->cost.flash_fetch_cycles != 1.0 || !a->cfg->cost.have_model);
+		place_cycles_config(&a->cycles, &a->cfg->cost);
 		if (!a->time_limit_given)
 			o->time_limit_s = a->cfg->time_limit_s;
 	}
@@ -338,6 +369,8 @@ static int load_profile(place_args *a, profile *pr, rp_err *err)
 	rc = rp_db_totals_load_weighted(db, a->cfg && a->cfg->weighting == RP_WEIGHT_EQUAL, &pr->totals, err);
 	if (!rc)
 		rc = rp_db_images_load(db, &pr->images, &pr->nimages, err);
+	if (!rc)   /* before the arcs: placing in cycles turns the cost model on */
+		rc = place_cycles_load(&a->cycles, db, &a->opts, err);
 	if (!rc && a->opts.have_cost)
 		rc = rp_db_arcs_load(db, &pr->arcs, &pr->narcs, err);
 	a->opts.arcs = pr->arcs;
@@ -470,7 +503,7 @@ static void print_report(const rp_placement *p, const place_args *a, int have_pr
 	}
 	printf("samples in RAM: %.1f%% of %llu\n", total ? 100.0 * (double)moved / (double)total : 0.0,
 	       (unsigned long long)total);
-	if (p->have_cycles)
+	if (p->have_cycles && !a->cycles.weigh_cycles)   /* in cycles: place_cycles_print says it */
 		printf("expected cycles saved: %.0f of %.0f (%.1f%%) at %g cycles per flash fetch, counting one fetch per sample\n",
 		       p->cycles_saved, p->cycles_flash, p->cycles_flash > 0 ? 100.0 * p->cycles_saved / p->cycles_flash : 0.0,
 		       a->opts.cost.flash_fetch_cycles);
@@ -486,13 +519,48 @@ static int write_outputs(const rp_placement *p, const place_args *a, rp_err *err
 	return 0;
 }
 
+/* --html: the report of this placement, from the same profile, image and map. */
+static int write_html(const place_args *a, const rp_image *img, const rp_map *map, const profile *pr,
+		      const rp_placement *p, rp_err *err)
+{
+	double speed = a->regions && a->regions[0].speed > 0 ? a->regions[0].speed : 1.0;
+	cli_html_job j = { a->html, a->db_path, 0, NULL, &pr->totals, img, map, p,
+			   a->opts.have_cost ? a->opts.cost.flash_fetch_cycles - 1.0 / speed : 0.0 };
+	int rc = cli_html_write(&j, err);
+	if (!rc && !a->quiet)
+		printf("wrote %s\n", a->html);
+	return rc;
+}
+
+/* --timings: seconds per stage; lap() closes the stage running since the last lap. */
+typedef struct stage_times {
+	double start, mark, elf, map, profile, place, write;
+} stage_times;
+
+static double lap(stage_times *t)
+{
+	double now = rp_seconds(), d = now - t->mark;
+	t->mark = now;
+	return d;
+}
+
+static void print_timings(const stage_times *t, const rp_placement *p)
+{
+	fprintf(stderr, "ramplace: timings: elf %.3f map %.3f profile %.3f callgraph %.3f solve %.3f write %.3f total %.3f (seconds)\n",
+		t->elf, t->map, t->profile, p->callgraph_seconds, t->place - p->callgraph_seconds, t->write,
+		rp_seconds() - t->start);
+}
+
 static int run_place(place_args *a, rp_err *err)
 {
 	rp_image *img = NULL;
 	rp_map *map = NULL;
 	profile pr = { .have = 0 };
 	rp_placement placement = { 0 };
+	stage_times tm = { .start = rp_seconds() };
+	tm.mark = tm.start;
 	int rc = rp_image_load(&img, a->elf_path, err);
+	tm.elf = lap(&tm);
 	if (!rc && a->linker >= 0)
 		rp_image_use_linker(img, a->linker);
 	if (!rc && a->map_path)
@@ -500,18 +568,39 @@ static int run_place(place_args *a, rp_err *err)
 	/* RVC packs at 2 bytes; elsewhere an unreadable object is assumed at the --align floor */
 	if (!rc && map)
 		rc = rp_map_read_alignments(map, img->machine == EM_RISCV ? 2 : a->opts.align, err);
+	tm.map = lap(&tm);
 	if (!rc)
 		rc = load_profile(a, &pr, err);
 	if (!rc && pr.have)
 		rc = assess_profile(a, img, &pr, err);
+	tm.profile = lap(&tm);
+	a->data.db_path = a->db_path;   /* the data side reads its flash reads per object */
+	a->data.cycles = &a->cycles;    /* and weighs them in cycles when the code is */
+	const rp_db_totals *weights = &pr.totals;   /* samples, or cycles under a flash model */
+	if (!rc && pr.have)
+		rc = place_cycles_totals(&a->cycles, img, &pr.totals, &weights, err);
 	if (!rc)
-		rc = rp_place(img, map, pr.have ? &pr.totals : NULL, &a->opts, &placement, err);
+		rc = place_data_place(&a->data, a->fragments[0], img, map, pr.have ? weights : NULL, &a->opts, &placement, err);
+	tm.place = lap(&tm);
 	if (!rc)
 		rc = write_outputs(&placement, a, err);
+	if (!rc)
+		rc = place_data_write(&a->data, err);
+	tm.write = lap(&tm);
 	if (!rc) {
 		print_warnings(&placement);
 		if (!a->quiet)
 			print_report(&placement, a, pr.have);
+		if (!a->quiet && pr.have)
+			place_cycles_print(&a->cycles, &placement, &a->opts);
+		if (!a->quiet)
+			place_data_print(&a->data);
+		if (!a->quiet && pr.have && placement.nplans)   /* how much sampling noise decides */
+			cli_stability_line(stdout, img, &pr.totals, placement.plans[0]->budget);
+		if (a->html && pr.have)
+			rc = write_html(a, img, map, &pr, &placement, err);
+		if (a->timings)
+			print_timings(&tm, &placement);
 	}
 	rp_placement_release(&placement);
 	profile_release(&pr);
@@ -532,7 +621,9 @@ static void args_release(place_args *a)
 	free(a->exclude);
 	free(a->pin);
 	free(a->closure);
+	place_data_release(&a->data);
 	rp_config_free(a->cfg);
+	place_cycles_release(&a->cycles);
 }
 
 int cmd_place(int argc, char **argv, rp_err *err)

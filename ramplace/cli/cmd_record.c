@@ -9,7 +9,11 @@
  * gathered so far are stored in one transaction, and only then is an error returned. Owns the
  * SIGINT, SIGTERM and SIGHUP handlers for the duration of the command: all three mean "stop and
  * keep the samples" (SIGTERM is what timeout(1), make and CI runners send), so each only sets a
- * flag to its number, which the sampler polls and names; the exit status is 130 for all three. */
+ * flag to its number, which the sampler polls and names; the exit status is 130 for all three.
+ * After the summary line it says what the run did to the target (the slowdown its halts caused,
+ * whether it covered the target's whole run, the halts dropped on exception entries), stores the
+ * same in the run's notes, and warns on a run that --duration cut short, on a forced --rate over
+ * --max-slowdown and on QEMU, whose halting samples are biased (the exact path is named). */
 #include <signal.h>
 #include <stdio.h>
 #ifdef __linux__
@@ -19,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_stability.h"
 #include "ramplace/image.h"
 #include "ramplace/profiledb.h"
 #include "ramplace/rsp.h"
@@ -53,6 +58,57 @@ static int store(const char *db_path, const rp_image *img, const rp_run_info *in
 	return rc;
 }
 
+/* The run's notes (stored as its stop reason): why it stopped, the slowdown it caused and
+ * whether it covered the target's whole run. */
+static void run_notes(char *buf, size_t cap, const cli_record_opts *o, const rp_sampler_result *res)
+{
+	size_t n = (size_t)snprintf(buf, cap, "%s; slowdown %.1f %% (bound %.1f %%), target ran %.2f s, halted %.2f s; %s",
+				    res->reason, 100 * res->slowdown, 100 * o->sampler.max_slowdown, res->ran_s,
+				    res->halted_s, res->stop == RP_SAMPLER_EXITED ? "covered the whole run" :
+				    "did not cover the whole run");
+	if (res->exc_entry && n < cap)
+		snprintf(buf + n, cap - n, "; %llu halts on exception entries dropped",
+			 (unsigned long long)res->exc_entry);
+}
+
+/* What the run did to the target and how much of it it saw: printed after the summary line,
+ * with warnings on standard error where the profile may mislead, unless the run failed (then
+ * the one error line says what happened, and the kept samples are stored all the same). */
+static void report_intrusion(const cli_record_opts *o, const rp_sampler_result *res, const rp_rsp *rsp,
+			     int failed)
+{
+	double bound = 100 * o->sampler.max_slowdown, slow = 100 * res->slowdown;
+	if (strcmp(res->method, "dwt") == 0)
+		printf("slowdown: none, the target was never halted (DWT); it ran %.2f s\n", res->ran_s);
+	else
+		printf("slowdown: %.1f %% (bound %.1f %%%s): the target ran %.2f s and was halted %.2f s\n", slow,
+		       bound, o->sampler.rate_hz < 0 ? ", rate chosen to keep under it" : "", res->ran_s, res->halted_s);
+	if (res->stop == RP_SAMPLER_EXITED)
+		printf("covered: the whole run, to the target's exit\n");
+	else
+		printf("covered: %.2f s of the target's run, which went on (stopped: %s)\n", res->ran_s, res->reason);
+	if (res->exc_entry)
+		printf("dropped %llu halts that stopped on an exception handler's entry (a pending interrupt "
+		       "taken at the halt, not code that ran)\n", (unsigned long long)res->exc_entry);
+	fflush(stdout);
+	if (failed)
+		return;
+	/* --samples is a limit the user chose on purpose; --duration is how most runs end */
+	if (res->stop == RP_SAMPLER_DURATION && res->stats.samples > 0)
+		fprintf(stderr, "ramplace: warning: the run was not covered: the target was still running when "
+			"--duration ended it, after %.2f s of its own time; later phases of the program have no "
+			"samples (a longer --duration, or a run to the target's exit, covers them)\n", res->ran_s);
+	if (o->sampler.rate_hz >= 0 && strcmp(res->method, "dwt") != 0 && slow > bound)
+		fprintf(stderr, "ramplace: warning: --rate %g slowed the target by %.1f %%, over --max-slowdown %.1f %%: "
+			"time-dependent code (timers, interrupts, polling loops) ran at another pace than alone; "
+			"leave --rate out to keep under the bound\n", o->sampler.rate_hz, slow, bound);
+	if (rp_rsp_is_qemu(rsp))
+		fprintf(stderr, "ramplace: warning: %s is QEMU: its gdbstub halts only between translation blocks and "
+			"in host time, so halting samples are biased; exact counts come from the QEMU plugin: run "
+			"qemu-system-... -plugin libramplace-qemu.so,out=counts.txt, then "
+			"ramplace import --format qemu %s %s counts.txt\n", rp_rsp_name(rsp), o->db_path, o->elf_path);
+}
+
 /* Connects, samples, and stores whatever was gathered; returns the sampling error, if any,
  * after the run is safely stored. */
 static int record(cli_record_opts *o, const rp_image *img, rp_err *err)
@@ -80,7 +136,9 @@ static int record(cli_record_opts *o, const rp_image *img, rp_err *err)
 	info.method = res.method;
 	info.rate_hz = res.stats.rate_hz;
 	info.duration_s = res.stats.elapsed_s;
-	info.stop_reason = res.reason;
+	char notes[400];
+	run_notes(notes, sizeof(notes), o, &res);
+	info.stop_reason = notes;
 	int64_t run_id = 0;
 	rc = 0;
 	if (res.stats.samples > 0)
@@ -95,7 +153,9 @@ static int record(cli_record_opts *o, const rp_image *img, rp_err *err)
 			printf("; nothing stored\n");
 		if (res.method_note[0])
 			printf("no DWT sampling: %s; halted the target instead\n", res.method_note);
-		fflush(stdout);
+		report_intrusion(o, &res, rsp, src < 0);
+		if (res.stats.samples > 0 && !o->quiet)   /* is the profile good enough yet? */
+			cli_stability_after_store(o->db_path, img);
 	}
 	rp_samples_release(&samples);
 	rp_rsp_close(rsp);
@@ -113,6 +173,8 @@ int cmd_record(int argc, char **argv, rp_err *err)
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (strcmp(argv[i], "--runtime") == 0)
 			return cmd_record_runtime(argc, argv, err);
+		else if (strcmp(argv[i], "--swo") == 0 || strncmp(argv[i], "--swo=", 6) == 0)
+			return cmd_record_swo(argc, argv, err);   /* SWO PC sampling: cmd_record_swo.c */
 	cli_record_opts_init(&o, 0);
 	int rc = cli_record_opts_parse(&o, argc, argv, err);
 	if (rc != 0)

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "cli_stability.h"
 #include "ramplace/image.h"
 #include "ramplace/import.h"
 #include "ramplace/profiledb.h"
@@ -207,6 +208,8 @@ static int record_runtime(const cli_record_opts *o, const runtime_site *site, rp
 		printf("read %llu samples (%u ticks, %u outside, %u lost) in %u-byte buckets at %u Hz from %s; stopped: %s; run %lld in %s\n",
 		       (unsigned long long)prof.samples, prof.desc.ticks, prof.desc.outside, prof.desc.saturated,
 		       1u << prof.desc.shift, prof.desc.rate_hz, source, why, (long long)run_id, o->db_path);
+	if (rc == 0 && !o->quiet)   /* is the profile good enough yet? */
+		cli_stability_after_store(o->db_path, img);
 	free(g);
 	rp_runtime_profile_release(&prof);
 	if (rc == 0 && interrupted) {

@@ -2,15 +2,20 @@
  * in gprof's flat and call-graph layouts, iprof's per-image and per-address tables, exports
  * (JSON, callgrind, folded stacks), and with --elf the placement view: the share of samples in
  * code that runs from RAM (sections loaded elsewhere than they run); with --callers the sampled
- * caller->callee arcs (from the return address taken with each sample). Formatting is
- * report.c's. */
+ * caller->callee arcs (from the return address taken with each sample); with --html and
+ * --budget-curve the decision: a placement made as `place` makes it, its budget curve, and the
+ * one-page HTML report (cli_html.c). Formatting is report.c's and present.h's. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_costs.h"
+#include "cli_html.h"
+#include "cli_stability.h"
 #include "ramplace/image.h"
+#include "ramplace/present.h"
 #include "ramplace/profiledb.h"
 #include "ramplace/report.h"
 #include "ramplace/util.h"
@@ -35,7 +40,21 @@ static const char usage[] =
 	"                   --addresses, the addresses come from FILE\n"
 	"      --json FILE        write the profile as JSON (docs/report-formats.md; - is stdout)\n"
 	"      --callgrind FILE   write it in callgrind format, for KCacheGrind\n"
-	"      --folded FILE      write folded stacks (caller;callee count), for flamegraph.pl\n";
+	"      --folded FILE      write folded stacks (caller;callee count), for flamegraph.pl\n"
+	"      --stability  how stable the placement from this profile is (bootstrap resampling,\n"
+	"                   docs/sampling.md): per budget of 1-16 KiB, or in detail at --budget;\n"
+	"                   the sizes come from --elf (default: the ELF of the newest run)\n"
+	"  -b, --budget SIZE  the budget of --stability's detail (bytes, or with K/KiB/M); and of the\n"
+	"                   placement --html and --budget-curve show, as 'place --budget' (default:\n"
+	"                   the free RAM, with --map); with --elf, --json then adds the curve\n"
+	"      --html FILE  write the decision as one self-contained HTML page: the budget curve,\n"
+	"                   the RAM and flash maps, the hot functions, a flame graph of the arcs,\n"
+	"                   the before/after and the run (needs --elf)\n"
+	"      --budget-curve  print the budget curve: what the exact knapsack moves at every budget\n"
+	"                   step from 0 to the free RAM (needs --elf)\n"
+	"  -m, --map FILE   GNU ld map of the ELF, as for place (memory regions, exact sections)\n"
+	"      --config FILE  ramplace.yaml, as for place\n"
+	"      --before OLD.db  with --html: the before/after table against OLD.db[@RUN]\n";
 
 /* Code that runs where it is not loaded was copied at boot: that is RAM code. */
 static int print_placement(const rp_db_totals *t, const char *elf_path, rp_err *err)
@@ -66,9 +85,83 @@ static int print_placement(const rp_db_totals *t, const char *elf_path, rp_err *
 typedef struct report_args {
 	long limit;
 	int64_t run;
-	int graph, callers, addresses, by_image, runs;
+	int graph, callers, addresses, by_image, runs, stability;
+	uint64_t budget;          /* --budget for --stability's detail; 0: every usual budget */
 	const char *elf_path, *json, *callgrind, *folded;
+	const char *html, *before, *map_path, *config_path, *db_path;
+	int budget_curve;
 } report_args;
+
+/* The decision report_place.c makes for --html, --budget-curve and --json with --budget. */
+typedef struct decision {
+	rp_image *img;
+	rp_map *map;
+	rp_placement placement;
+	rp_curve curve;
+	double cycles_per_sample;
+	cli_report_place rp;
+	int have;
+} decision;
+
+static int wants_decision(const report_args *a)
+{
+	return a->html || a->budget_curve || (a->json && a->elf_path && (a->budget || a->config_path));
+}
+
+static int decide(decision *d, const report_args *a, const rp_db_totals *t, rp_err *err)
+{
+	if (!a->elf_path)
+		return cli_usage_error(err, "report", "--html and --budget-curve need --elf FILE");
+	d->rp.budget = a->budget;
+	d->rp.map_path = a->map_path;
+	d->rp.config_path = a->config_path;
+	int rc = rp_image_load(&d->img, a->elf_path, err);
+	if (!rc)
+		rc = cli_report_place_run(&d->rp, d->img, &d->map, t, &d->placement, &d->cycles_per_sample, err);
+	if (!rc && (d->have = 1) && d->placement.nplans)
+		rc = cli_budget_curve(&d->curve, d->img, d->map, &d->placement, err);
+	return rc;
+}
+
+static void decision_release(decision *d)
+{
+	rp_curve_release(&d->curve);
+	if (d->have)
+		rp_placement_release(&d->placement);
+	cli_report_place_release(&d->rp);
+	rp_map_free(d->map);
+	rp_image_free(d->img);
+}
+
+static int show_decision(const report_args *a, const decision *d, const rp_db_totals *t, rp_err *err)
+{
+	uint64_t budget = d->placement.nplans ? d->placement.plan->budget : 0;
+	if (a->budget_curve)
+		rp_present_curve_text(stdout, &d->curve, t->total, budget, d->cycles_per_sample);
+	if (!a->html)
+		return 0;
+	cli_html_job j = { a->html, a->db_path, a->run, a->before, t, d->img, d->map, &d->placement,
+			   d->cycles_per_sample };
+	int rc = cli_html_write(&j, err);
+	if (!rc)
+		printf("wrote %s\n", a->html);
+	return rc;
+}
+
+/* --stability: needs the sizes of an ELF, --elf or the one the newest run was taken on. */
+static int print_stability(const report_args *a, const rp_db_totals *t, const rp_run_row *runs, size_t nruns,
+			   rp_err *err)
+{
+	const char *path = a->elf_path ? a->elf_path : nruns ? runs[nruns - 1].image_path : NULL;
+	rp_image *img = NULL;
+	if (!path)
+		return rp_err_set(err, RP_EUSAGE, "report --stability: no run names its ELF; pass --elf");
+	int rc = rp_image_load(&img, path, err);
+	if (!rc)
+		rc = cli_stability_report(stdout, img, t, a->budget, a->limit, err);
+	rp_image_free(img);
+	return rc;
+}
 
 static int same_func(const char *a, const char *afile, const char *b, const char *bfile)
 {
@@ -124,9 +217,15 @@ static void print_runs(const rp_run_row *runs, size_t n)
 
 typedef void (*export_fn)(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns);
 
+/* with a decision, the JSON export carries its budget curve (set for the one export call) */
+static const rp_curve_json *json_curve;
+
 static void json_export(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns)
 {
-	rp_report_json(out, p, runs, nruns);
+	if (json_curve)
+		rp_report_json_more(out, p, runs, nruns, rp_present_curve_json, json_curve);
+	else
+		rp_report_json(out, p, runs, nruns);
 }
 
 static void callgrind_export(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns)
@@ -179,8 +278,10 @@ static int print_report(const report_args *a, const rp_db_totals *t, const rp_ar
 	if (rc)
 		return rc;
 	int to_stdout = (a->json && !strcmp(a->json, "-")) || (a->callgrind && !strcmp(a->callgrind, "-")) ||
-			(a->folded && !strcmp(a->folded, "-"));
-	if (a->runs) {
+			(a->folded && !strcmp(a->folded, "-")) || a->html || a->budget_curve;
+	if (a->stability) {
+		rc = print_stability(a, t, runs, nruns, err);
+	} else if (a->runs) {
 		print_runs(runs, nruns);
 	} else if (a->by_image) {
 		rp_report_by_image(stdout, runs, nruns);
@@ -189,7 +290,8 @@ static int print_report(const report_args *a, const rp_db_totals *t, const rp_ar
 			goto out;
 		rp_report_addresses(stdout, &p, img, a->limit);
 	} else if (!to_stdout) {
-		printf("Flat profile: %.0f samples in %zu run(s) on %zu build(s)\n", t->taken, t->nruns, t->nimages);
+		printf("Flat profile: %llu samples in %zu run(s) on %zu build(s)\n", (unsigned long long)t->taken_count,
+		       t->nruns, t->nimages);
 		rp_report_flat(stdout, &p, a->limit);
 		if (a->graph)
 			rp_report_callgraph(stdout, &p);
@@ -197,6 +299,8 @@ static int print_report(const report_args *a, const rp_db_totals *t, const rp_ar
 			print_callers(t, arcs, narcs, a->limit);
 		if (a->elf_path)
 			rc = print_placement(t, a->elf_path, err);
+		if (!rc)   /* stall cycles beside the counts, when a flash model ran */
+			rc = cli_costs_print(stdout, a->db_path, t, a->limit, err);
 	}
 	if (!rc)
 		rc = exports(a, &p, runs, nruns, err);
@@ -215,13 +319,17 @@ static int parse_args(report_args *a, int argc, char **argv, rp_err *err)
 		{ "addresses", no_argument, NULL, 'a' },   { "by-image", no_argument, NULL, 'i' },
 		{ "runs", no_argument, NULL, 'R' },        { "json", required_argument, NULL, 'J' },
 		{ "callgrind", required_argument, NULL, 'C' }, { "folded", required_argument, NULL, 'F' },
+		{ "stability", no_argument, NULL, 'S' },   { "budget", required_argument, NULL, 'b' },
+		{ "html", required_argument, NULL, 'H' },  { "budget-curve", no_argument, NULL, 'K' },
+		{ "map", required_argument, NULL, 'm' },   { "config", required_argument, NULL, 'G' },
+		{ "before", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 }
 	};
 	int c;
 	char *end;
 	memset(a, 0, sizeof(*a));
 	a->limit = -1;
-	while ((c = getopt_long(argc, argv, "n:e:r:qcaih", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:e:r:b:m:qcaih", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			a->limit = strtol(optarg, &end, 10);
@@ -242,12 +350,29 @@ static int parse_args(report_args *a, int argc, char **argv, rp_err *err)
 		case 'J': a->json = optarg; break;
 		case 'C': a->callgrind = optarg; break;
 		case 'F': a->folded = optarg; break;
+		case 'S': a->stability = 1; break;
+		case 'H': a->html = optarg; break;
+		case 'K': a->budget_curve = 1; break;
+		case 'm': a->map_path = optarg; break;
+		case 'G': a->config_path = optarg; break;
+		case 'O': a->before = optarg; break;
+		case 'b':
+			if (rp_parse_size(&a->budget, optarg, "--budget", err))
+				return err->code = RP_EUSAGE;
+			if (!a->budget)
+				return cli_usage_error(err, "report", "--budget must be more than 0");
+			break;
 		case 'h': return 1;
 		default: return cli_usage_error(err, "report", "unknown option");
 		}
 	}
 	if (argc - optind != 1)
 		return cli_usage_error(err, "report", "expects profile.db");
+	if (a->budget && !a->stability && !a->html && !a->budget_curve && !a->json)
+		return cli_usage_error(err, "report", "--budget goes with --stability, --html, --budget-curve or --json");
+	if (a->before && !a->html)
+		return cli_usage_error(err, "report", "--before goes with --html");
+	a->db_path = argv[optind];
 	return 0;
 }
 
@@ -274,7 +399,20 @@ int cmd_report(int argc, char **argv, rp_err *err)
 	rp_db_close(db);
 	if (rc)
 		return rc;
-	rc = print_report(&a, &t, arcs, narcs, runs, nruns, err);
+	decision d;
+	memset(&d, 0, sizeof(d));
+	rp_curve_json cj = { 0 };
+	if (wants_decision(&a) && !(rc = decide(&d, &a, &t, err)) && d.curve.npoints) {
+		cj = (rp_curve_json){ &d.curve, t.total, d.placement.plan->budget, d.placement.plan->moved_samples,
+				      d.cycles_per_sample };
+		json_curve = &cj;
+	}
+	if (!rc)
+		rc = print_report(&a, &t, arcs, narcs, runs, nruns, err);
+	if (!rc && d.have)
+		rc = show_decision(&a, &d, &t, err);
+	json_curve = NULL;
+	decision_release(&d);
 	rp_run_rows_free(runs, nruns);
 	rp_arc_totals_free(arcs, narcs);
 	rp_db_totals_release(&t);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ramplace/util.h"
 
 struct cmd {
 	const char *name;
@@ -67,7 +68,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (rc < 0) {
-		fprintf(stderr, "ramplace: %s\n", err.msg);
+		/* every name from input (paths, symbols, sections) shown escaped, and the message stays
+		 * one line whatever bytes it carries: one place rather than every message's own */
+		char shown[4 * sizeof(err.msg)];
+		fprintf(stderr, "ramplace: %s\n", rp_escape_name(err.msg, shown, sizeof(shown)));
 		return rp_err_exit_status(rc);
 	}
 	return 0;

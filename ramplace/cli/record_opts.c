@@ -24,7 +24,12 @@ static const char sampling_usage[] =
 	"  --remote HOST:PORT        the gdbserver to connect to\n"
 	"  --duration SECONDS        stop after this long (default: until another limit)\n"
 	"  --samples N               stop after N samples\n"
-	"  --rate HZ                 mean sampling rate (default 0: as fast as possible)\n"
+	"  --rate HZ|auto            mean sampling rate; 0: as fast as possible; auto (default):\n"
+	"                            the fastest rate that keeps the target's slowdown under\n"
+	"                            --max-slowdown (halting), as fast as possible (DWT)\n"
+	"  --max-slowdown PCT        bound on the time the target spends halted, in percent\n"
+	"                            of the time it runs (default 5); a forced --rate that\n"
+	"                            goes over it is warned about\n"
 	"  --min-run USEC            halting: the target runs at least this long between\n"
 	"                            samples (default 30)\n"
 	"  --method auto|halt        auto (default): on Cortex-M read the DWT PC sample\n"
@@ -37,9 +42,15 @@ static const char sampling_usage[] =
 	"  --quiet                   no progress line\n"
 	"  --runtime                 read the target-side runtime's histogram instead\n"
 	"                            (see 'ramplace record --runtime --help')\n"
+	"  --swo HOST:PORT           read DWT PC samples from an SWO stream instead\n"
+	"                            (see 'ramplace record --swo --help')\n"
 	"  --help                    print this and exit\n\n"
 	"The run ends at --duration, --samples, when the target exits, or on Ctrl-C, SIGTERM\n"
-	"or SIGHUP (exit status 130); the samples gathered are stored in every case.\n"
+	"or SIGHUP (exit status 130); the samples gathered are stored in every case. The\n"
+	"report says the slowdown the halts caused and whether the run covered the target's\n"
+	"whole run (it exited while recorded); both are stored in the run's notes. Halts that\n"
+	"took a pending interrupt and stopped on its handler's entry are dropped (Cortex-M).\n"
+	"Against QEMU, halting samples are biased: use the plugin's exact counts there.\n"
 	"profile.db is created or changed only when there is a run to store.\n";
 
 static const char runtime_usage[] =
@@ -63,7 +74,7 @@ static const char runtime_usage[] =
 
 enum { OPT_RUNTIME = 256, OPT_REMOTE, OPT_AT, OPT_NOW, OPT_DURATION, OPT_GMON, OPT_RESET, OPT_SAMPLES,
        OPT_RATE, OPT_SEED, OPT_CTIMEOUT, OPT_TIMEOUT, OPT_NO_CALLERS, OPT_QUIET, OPT_HELP, OPT_MIN_RUN,
-       OPT_METHOD };
+       OPT_METHOD, OPT_MAX_SLOWDOWN };
 
 enum { SAMPLING = 1, RUNTIME = 2, BOTH = SAMPLING | RUNTIME };
 
@@ -90,6 +101,7 @@ static const struct {
 	{ { "help", no_argument, NULL, OPT_HELP }, BOTH },
 	{ { "min-run", required_argument, NULL, OPT_MIN_RUN }, SAMPLING },
 	{ { "method", required_argument, NULL, OPT_METHOD }, SAMPLING },
+	{ { "max-slowdown", required_argument, NULL, OPT_MAX_SLOWDOWN }, SAMPLING },
 };
 
 #define NOPTS (sizeof(all_opts) / sizeof(all_opts[0]))
@@ -156,8 +168,17 @@ static int parse_option(cli_record_opts *o, int c, const char *arg, int *have_re
 			rc = cli_usage_error(err, "record", "--samples wants a positive count");
 		return rc;
 	case OPT_RATE:
-		return parse_double(&o->sampler.rate_hz, arg, 0, 1e7, "--rate wants a rate in Hz (0: as fast as possible)",
-				    err);
+		if (strcmp(arg, "auto") == 0) {
+			o->sampler.rate_hz = RP_SAMPLER_RATE_AUTO;
+			return 0;
+		}
+		return parse_double(&o->sampler.rate_hz, arg, 0, 1e7,
+				    "--rate wants a rate in Hz (0: as fast as possible) or auto", err);
+	case OPT_MAX_SLOWDOWN:
+		rc = parse_double(&d, arg, 0.01, 1000, "--max-slowdown wants a percentage (0.01..1000)", err);
+		if (rc == 0)
+			o->sampler.max_slowdown = d / 100;
+		return rc;
 	case OPT_MIN_RUN:
 		return parse_double(&o->sampler.min_run_us, arg, 0, 1e7, "--min-run wants microseconds (0..10000000)", err);
 	case OPT_METHOD:

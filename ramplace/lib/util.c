@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <ctype.h>
 #include <stdarg.h>
+#include <time.h>
+#include <sys/stat.h>
 
 #include "ramplace/util.h"
 
@@ -43,6 +45,12 @@ int rp_read_fd(char **out, size_t *len, int fd, const char *name, rp_err *err)
 	char *buf = malloc(cap);
 	*out = NULL;
 	*len = 0;
+	/* read() on a directory fails with EISDIR, which would read "read failed at byte 0" */
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		free(buf);
+		return rp_err_set(err, RP_EINPUT, "%s: is a directory, not a file", name);
+	}
 	if (!buf)
 		return rp_err_nomem(err, "reading a file");
 	for (;;) {
@@ -293,6 +301,9 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
+/* Backslashes stay as they are, so that escaping twice changes nothing: main escapes every
+ * error message once more as a whole (names some stage did not escape), and a name a stage
+ * escaped already must not come out as "\\xff" there. */
 const char *rp_escape_name(const char *name, char *buf, size_t bufsize)
 {
 	const unsigned char *s = (const unsigned char *)(name ? name : "");
@@ -307,8 +318,6 @@ const char *rp_escape_name(const char *name, char *buf, size_t bufsize)
 		size_t n = utf8_len(s);
 		if (n) {
 			memcpy(piece, s, n);
-		} else if (*s == '\\') {
-			memcpy(piece, "\\\\", n = 2);
 		} else if (*s < 0x20 || *s >= 0x7f) {
 			snprintf(piece, sizeof(piece), "\\x%02x", *s);
 			n = 4;
@@ -339,4 +348,80 @@ void rp_sort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const
 {
 	if (n > 1)
 		qsort_r(base, n, size, cmp, arg);
+}
+
+/* The name index: one sorted array and binary search, shared by every stage that looks names up
+ * (functions, input sections, objects), so that no lookup scans every record. NULL sub sorts
+ * before every string; equal keys keep their records' order through the index tiebreak. */
+static int cmp_opt(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a ? 1 : b ? -1 : 0;
+	return strcmp(a, b);
+}
+
+static int name_entry_cmp(const void *a, const void *b)
+{
+	const rp_name_entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	if (!c)
+		c = cmp_opt(x->sub, y->sub);
+	if (!c && x->index != y->index)
+		c = x->index < y->index ? -1 : 1;
+	return c;
+}
+
+int rp_name_index_init(rp_name_index *ix, size_t n, rp_err *err)
+{
+	ix->n = 0;
+	ix->e = malloc((n ? n : 1) * sizeof(rp_name_entry));
+	if (!ix->e)
+		return rp_err_nomem(err, "indexing names");
+	ix->n = n;
+	return 0;
+}
+
+void rp_name_index_sort(rp_name_index *ix)
+{
+	rp_sort(ix->e, ix->n, sizeof(rp_name_entry), name_entry_cmp);
+}
+
+const rp_name_entry *rp_name_index_find(const rp_name_index *ix, const char *name, const char *sub, int match_sub)
+{
+	size_t lo = 0, hi = ix->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const rp_name_entry *m = &ix->e[mid];
+		int c = strcmp(m->name, name);
+		if (!c && match_sub)
+			c = cmp_opt(m->sub, sub);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == ix->n || strcmp(ix->e[lo].name, name) != 0 || (match_sub && cmp_opt(ix->e[lo].sub, sub) != 0))
+		return NULL;
+	return &ix->e[lo];
+}
+
+const rp_name_entry *rp_name_index_next(const rp_name_index *ix, const rp_name_entry *e)
+{
+	if (!e || (size_t)(e - ix->e) + 1 >= ix->n || strcmp(e[1].name, e->name) != 0)
+		return NULL;
+	return e + 1;
+}
+
+void rp_name_index_release(rp_name_index *ix)
+{
+	free(ix->e);
+	ix->e = NULL;
+	ix->n = 0;
+}
+
+double rp_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

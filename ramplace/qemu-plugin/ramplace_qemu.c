@@ -19,7 +19,16 @@
  * write (disk full) leaves no partial file. Messages go to stderr: qemu_plugin_outs prints only
  * under `-d plugin`, which would make every failure silent. An output that cannot be created
  * is found at load: qemu_plugin_install then fails, and QEMU 7.2 refuses to start ("Could not
- * load plugin ...", exit status 1). */
+ * load plugin ...", exit status 1).
+ *
+ * model=SPEC (flashmodel.h: ws:5, art:ws=5,line=16, cache:rp2040 ...) with flash=LO-HI (hex,
+ * end exclusive): every executed instruction fetch and every data read inside the flash range
+ * goes through that model, compiled from the library's own flashmodel.c, in program order; the
+ * file (version 4) gains per address the fetch stall cycles, per data address the reads and
+ * their stall cycles, and per (evicting access, missing access) pair the stall cycles of misses
+ * on lines the first had evicted (the conflict misses it caused, for placement by cycles). trace=FILE also writes every access fed to the model ("F|R hex-addr
+ * size"), for replaying through flashmodel.c (tests/unit/test_plugin_trace.c). One vCPU: a
+ * second would interleave two streams into one model. */
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -31,6 +40,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "ramplace/flashmodel.h"
+#include "swo_emit.h"   /* swo=FILE|tcp:PORT: the DWT PC sampler's SWO stream */
 
 /* ---- the QEMU 7.2 plugin API subset (include/qemu/qemu-plugin.h, QEMU_PLUGIN_VERSION 1) ---- */
 #define QEMU_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -65,6 +77,18 @@ uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void *userdata);
+enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_CB_R_REGS, QEMU_PLUGIN_CB_RW_REGS };
+enum qemu_plugin_mem_rw { QEMU_PLUGIN_MEM_R = 1, QEMU_PLUGIN_MEM_W, QEMU_PLUGIN_MEM_RW };
+typedef uint32_t qemu_plugin_meminfo_t;
+typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index, void *userdata);
+typedef void (*qemu_plugin_vcpu_mem_cb_t)(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
+					  void *userdata);
+void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_udata_cb_t cb,
+					    enum qemu_plugin_cb_flags flags, void *userdata);
+void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_mem_cb_t cb,
+				      enum qemu_plugin_cb_flags flags, enum qemu_plugin_mem_rw rw, void *userdata);
+unsigned int qemu_plugin_mem_size_shift(qemu_plugin_meminfo_t info);
+bool qemu_plugin_mem_is_store(qemu_plugin_meminfo_t info);
 QEMU_PLUGIN_EXPORT extern int qemu_plugin_version;
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv);
 /* ---- end of the API subset ---- */
@@ -77,6 +101,7 @@ typedef struct insn_rec {
 	uint64_t vaddr;
 	uint8_t len;             /* bytes kept of the instruction as translated */
 	uint8_t bytes[MAX_INSN_BYTES];
+	uint64_t stall;          /* model: fetch stall cycles of this translation's executions */
 } insn_rec;
 
 /* One translation: its instructions and their counters (one per block in tb mode). */
@@ -95,11 +120,49 @@ static struct {
 	char target[32];
 	int per_insn;
 	int failed;              /* an allocation failed: the output says so instead of lying */
-} st = { PTHREAD_MUTEX_INITIALIZER, NULL, NULL, "", 0, 0 };
+	rp_fm *model;            /* model=: NULL without */
+	rp_fm_cfg model_cfg;
+	uint64_t flash_lo, flash_hi;
+	FILE *trace;             /* trace=: NULL without */
+} st = { PTHREAD_MUTEX_INITIALIZER, NULL, NULL, "", 0, 0, NULL, { 0 }, 0, 0, NULL };
+
+static int data_add(uint64_t addr, uint64_t stall);
+static void evictions_add(void);
+
+/* model=: the instruction's fetch, then (QEMU calls memory callbacks after the instruction's
+ * own) its data reads, in program order. */
+static void model_fetch(unsigned int vcpu, void *udata)
+{
+	(void)vcpu;
+	insn_rec *in = udata;
+	if (in->vaddr < st.flash_lo || in->vaddr >= st.flash_hi)
+		return;
+	unsigned size = in->len ? in->len : 2;
+	in->stall += rp_fm_access(st.model, in->vaddr, size, RP_FM_FETCH);
+	evictions_add();
+	if (st.trace)
+		fprintf(st.trace, "F %" PRIx64 " %u\n", in->vaddr, size);
+}
+
+static void model_read(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+	(void)vcpu;
+	(void)udata;
+	if (qemu_plugin_mem_is_store(info) || vaddr < st.flash_lo || vaddr >= st.flash_hi)
+		return;
+	unsigned size = 1u << qemu_plugin_mem_size_shift(info);
+	uint64_t stall = rp_fm_access(st.model, vaddr, size, RP_FM_READ);
+	if (data_add(vaddr, stall) != 0)
+		st.failed = 1;
+	evictions_add();
+	if (st.trace)
+		fprintf(st.trace, "R %" PRIx64 " %u\n", vaddr, size);
+}
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	(void)id;
+	swo_emit_translate(tb);
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	block *b = calloc(1, sizeof(*b) + n * sizeof(insn_rec));
 	if (b && st.per_insn && !(b->insn_counts = calloc(n ? n : 1, sizeof(uint64_t)))) {
@@ -120,6 +183,14 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		memcpy(b->insns[i].bytes, data ? data : "", b->insns[i].len);
 		if (st.per_insn)
 			qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &b->insn_counts[i], 1);
+		if (st.model) {
+			/* code outside flash (copied to RAM) costs no stall: no callback at all */
+			if (b->insns[i].vaddr >= st.flash_lo && b->insns[i].vaddr < st.flash_hi)
+				qemu_plugin_register_vcpu_insn_exec_cb(insn, model_fetch, QEMU_PLUGIN_CB_NO_REGS, &b->insns[i]);
+			/* MEM_RW, loads picked by model_read: Debian's QEMU 7.2 calls a MEM_R callback
+			 * for stores only (measured: every call it made was a store) */
+			qemu_plugin_register_vcpu_mem_cb(insn, model_read, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, NULL);
+		}
 	}
 	if (!st.per_insn)
 		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->count, 1);
@@ -134,6 +205,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
  * keeps the bytes of the translation that ran most, as far as one pass can tell. */
 typedef struct slot {
 	uint64_t addr, count;
+	uint64_t stall;          /* model: stall cycles (code: of fetches; data: of reads) */
 	uint64_t bytes_count;    /* executions credited to the bytes kept */
 	insn_rec insn;
 } slot;
@@ -151,7 +223,7 @@ static slot *table_find(const table *t, uint64_t addr)
 	return &t->slots[i];
 }
 
-static int table_add(table *t, const insn_rec *in, uint64_t count)
+static int table_add(table *t, const insn_rec *in, uint64_t count, uint64_t stall)
 {
 	if ((t->used + 1) * 2 > t->cap) {
 		table bigger = { NULL, t->cap ? t->cap * 2 : 4096, 0 };
@@ -172,6 +244,7 @@ static int table_add(table *t, const insn_rec *in, uint64_t count)
 		t->used++;
 	}
 	s->count += count;
+	s->stall += stall;
 	if (s->insn.len == in->len && memcmp(s->insn.bytes, in->bytes, in->len) == 0) {
 		s->bytes_count += count;
 	} else if (count > s->bytes_count) {
@@ -181,36 +254,161 @@ static int table_add(table *t, const insn_rec *in, uint64_t count)
 	return 0;
 }
 
+/* model: data address -> reads (count) and their stall cycles */
+static table data_tab;
+
+static int data_add(uint64_t addr, uint64_t stall)
+{
+	insn_rec in = { addr, 0, { 0 }, 0 };
+	return table_add(&data_tab, &in, 1, stall);
+}
+
+/* model: (evictor, victim) -> the stall cycles of the victim's misses on lines the evictor had
+ * evicted (version 4's "e" lines); open addressing, grows at half load. */
+typedef struct evict_slot {
+	uint64_t by, victim, stall;
+	uint8_t ops;             /* bit 0: evictor was a data read, bit 1: victim was; bit 7: used */
+} evict_slot;
+
+static struct {
+	evict_slot *slots;
+	size_t cap, used;
+	uint64_t stall;
+} ev_tab;
+
+static evict_slot *evict_find(evict_slot *slots, size_t cap, uint64_t by, uint64_t victim, uint8_t ops)
+{
+	size_t i = (size_t)(((by * 0x9e3779b97f4a7c15ull) ^ (victim * 0xc2b2ae3d27d4eb4full) ^ ops) >> 20) & (cap - 1);
+	while (slots[i].ops && (slots[i].by != by || slots[i].victim != victim || slots[i].ops != ops))
+		i = (i + 1) & (cap - 1);
+	return &slots[i];
+}
+
+static int evict_grow(void)
+{
+	size_t cap = ev_tab.cap ? ev_tab.cap * 2 : 4096;
+	evict_slot *bigger = calloc(cap, sizeof(evict_slot));
+	if (!bigger)
+		return -1;
+	for (size_t i = 0; i < ev_tab.cap; i++)
+		if (ev_tab.slots[i].ops)
+			*evict_find(bigger, cap, ev_tab.slots[i].by, ev_tab.slots[i].victim, ev_tab.slots[i].ops) = ev_tab.slots[i];
+	free(ev_tab.slots);
+	ev_tab.slots = bigger;
+	ev_tab.cap = cap;
+	return 0;
+}
+
+/* The last access's misses on evicted lines (flashmodel.h) into the table. */
+static void evictions_add(void)
+{
+	const rp_fm_evict *ev;
+	size_t n = rp_fm_last_evictions(st.model, &ev);
+	for (size_t i = 0; i < n; i++) {
+		if ((ev_tab.used + 1) * 2 > ev_tab.cap && evict_grow() != 0) {
+			st.failed = 1;
+			return;
+		}
+		uint8_t ops = (uint8_t)(0x80 | (ev[i].by_op == RP_FM_READ) | (ev[i].victim_op == RP_FM_READ) << 1);
+		evict_slot *s = evict_find(ev_tab.slots, ev_tab.cap, ev[i].by, ev[i].victim, ops);
+		if (!s->ops) {
+			*s = (evict_slot){ ev[i].by, ev[i].victim, 0, ops };
+			ev_tab.used++;
+		}
+		s->stall += ev[i].stall;
+		ev_tab.stall += ev[i].stall;
+	}
+}
+
+static int cmp_evict(const void *a, const void *b)
+{
+	const evict_slot *x = a, *y = b;
+	if (x->by != y->by)
+		return x->by < y->by ? -1 : 1;
+	if (x->victim != y->victim)
+		return x->victim < y->victim ? -1 : 1;
+	return x->ops < y->ops ? -1 : x->ops > y->ops;
+}
+
+/* Version 4's "e" lines: "e XY BY VICTIM STALL", X and Y F (fetch) or R (data read) for the
+ * evictor and the victim, sorted. */
+static void write_evictions(FILE *fp)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ev_tab.cap; i++)
+		if (ev_tab.slots[i].ops)
+			ev_tab.slots[n++] = ev_tab.slots[i];
+	if (n)
+		qsort(ev_tab.slots, n, sizeof(evict_slot), cmp_evict);
+	fprintf(fp, "# evictions %zu\n", n);
+	for (size_t k = 0; k < n; k++) {
+		const evict_slot *e = &ev_tab.slots[k];
+		fprintf(fp, "e %c%c %" PRIx64 " %" PRIx64 " %" PRIu64 "\n", e->ops & 1 ? 'R' : 'F', e->ops & 2 ? 'R' : 'F',
+			e->by, e->victim, e->stall);
+	}
+}
+
 static int cmp_addr(const void *a, const void *b)
 {
 	uint64_t x = ((const slot *)a)->addr, y = ((const slot *)b)->addr;
 	return x < y ? -1 : x > y;
 }
 
-/* Writes the file; returns 0, or -1 with errno set (a write error, disk full). */
-static int write_counts(FILE *fp, table *t, uint64_t tb_execs, uint64_t ntrans)
+/* The live slots moved to the front and sorted by address; returns how many, and their sums. */
+static size_t compact(table *t, uint64_t *total, uint64_t *stall)
 {
-	uint64_t total = 0;
 	size_t n = 0;
-	/* the live slots moved to the front, then sorted by address */
+	*total = *stall = 0;
 	for (size_t i = 0; i < t->cap; i++)
 		if (t->slots[i].count) {
 			t->slots[n++] = t->slots[i];
-			total += t->slots[i].count;
+			*total += t->slots[i].count;
+			*stall += t->slots[i].stall;
 		}
-	qsort(t->slots, n, sizeof(slot), cmp_addr);
-	fprintf(fp, "# ramplace-qemu 2\n# target %s\n# mode %s\n# translations %" PRIu64 "\n",
+	if (n)
+		qsort(t->slots, n, sizeof(slot), cmp_addr);
+	return n;
+}
+
+/* Version 3's model header: what the model was and what it counted. */
+static void write_model_header(FILE *fp, uint64_t fetch_stall, uint64_t read_stall)
+{
+	rp_fm_stats ms;
+	rp_fm_get_stats(st.model, &ms);
+	fprintf(fp, "# model %s\n# flash %" PRIx64 "-%" PRIx64 "\n# stall-fetch %" PRIu64 "\n# stall-read %" PRIu64
+		"\n# misses %" PRIu64 "\n# stall-evicted %" PRIu64 "\n", st.model_cfg.name, st.flash_lo, st.flash_hi,
+		fetch_stall, read_stall, ms.misses, ev_tab.stall);
+}
+
+/* Writes the file; returns 0, or -1 with errno set (a write error, disk full). */
+static int write_counts(FILE *fp, table *t, uint64_t tb_execs, uint64_t ntrans)
+{
+	uint64_t total, fetch_stall, reads, read_stall;
+	size_t n = compact(t, &total, &fetch_stall), nd = st.model ? compact(&data_tab, &reads, &read_stall) : 0;
+	fprintf(fp, "# ramplace-qemu %d\n# target %s\n# mode %s\n# translations %" PRIu64 "\n", st.model ? 4 : 2,
 		st.target, st.per_insn ? "insn" : "tb", ntrans);
 	if (!st.per_insn)
 		fprintf(fp, "# blocks-executed %" PRIu64 "\n", tb_execs);
+	if (st.model)
+		write_model_header(fp, fetch_stall, read_stall);
 	fprintf(fp, "# insns-executed %" PRIu64 "\n# addresses %zu\n", total, n);
 	for (size_t k = 0; k < n; k++) {
 		const slot *s = &t->slots[k];
 		char hex[2 * MAX_INSN_BYTES + 1] = "00";   /* QEMU gave no bytes: a placeholder that cannot verify */
 		for (size_t i = 0; i < s->insn.len; i++)
 			snprintf(hex + 2 * i, 3, "%02x", s->insn.bytes[i]);
-		fprintf(fp, "%" PRIx64 " %" PRIu64 " %s\n", s->addr, s->count, hex);
+		fprintf(fp, "%" PRIx64 " %" PRIu64 " %s", s->addr, s->count, hex);
+		if (st.model)
+			fprintf(fp, " %" PRIu64, s->stall);
+		fputc('\n', fp);
 	}
+	if (st.model)
+		fprintf(fp, "# data-addresses %zu\n", nd);
+	for (size_t k = 0; k < nd; k++)
+		fprintf(fp, "d %" PRIx64 " %" PRIu64 " %" PRIu64 "\n", data_tab.slots[k].addr, data_tab.slots[k].count,
+			data_tab.slots[k].stall);
+	if (st.model)
+		write_evictions(fp);
 	fprintf(fp, "# end\n");
 	return fflush(fp) != 0 || ferror(fp) ? -1 : 0;
 }
@@ -256,16 +454,19 @@ static void at_exit(qemu_plugin_id_t id, void *userdata)
 {
 	(void)id;
 	(void)userdata;
+	swo_emit_stop();
 	table t = { NULL, 0, 0 };
 	uint64_t tb_execs = 0, ntrans = 0;
 	char tmp[4200];
 	int bad = st.failed;
+	if (st.trace)
+		fflush(st.trace);
 	for (block *b = st.blocks; b && !bad; b = b->next) {
 		ntrans++;
 		tb_execs += b->count;
 		for (size_t i = 0; i < b->n && !bad; i++) {
 			uint64_t c = st.per_insn ? b->insn_counts[i] : b->count;
-			bad = c && table_add(&t, &b->insns[i], c) != 0;
+			bad = c && table_add(&t, &b->insns[i], c, b->insns[i].stall) != 0;
 		}
 	}
 	int fd = bad ? -1 : make_temp(tmp, sizeof(tmp));
@@ -276,6 +477,11 @@ static void at_exit(qemu_plugin_id_t id, void *userdata)
 			unlink(tmp);   /* nothing half-written stays behind */
 	}
 	free(t.slots);
+	free(data_tab.slots);
+	free(ev_tab.slots);
+	rp_fm_free(st.model);
+	if (st.trace && fclose(st.trace) != 0)
+		report("could not write the trace", errno);
 	while (st.blocks) {
 		block *next = st.blocks->next;
 		free(st.blocks->insn_counts);
@@ -305,6 +511,53 @@ static int check_out(void)
 	return 0;
 }
 
+/* model=SPEC, flash=LO-HI, trace=FILE: 0, or -1 after saying why. */
+static int model_option(const char *a)
+{
+	char why[200], *end;
+	if (strncmp(a, "model=", 6) == 0) {
+		if (rp_fm_parse(&st.model_cfg, a + 6, why, sizeof(why)) != 0) {
+			fprintf(stderr, "ramplace-qemu: %s\n", why);
+			return -1;
+		}
+		if (!(st.model = rp_fm_new(&st.model_cfg))) {
+			fprintf(stderr, "ramplace-qemu: out of memory\n");
+			return -1;
+		}
+		return 0;
+	}
+	if (strncmp(a, "trace=", 6) == 0) {
+		if (a[6] && (st.trace = fopen(a + 6, "we")))
+			return 0;
+		fprintf(stderr, "ramplace-qemu: trace=%s: %s\n", a + 6, a[6] ? strerror(errno) : "no file name");
+		return -1;
+	}
+	errno = 0;
+	st.flash_lo = strtoull(a + 6, &end, 16);
+	if (!errno && end != a + 6 && *end == '-') {
+		const char *hi = end + 1;
+		st.flash_hi = strtoull(hi, &end, 16);
+		if (!errno && end != hi && !*end && st.flash_hi > st.flash_lo)
+			return 0;
+	}
+	fprintf(stderr, "ramplace-qemu: '%s': expected flash=LO-HI, hex addresses, LO below HI (e.g. flash=0-400000)\n", a);
+	return -1;
+}
+
+/* model= needs flash=, and flash= and trace= need model=. */
+static int model_ready(void)
+{
+	if (!st.model && (st.flash_hi || st.trace)) {
+		fprintf(stderr, "ramplace-qemu: flash= and trace= need model=SPEC (e.g. model=ws:5)\n");
+		return -1;
+	}
+	if (st.model && !st.flash_hi) {
+		fprintf(stderr, "ramplace-qemu: model= needs flash=LO-HI: the addresses the model applies to\n");
+		return -1;
+	}
+	return 0;
+}
+
 /* Options arrive as "name=value" (QEMU 7.2), or as "arg=name=value" (older spelling). */
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
 {
@@ -317,11 +570,19 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			st.per_insn = 0;
 		} else if (strcmp(a, "mode=insn") == 0) {
 			st.per_insn = 1;
+		} else if (strncmp(a, "model=", 6) == 0 || strncmp(a, "flash=", 6) == 0 || strncmp(a, "trace=", 6) == 0) {
+			if (model_option(a) != 0)
+				return -1;
+		} else if (strncmp(a, "swo", 3) == 0) {
+			if (swo_emit_option(a) != 1)
+				return -1;
 		} else {
-			fprintf(stderr, "ramplace-qemu: unknown option '%s' (out=FILE, mode=tb|insn)\n", a);
+			fprintf(stderr, "ramplace-qemu: unknown option '%s' (out=FILE, mode=tb|insn) or a flash model option (model=SPEC, flash=LO-HI, trace=FILE) or an SWO one (swo=FILE|tcp:PORT, swo-interval=N, swo-tpiu=on|off)\n", a);
 			return -1;
 		}
 	}
+	if (model_ready() != 0)
+		return -1;
 	if (!(st.out = strdup(out))) {
 		fprintf(stderr, "ramplace-qemu: out of memory\n");
 		return -1;
@@ -331,6 +592,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		st.out = NULL;
 		return -1;
 	}
+	if (swo_emit_start() != 0)
+		return -1;
 	snprintf(st.target, sizeof(st.target), "%s", info && info->target_name ? info->target_name : "unknown");
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);

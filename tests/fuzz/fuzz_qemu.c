@@ -1,6 +1,7 @@
-/* fuzz_qemu.c: libFuzzer target for the QEMU readers: libramplace-qemu.so output (versions 1
- * and 2) and -d exec,nochain,in_asm logs, and format detection; each also weighed against a
- * small synthetic Thumb image (instruction bytes compared, instruction starts decoded). */
+/* fuzz_qemu.c: libFuzzer target for the QEMU readers: libramplace-qemu.so output (versions 1,
+ * 2 and 3, with its flash-model costs) and -d exec,nochain,in_asm logs, and format detection;
+ * each also weighed against a small synthetic Thumb image (instruction bytes compared,
+ * instruction starts decoded). */
 #include <elf.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +40,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rp_samples_init(&s);
 		rp_import_qemu_plugin(&s, &version, &c, with_img ? &img : NULL, (const char *)data, size, "fuzz", &err);
 		rp_samples_release(&s);
+		rp_costs costs;   /* version 3: the flash model's stall cycles and data reads */
+		rp_costs_init(&costs);
+		rp_import_qemu_costs(&costs, (const char *)data, size, "fuzz", &err);
+		rp_costs_release(&costs);
 		rp_samples_init(&s);
 		rp_import_qemu_log(&s, &nostart, &c, with_img ? &img : NULL, (const char *)data, size, "fuzz", &err);
 		rp_samples_release(&s);

@@ -1,8 +1,8 @@
 # fake-lib.sh: what the tests of `ramplace record` against fake_gdbserver.py share (sourced after
 # lib.sh, never run on its own): $FAKE (the server), $server_pid and $rec_pid (the server and a
 # record in the background, stopped by PID on exit), and, in $work, a tiny Cortex-M ELF fw.elf
-# to symbolize against: hot (at address 0), warm, and the runtime's symbols ramplace_profile and
-# ramplace_profile_ready; addr_of NAME prints a function's address as 0x....; db_summary DB prints
+# to symbolize against: hot (at address 0), warm, SysTick_Handler, and the runtime's symbols
+# ramplace_profile and ramplace_profile_ready; addr_of NAME prints a function's address as 0x....; db_summary DB prints
 # "<runs> <samples in all> <samples of the last run> <integrity_check>" ("0 0 0 none" without DB).
 # Needs: arm-none-eabi-gcc, python3.
 FAKE="$RAMPLACE_SRC/tests/integration/fake_gdbserver.py"
@@ -17,6 +17,7 @@ unsigned ramplace_profile[16];
 __attribute__((noinline)) void hot(void) { for (int i = 0; i < 100; i++) sink += i; }
 __attribute__((noinline)) void warm(void) { sink ^= 5; }
 __attribute__((noinline)) void ramplace_profile_ready(void) { sink++; }
+__attribute__((noinline)) void SysTick_Handler(void) { sink += 2; }
 void Reset_Handler(void) { for (;;) { hot(); warm(); ramplace_profile_ready(); } }
 EOF
 arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -O1 -nostdlib -Wl,-Ttext=0 -Wl,-e,Reset_Handler fw.c -o fw.elf

@@ -24,7 +24,9 @@ STAGE_USES = {
     "plan": {"root"},
     "verify": {"root", "image", "plan"},
     "ldgen": {"root", "plan"},
-    "cli": {"root", "image", "profile", "collect", "solve", "plan", "verify", "ldgen"},
+    # the reports a person reads (HTML, the budget curve): above everything they show
+    "present": {"root", "image", "profile", "solve", "plan", "verify"},
+    "cli": {"root", "image", "profile", "collect", "solve", "plan", "verify", "ldgen", "present"},
 }
 
 

@@ -2,7 +2,9 @@
 # t_hostile.sh: replays the hostile inputs of issue 13 (tests/data/hostile/cases.txt): each case
 # runs ramplace on one file that once made it hang, overflow, accept nonsense or blame no file,
 # and must end with the exit status and the first line of stderr the case gives, within 10 s
-# and without leaving temporaries. Inputs too big or too deep to keep are generated here first.
+# and without leaving temporaries. Inputs too big or too deep to keep, and those derived from
+# good files (directories, empty and truncated files, names that are not UTF-8), are generated
+# here first.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; python3.
 . "$(dirname "$0")/lib.sh"
 results_by_name
@@ -26,6 +28,24 @@ open('deep-30k.yaml', 'w').write('regions: ' + '[' * 30000 + ']' * 30000 + '\n')
 open('deep-100k.yaml', 'w').write('regions: ' + '[' * 100000 + ']' * 100000 + '\n')
 open('big.yaml', 'w').write('regions:\n  - {name: ram, budget: 1K}\n' + '# padding\n' * 110000)
 PY
+
+# item 12: a directory, an empty file and the first bytes of good files where files are
+# expected; names that are not UTF-8; a map whose object name is not, and one whose RAM is 0
+# bytes long (steps.db: samples on filt_b.o's step, which the map would move)
+"$RAMPLACE" place --quiet --budget 1K profile.db "$D/maptest/maptest.elf" >/dev/null
+mkdir -p a-dir "bad$(printf '\xff\x01')name.d"
+: >empty
+head -c 100 "$D/maptest/maptest.elf" >trunc.elf
+head -c 3000 profile.db >trunc.db
+head -n 3 ramtext.ld.plan >trunc.plan
+cp "$D/maptest/maptest.elf" "bad$(printf '\xff\x01')name.elf"
+: >"bad$(printf '\xff\x01')name.txt"
+LC_ALL=C sed "s#obj/filt_b\.o#obj/filt_b$(printf '\xff\xfe').o#" "$D/maptest/maptest.map" >badobj.map
+sed 's/^RAM              0x20000000         0x00010000/RAM              0x20000000         0x00000000/' \
+	"$D/maptest/maptest.map" >ram0.map
+grep -q '^RAM  *0x20000000  *0x00000000' ram0.map || fail "ram0.map: the RAM line was not rewritten"
+printf '0x%x 100\n' 0x2d0 >steps.txt
+"$RAMPLACE" import --quiet steps.db "$D/maptest/maptest.elf" steps.txt
 
 while IFS= read -r line; do
 	case $line in '#'* | '') continue ;; esac

@@ -97,10 +97,31 @@ static void test_refusals(void **state)
 	refused("regions:\n  - {name: a, budget: 1K}\nruns: {weighting: loud}\n", "t.yaml:3:19: 'weighting' must be 'samples' or 'equal', not 'loud'");
 }
 
+/* cost.model: a flash model (flashmodel.h), beside the older keys; a bad one names its reason */
+static void test_flash_model(void **state)
+{
+	(void)state;
+	rp_config *cfg = parse_ok("regions:\n  - {name: a, budget: 1K}\ncost:\n  model: cache:rp2040\n  veneer-cycles: 2\n");
+	assert_true(cfg->cost.have_model);
+	assert_int_equal(cfg->cost.model.kind, RP_FM_CACHE);
+	assert_int_equal(cfg->cost.model.size, 16384);
+	assert_string_equal(cfg->cost.model.name, "cache:rp2040");
+	assert_true(cfg->cost.flash_fetch_cycles == 1.0);   /* the per-sample key untouched */
+	rp_config_free(cfg);
+	cfg = parse_ok("regions:\n  - {name: a, budget: 1K}\ncost: {flash-wait-states: 2}\n");
+	assert_false(cfg->cost.have_model);
+	rp_config_free(cfg);
+	refused("regions:\n  - {name: a, budget: 1K}\ncost:\n  model: ws:5,line=8\n",
+		"t.yaml:4:10: flash model 'ws:5,line=8': 'line' is not a parameter of this model (or out of range)");
+	refused("regions:\n  - {name: a, budget: 1K}\ncost:\n  model: [ws:5]\n",
+		"t.yaml:4:10: 'model' must be a single value, not a list");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_flash_model),
 		cmocka_unit_test(test_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,6 +28,8 @@ typedef struct rp_callgraph {
 	unsigned char *address_taken; /* per function */
 	size_t nfuncs;
 	size_t ninsns;         /* instructions decoded */
+	struct rp_disasm *disasm; /* owned: the decoder, kept for the reset-path walk (boot.h) so
+				     that the mapping symbols are read once; NULL if none was made */
 } rp_callgraph;
 
 /* Disassembles every function in an executable section of img. */

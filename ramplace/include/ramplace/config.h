@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "ramplace/error.h"
+#include "ramplace/flashmodel.h"
 
 typedef struct rp_region_cfg {
 	char *name;          /* label, unique: "sram", "itcm" */
@@ -27,9 +28,11 @@ typedef struct rp_cost_model {
 	double flash_fetch_cycles;   /* cycles per instruction fetch from flash; 1 + wait states */
 	int64_t veneer_bytes;        /* per RAM->flash call target; -1: by architecture */
 	double veneer_cycles;        /* extra cycles per call through a veneer; -1: by architecture */
+	rp_fm_cfg model;             /* cost.model: the flash model placement weighs cycles with */
+	int have_model;
 } rp_cost_model;
 
-#define RP_COST_MODEL_INIT { 1.0, -1, -1.0 }
+#define RP_COST_MODEL_INIT { 1.0, -1, -1.0, { 0 }, 0 }
 
 typedef enum rp_weighting {
 	RP_WEIGHT_SAMPLES = 0,   /* runs add up as sampled */

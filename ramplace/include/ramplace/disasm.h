@@ -46,6 +46,13 @@ void rp_disasm_free(rp_disasm *d);
 /* Called once per instruction, in address order; non-zero stops the walk and is returned. */
 typedef int (*rp_insn_fn)(void *ctx, const rp_insn *insn);
 
+/* On (the default for little-endian ARM code): Thumb instructions that cannot branch or name an
+ * address, and b, b<cond> and bl outside IT blocks, are decoded from their bits without
+ * libopcodes (mnemonic empty), which makes the call graph of a large image several times faster;
+ * off: every instruction through libopcodes. Kinds, targets, refs
+ * and lengths are the same either way (tests/unit/test_callgraph.c compares them). */
+void rp_disasm_set_prefilter(rp_disasm *d, int on);
+
 /* Decodes f's bytes. Returns 0, RP_EINPUT when f's bytes are not in the file, or fn's value. */
 int rp_disasm_func(rp_disasm *d, const rp_func *f, rp_insn_fn fn, void *ctx, rp_err *err);
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "ramplace/error.h"
+#include "ramplace/util.h"
 
 typedef struct rp_func {
 	char *name;
@@ -49,6 +50,8 @@ typedef struct rp_image {
 	int build_id_is_hash;   /* 1 when no NT_GNU_BUILD_ID note: hash of the loadable contents */
 	rp_func *funcs;         /* sorted by address, then name */
 	size_t nfuncs;
+	rp_name_index by_name;  /* funcs by (name, file), for rp_image_func_by_name; built by the
+				   loaders ({0}: an image put together by hand is scanned) */
 	rp_section *sections;
 	size_t nsections;
 	rp_segment *segments;

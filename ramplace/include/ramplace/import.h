@@ -18,7 +18,9 @@
 #include <stdint.h>
 #include "ramplace/error.h"
 #include "ramplace/image.h"
+#include "ramplace/costs.h"
 #include "ramplace/samples.h"
+#include "ramplace/swo.h"
 
 typedef enum rp_import_format {
 	RP_IMPORT_AUTO = 0,
@@ -28,7 +30,8 @@ typedef enum rp_import_format {
 	RP_IMPORT_OPENOCD,
 	RP_IMPORT_QEMU,       /* libramplace-qemu.so output: exact per-instruction counts */
 	RP_IMPORT_QEMU_LOG,   /* qemu -d exec,nochain[,in_asm] log */
-	RP_IMPORT_PROF        /* "offset count" files (Itsy profd style) */
+	RP_IMPORT_PROF,       /* "offset count" files (Itsy profd style) */
+	RP_IMPORT_SWO         /* a raw SWO capture: DWT PC samples in ITM packets (swo.h) */
 } rp_import_format;
 
 /* The `key value` header of an "offset count" file (the keys ramplace understands). */
@@ -115,6 +118,7 @@ typedef struct rp_import_meta {
 	size_t blocks_without_insns; /* qemu-log: blocks counted at their start only (no in_asm) */
 	int plugin_version;   /* qemu: the file's version (1 has no instruction bytes) */
 	rp_import_check check;/* how the samples fit the ELF */
+	rp_swo_stats swo;     /* swo: sleeping samples, overflows, errors, bytes skipped */
 } rp_import_meta;
 
 /* "auto", "pclog", "pclist" -> format; RP_EUSAGE for another name. */
@@ -131,8 +135,19 @@ rp_import_format rp_import_detect(const char *text, size_t len);
  * each block at its start address only: *blocks_without_insns says how many. */
 int rp_import_qemu_plugin(rp_samples *s, int *version, rp_import_check *check, const rp_image *img,
 			  const char *text, size_t len, const char *name, rp_err *err);
+/* A plugin file of version 3 (model=, docs/cost-models.md): its flash model, fetch stall
+ * cycles per code address and reads with stall cycles per data address into out (initialised
+ * by the caller), the sums checked against its header. Versions 1 and 2 leave out untouched and
+ * return 0. Run it on a file rp_import_qemu_plugin accepted. */
+int rp_import_qemu_costs(rp_costs *out, const char *text, size_t len, const char *name, rp_err *err);
 int rp_import_qemu_log(rp_samples *s, size_t *blocks_without_insns, rp_import_check *check,
 		       const rp_image *img, const char *text, size_t len, const char *name, rp_err *err);
+
+/* Decodes a raw SWO capture (import_swo.c) into s, one sample per DWT PC sample; *stats gets
+ * the decoder's counts. A capture with no PC sample, or mostly skipped, is RP_EINPUT naming
+ * name and the byte offset of its first error. */
+int rp_import_swo(rp_samples *s, rp_swo_stats *stats, const rp_swo_opts *opts, const char *data, size_t len,
+		  const char *name, rp_err *err);
 
 /* Imports one file of any format, read as bytes (text formats need no NUL), against img: byte
  * order and address size come from the ELF, histogram bins are split over its functions.

@@ -28,6 +28,7 @@ typedef struct rp_map_insec {
 	int temporary;       /* from a compiler temporary (/tmp/ccXXXXXX.o, LTO's .ltrans.o): its
 				name changes with every build (a one-step compile-and-link) */
 	int align_inferred;  /* align was inferred from the link's layout: the object was not readable */
+	size_t line;         /* line of the map holding its address and file, for messages */
 } rp_map_insec;
 
 typedef struct rp_map {
@@ -36,6 +37,7 @@ typedef struct rp_map {
 	size_t nregions;
 	rp_map_insec *insecs;  /* only those with size > 0 that were kept (not discarded), by address */
 	size_t ninsecs;
+	void *strings;         /* owned: the storage of the input sections' strings (map.c) */
 } rp_map;
 
 int rp_map_load(rp_map **out, const char *path, rp_err *err);

@@ -15,6 +15,7 @@
 #include "ramplace/config.h"
 #include "ramplace/error.h"
 #include "ramplace/image.h"
+#include "ramplace/knapsack.h"
 #include "ramplace/plan.h"
 #include "ramplace/profiledb.h"
 #include "ramplace/map.h"
@@ -59,6 +60,7 @@ typedef struct rp_placement {
 	int optimal;              /* the solver proved its answer optimal */
 	double gap;               /* ILP: relative optimality gap when the time limit stopped it */
 	double seconds;           /* solver time */
+	double callgraph_seconds; /* decoding the call graph (place --timings) */
 	int have_cycles;          /* a cost model was given */
 	double cycles_saved;      /* expected cycles saved over the profiled run (cost model) */
 	double cycles_flash;      /* cycles the profiled code took from flash (same model) */
@@ -77,6 +79,10 @@ typedef struct rp_placement {
 	size_t nbelow_share;      /* sampled units kept in flash by --min-share */
 	uint64_t below_share_samples;
 	uint64_t unguessed_top_samples;
+	rp_ks_item *items;        /* owned: the candidate units as the knapsack sees them (each at its
+				     largest: every veneer, call sites at full length), for the budget
+				     curve (curve.h); empty when nothing was placed */
+	size_t nitems;
 } rp_placement;
 
 /* Builds the plan. map and totals may be NULL (no map: patterns guessed from names; no

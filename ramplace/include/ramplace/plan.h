@@ -12,14 +12,14 @@
 typedef struct rp_plan_func {
 	char *name;
 	char *file;              /* defining file for statics, NULL for globals */
-} rp_plan_func;
+} rp_plan_func;              /* in a data plan (is_data): a data object ("object" lines) */
 
 typedef struct rp_plan_unit {
 	char *name;              /* the unit: a function with its compiler clones */
 	char *file;              /* NULL for globals */
 	uint64_t size;           /* bytes of its input sections */
 	uint64_t weight;         /* size rounded up to the unit's alignment */
-	uint64_t samples;
+	uint64_t samples;        /* in a data plan: the unit's flash reads (or their proxy) */
 	char **patterns;         /* GNU ld input-section patterns that move it */
 	size_t npatterns;
 	rp_plan_func *funcs;     /* every function symbol that must end up in RAM */
@@ -39,6 +39,9 @@ typedef struct rp_plan {
 	uint64_t moved_samples;
 	uint64_t nveneers;       /* veneers expected in the section (optional key, 0 when absent) */
 	uint64_t align;          /* unit alignment (optional key, 0 when absent: 4 assumed) */
+	int is_data;             /* "kind data": units are read-only data objects (.ramdata), not code */
+	char *data_plan;         /* a code plan's data plan beside it ("data-plan ramdata.ld.plan",
+				    a file name in the same directory), so check finds it; NULL: none */
 	rp_plan_unit *units;
 	size_t nunits;
 } rp_plan;

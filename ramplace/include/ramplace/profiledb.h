@@ -10,7 +10,10 @@
  *
  * Version 2 added runs.scale: a run's sample counts are in units of 1/scale sample, so that a
  * gmon.out histogram bin split between two functions in proportion to the overlap (as gprof
- * does) stays an exact integer (docs/profile-db.md). */
+ * does) stays an exact integer (docs/profile-db.md).
+ *
+ * Version 3 added what a flash model charged a run (costs.h): tables cost_runs and costs. Older
+ * files are migrated by rp_db_open, and read by read-only opens as having no costs. */
 #ifndef RAMPLACE_PROFILEDB_H
 #define RAMPLACE_PROFILEDB_H
 
@@ -18,9 +21,10 @@
 #include <stddef.h>
 #include "ramplace/error.h"
 #include "ramplace/image.h"
+#include "ramplace/costs.h"
 #include "ramplace/samples.h"
 
-#define RP_DB_SCHEMA_VERSION 2
+#define RP_DB_SCHEMA_VERSION 3
 
 typedef struct rp_db rp_db;
 
@@ -80,6 +84,7 @@ typedef struct rp_db_totals {
 	size_t nruns;
 	size_t nimages;          /* distinct builds the runs were taken on */
 	double taken;            /* samples taken (gmon: sum of the bins); the base of "% time" */
+	uint64_t taken_count;    /* the same, exact: a double holds integers only up to 2^53 */
 	double rate_hz;          /* the sampling rate shared by every run, 0 if unknown or mixed */
 	double taken_seconds;    /* taken / rate, when rate_hz != 0 */
 	int sampled_arcs;        /* some run's arcs are sampled return addresses (record), which
@@ -136,5 +141,37 @@ typedef struct rp_db_image {
  * rp_db_images_free). */
 int rp_db_images_load(rp_db *db, rp_db_image **out, size_t *n, rp_err *err);
 void rp_db_images_free(rp_db_image *images, size_t n);
+
+/* Stores what the flash model charged run run_id (costs.h): fetch stall cycles by function
+ * (symbolized like samples), data reads and their stall cycles by data object (STT_OBJECT
+ * symbols of img; "<unknown>" with the address as offset where none covers it). Nothing when
+ * c has no model. Inside the caller's transaction (rp_db_begin) with the run. */
+int rp_db_store_costs(rp_db *db, const rp_image *img, int64_t run_id, const rp_costs *c, rp_err *err);
+
+typedef struct rp_cost_total {
+	char *name;
+	char *file;        /* functions: defining file of a static, NULL for globals; data: NULL */
+	uint64_t stall;    /* stall cycles: of its fetches (functions) or of its reads (data) */
+	uint64_t reads;    /* data: reads from flash; functions: 0 */
+	uint64_t evicted;  /* stall cycles of other code's or data's misses on lines this one's
+			      accesses had evicted (cache, art): saved too if this one moves */
+} rp_cost_total;
+
+/* What the flash model charged every run that had one. The read API for placing hot const
+ * data (per data object read counts and stall cycles) as well as code. */
+typedef struct rp_db_costs {
+	rp_cost_total *funcs;     /* by stall cycles descending, then name */
+	size_t nfuncs;
+	rp_cost_total *data;      /* the same, per data object */
+	size_t ndata;
+	uint64_t fetch_stall, read_stall, misses;
+	uint64_t evicted;         /* sum of the rows' evicted (the same misses again, by evictor) */
+	size_t nruns;             /* runs with a model */
+	char model[96];           /* their model; "" none; "mixed" when runs differ */
+	uint64_t insns;           /* instructions executed in those runs (their samples, exact counts) */
+} rp_db_costs;
+
+int rp_db_costs_load(rp_db *db, rp_db_costs *out, rp_err *err);
+void rp_db_costs_release(rp_db_costs *c);
 
 #endif

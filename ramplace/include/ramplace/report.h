@@ -17,6 +17,7 @@ typedef struct rp_prof_fn {
 	double outside;             /* of self: samples in code past its end where no function is
 				       (the PLT after _init), credited to it as gprof does */
 	double child;               /* time propagated from callees along arcs (gprof's children) */
+	uint64_t count;             /* self in whole samples, exact (self is a double: 53 bits) */
 	uint64_t calls;             /* arcs into it from other known functions */
 	uint64_t self_calls;        /* recursive arcs */
 	int show_file;              /* its name is shared by another function */
@@ -35,6 +36,7 @@ typedef struct rp_profile {
 	rp_prof_arc *arcs;
 	size_t narcs;
 	double total;               /* base of the percentages: samples taken (or seconds) */
+	uint64_t total_count;       /* samples taken, exact: what the tables print in samples */
 	double rate_hz;             /* 0: times are in samples */
 	const char *unit;           /* "seconds" or "samples" */
 	int sampled_arcs;           /* arcs are sampled return addresses (record), not counted calls:
@@ -59,6 +61,10 @@ void rp_report_by_image(FILE *out, const rp_run_row *runs, size_t nruns);
 
 /* Exports (docs/report-formats.md). */
 void rp_report_json(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns);
+/* The same with more top-level members, written by more(out, arg) before "functions" (each
+ * line indented two spaces and ending in ","): the budget curve (present.h). */
+void rp_report_json_more(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns,
+			 void (*more)(FILE *out, const void *arg), const void *arg);
 void rp_report_callgrind(FILE *out, const rp_profile *p, const char *cmd);
 void rp_report_folded(FILE *out, const rp_profile *p);
 

@@ -68,6 +68,9 @@ int rp_rsp_has_ra(const rp_rsp *rsp);
 /* 1 when the target description names xpsr: an ARM M-profile core, which may have a DWT. */
 int rp_rsp_is_m_profile(const rp_rsp *rsp);
 
+/* 1 when the gdbserver is QEMU's gdbstub (it answered qqemu.sstepbits). */
+int rp_rsp_is_qemu(const rp_rsp *rsp);
+
 /* 1 when register reads and `c` go out in one write (no-ack mode, or QEMU's stub, which reads
  * packets in order without waiting for acknowledgements). */
 int rp_rsp_pipelines(const rp_rsp *rsp);
@@ -207,7 +210,8 @@ void rp_rsp_tdesc_release(rp_rsp_tdesc *td);
 int rp_rsp_tdesc_parse(rp_rsp_tdesc *td, const char *xml, size_t len, rp_rsp_fetch_fn fetch,
 		       void *ctx, const char *name, rp_err *err);
 
-/* The register called `name`, or NULL. */
+/* The register called `name`, or NULL. Names are compared ignoring case: OpenOCD calls it
+ * "xPSR", st-util "PC". */
 const rp_rsp_reg *rp_rsp_tdesc_find(const rp_rsp_tdesc *td, const char *name);
 
 /* Byte offset of register regnum in a `g` reply (sum of the sizes of lower-numbered

@@ -6,6 +6,11 @@
  *    fallback to halting when the register reads 0 or is absent, or when the gdbserver halts
  *    the target to serve memory reads (QEMU does).
  *
+ * Halting runs measure their own intrusion (time halted against time run) and, by default,
+ * choose the rate that keeps it under a bound; on Cortex-M they read the vector table once and
+ * drop halts that stopped on an exception handler's entry (a pending interrupt taken at the
+ * halt). DWT runs never halt.
+ *
  * The sampler owns nothing: it drives the caller's rp_rsp and fills the caller's rp_samples.
  * Whatever ends the run (duration, sample count, target exit, a stop flag set by a signal
  * handler, a dead or stalled gdbserver), the samples gathered so far stay in the rp_samples and
@@ -42,10 +47,19 @@ typedef enum rp_sampler_method {
 #define RP_SAMPLER_DEMCR 0xE000EDFCu
 #define RP_SAMPLER_DEMCR_TRCENA (1u << 24)
 
+/* rate_hz for "choose the rate": the fastest that keeps the target's slowdown (time halted
+ * against time run, measured on every sample) under max_slowdown. */
+#define RP_SAMPLER_RATE_AUTO (-1.0)
+
+/* The default bound on the slowdown a halting run may cause: 5 %. */
+#define RP_SAMPLER_MAX_SLOWDOWN 0.05
+
 typedef struct rp_sampler_opts {
 	double duration_s;       /* stop after this long; 0: no limit */
 	uint64_t max_samples;    /* stop after this many; 0: no limit */
-	double rate_hz;          /* mean sampling rate; 0: as fast as possible */
+	double rate_hz;          /* mean sampling rate; 0: as fast as possible; RP_SAMPLER_RATE_AUTO:
+				    chosen from the measured intrusion (halting), as fast as possible
+				    (DWT, which never halts) */
 	uint64_t seed;           /* PRNG seed for the randomized intervals */
 	int callers;             /* also record (lr/ra -> pc) arcs when the register is known */
 	const volatile sig_atomic_t *stop_flag; /* ends the run when set, to the number of the signal
@@ -54,6 +68,7 @@ typedef struct rp_sampler_opts {
 	void *progress_ctx;
 	double min_run_us;       /* halting: the target runs at least this long between samples */
 	rp_sampler_method method;
+	double max_slowdown;     /* with RP_SAMPLER_RATE_AUTO: bound on halted time / run time */
 } rp_sampler_opts;
 
 /* The default minimum run window: against QEMU 7.2 on a 2-core machine, --rate 0 then gives
@@ -61,7 +76,8 @@ typedef struct rp_sampler_opts {
  * 9,000 samples/s at 2-4x (docs/sampling.md). */
 #define RP_SAMPLER_MIN_RUN_US 30.0
 
-#define RP_SAMPLER_OPTS_INIT { 0.0, 0, 0.0, 1, 1, NULL, NULL, NULL, RP_SAMPLER_MIN_RUN_US, RP_SAMPLER_METHOD_AUTO }
+#define RP_SAMPLER_OPTS_INIT { 0.0, 0, RP_SAMPLER_RATE_AUTO, 1, 1, NULL, NULL, NULL, RP_SAMPLER_MIN_RUN_US, \
+				RP_SAMPLER_METHOD_AUTO, RP_SAMPLER_MAX_SLOWDOWN }
 
 typedef struct rp_sampler_result {
 	rp_sampler_stop stop;
@@ -73,6 +89,17 @@ typedef struct rp_sampler_result {
 	char reason[160];        /* "duration", "samples", "target exited (status 0)", "interrupted"
 				    (SIGINT), "stopped by SIGTERM", "gdbserver stopped answering
 				    after 2000 ms", ... */
+	/* The intrusion, measured on the host: halted is from each interrupt sent to the continue
+	 * that followed it (the latencies of both ends cancel out roughly), ran is the rest of the
+	 * run. A halting run took (1 + slowdown) times as long as the target alone would have;
+	 * DWT sampling never halts (slowdown 0). */
+	double halted_s;
+	double ran_s;
+	double slowdown;         /* halted_s / ran_s */
+	uint64_t exc_entry;      /* halting samples dropped because the halt took a pending
+				    interrupt first and stopped on its handler's first instruction
+				    (Cortex-M: pc is an entry of the vector table, lr an EXC_RETURN) */
+	char exc_note[120];      /* why that check was not made, "" when it was */
 } rp_sampler_result;
 
 /* Samples the halted, connected target into s until a stop condition; res is filled in every

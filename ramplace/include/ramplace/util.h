@@ -77,13 +77,40 @@ int rp_check_region(uint64_t origin, uint64_t length, const char *name, const ch
 int rp_count_add(uint64_t *total, uint64_t n);
 
 /* A name taken from input (a symbol, a section, an object path) made printable for a message:
- * bytes that are not printable ASCII or valid UTF-8, and backslashes, become \xNN and \\, so
- * every message shows the same name the same way. Truncated with "..." to fit buf; returns buf. */
+ * bytes that are not printable ASCII or valid UTF-8 become \xNN, so every message shows the
+ * same name the same way. Idempotent (backslashes are kept): escaping an escaped text changes
+ * nothing, so main can escape a whole message. Truncated with "..." to fit buf; returns buf. */
 const char *rp_escape_name(const char *name, char *buf, size_t bufsize);
 
 /* qsort and qsort_r that accept (NULL, 0): the C standard wants a valid base even for no
  * elements, and an empty list (an ELF without call sites) is common input. */
 void rp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 void rp_sort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *arg);
+
+/* A name index: records looked up by (name, sub) in O(log n) instead of a scan, with sub an
+ * optional second key (a defining file, an object; NULL sorts first). The strings are borrowed
+ * from the records and must outlive the index. Fill: rp_name_index_init(ix, n), then set every
+ * e[i] (index: the record's position, the tiebreak among equal keys), then rp_name_index_sort.
+ * Fails only on memory. An index of no entries ({NULL, 0}) finds nothing. */
+typedef struct rp_name_entry {
+	const char *name;
+	const char *sub;
+	size_t index;
+} rp_name_entry;
+typedef struct rp_name_index {
+	rp_name_entry *e;
+	size_t n;
+} rp_name_index;
+int rp_name_index_init(rp_name_index *ix, size_t n, rp_err *err);
+void rp_name_index_sort(rp_name_index *ix);
+/* The first entry (lowest sub, then lowest index) named name, and with match_sub also of sub
+ * (NULL matches only NULL); NULL when none. rp_name_index_next gives the following entry of the
+ * same name (whatever its sub), NULL after the last. */
+const rp_name_entry *rp_name_index_find(const rp_name_index *ix, const char *name, const char *sub, int match_sub);
+const rp_name_entry *rp_name_index_next(const rp_name_index *ix, const rp_name_entry *e);
+void rp_name_index_release(rp_name_index *ix);
+
+/* Seconds on the monotonic clock, for stage timings (place --timings). */
+double rp_seconds(void);
 
 #endif

@@ -115,6 +115,11 @@ int rp_import_file(rp_samples *s, rp_import_meta *meta, rp_import_format fmt, co
 			snprintf(meta->method, sizeof(meta->method), "sampled");
 	} else if (fmt == RP_IMPORT_QEMU || fmt == RP_IMPORT_QEMU_LOG) {
 		rc = import_qemu(&scratch, meta, fmt, img, data, len, name, err);
+	} else if (fmt == RP_IMPORT_SWO) {
+		rp_swo_opts o = RP_SWO_OPTS_INIT;
+		rc = rp_import_swo(&scratch, &meta->swo, &o, data, len, name, err);
+		if (!rc)
+			snprintf(meta->method, sizeof(meta->method), "swo");
 	} else {
 		rc = rp_import_parse(&scratch, fmt, data, len, name, err);
 	}

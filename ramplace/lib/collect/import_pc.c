@@ -222,8 +222,10 @@ int rp_import_format_parse(rp_import_format *out, const char *name, rp_err *err)
 		*out = RP_IMPORT_QEMU_LOG;
 	else if (strcmp(name, "prof") == 0)
 		*out = RP_IMPORT_PROF;
+	else if (strcmp(name, "swo") == 0)
+		*out = RP_IMPORT_SWO;
 	else
-		return rp_err_set(err, RP_EUSAGE, "--format: unknown format '%s' (auto, gmon, openocd, qemu, qemu-log, prof, pclog, pclist)", name);
+		return rp_err_set(err, RP_EUSAGE, "--format: unknown format '%s' (auto, gmon, openocd, qemu, qemu-log, prof, swo, pclog, pclist)", name);
 	return 0;
 }
 
@@ -244,6 +246,8 @@ const char *rp_import_format_name(rp_import_format fmt)
 		return "qemu-log";
 	case RP_IMPORT_PROF:
 		return "prof";
+	case RP_IMPORT_SWO:
+		return "swo";
 	default:
 		return "auto";
 	}

@@ -112,7 +112,9 @@ static int bytes_at(const char **p, const char *lim, uint8_t *out, size_t *n)
 }
 
 typedef struct plugin_file {
-	int version;             /* 1: addresses and counts; 2: also the instruction bytes */
+	int version;             /* 1: addresses and counts; 2: also the instruction bytes; 3: also
+				    a flash model's stall cycles, and data lines (rp_import_qemu_costs);
+				    4: also eviction lines */
 	uint64_t declared;       /* "# insns-executed" */
 	int have_declared;
 	uint64_t addresses;      /* "# addresses": how many address lines follow */
@@ -126,8 +128,8 @@ static int plugin_header(plugin_file *pf, const cursor *c, rp_err *err)
 	uint64_t v;
 	if (starts(c, "# ramplace-qemu ")) {
 		p = c->line + strlen("# ramplace-qemu ");
-		if (c->lineno != 1 || dec_at(&p, c->eol, &v) || p != c->eol || v < 1 || v > 2)
-			return bad(c, "not a version this ramplace reads (1 or 2)", err);
+		if (c->lineno != 1 || dec_at(&p, c->eol, &v) || p != c->eol || v < 1 || v > 4)
+			return bad(c, "not a version this ramplace reads (1 to 4)", err);
 		pf->version = (int)v;
 	} else if (starts(c, "# insns-executed ")) {
 		p = c->line + strlen("# insns-executed ");
@@ -166,16 +168,20 @@ static int plugin_lines(rp_samples *s, plugin_file *pf, rp_import_check *check, 
 				rp_import_check_target(check, img, pf->target);
 			continue;
 		}
+		if ((pf->version >= 3 && starts(&c, "d ")) || (pf->version >= 4 && starts(&c, "e ")))
+			continue;   /* data reads, evictions: rp_import_qemu_costs */
 		const char *p = c.line;
-		uint64_t addr, count;
+		uint64_t addr, count, stall;
 		uint8_t bytes[16];
 		size_t nbytes = 0;
-		const char *want = pf->version == 2 ? "expected 'hex-address decimal-count hex-bytes'"
-						    : "expected 'hex-address decimal-count'";
+		const char *want = pf->version >= 3 ? "expected 'hex-address decimal-count hex-bytes decimal-stall-cycles'"
+				   : pf->version == 2 ? "expected 'hex-address decimal-count hex-bytes'"
+						      : "expected 'hex-address decimal-count'";
 		if (hex_at(&p, c.eol, &addr) || p >= c.eol || *p++ != ' ' || dec_at(&p, c.eol, &count) ||
-		    (pf->version == 2 && (p >= c.eol || *p++ != ' ' || bytes_at(&p, c.eol, bytes, &nbytes))) ||
-		    p != c.eol)
+		    (pf->version >= 2 && (p >= c.eol || *p++ != ' ' || bytes_at(&p, c.eol, bytes, &nbytes))) ||
+		    (pf->version >= 3 && (p >= c.eol || *p++ != ' ' || dec_at(&p, c.eol, &stall))) || p != c.eol)
 			return bad(&c, want, err);
+		(void)stall;   /* read by rp_import_qemu_costs */
 		/* profile.db counts in int64: a sum past it is refused here, with the line */
 		lines++;
 		if (rp_count_add(&sum, count))
@@ -220,6 +226,108 @@ int rp_import_qemu_plugin(rp_samples *s, int *version, rp_import_check *check, c
 	if (!rc)
 		*version = pf.version;
 	return rc;
+}
+
+/* One "# key N" header of version 3 or 4 into *v (once); 1 when the line was that key. */
+static int header_num(const cursor *c, const char *key, uint64_t *v, int *seen, rp_err *err, int *rc)
+{
+	if (!starts(c, key))
+		return 0;
+	const char *p = c->line + strlen(key);
+	if (*seen || dec_at(&p, c->eol, v) || p != c->eol)
+		*rc = bad(c, *seen ? "given twice" : "expected a decimal count", err);
+	*seen = 1;
+	return 1;
+}
+
+/* Version 4's "e XY BY VICTIM STALL" (X, Y: F or R) into out's eviction records. */
+static int evict_line(rp_costs *out, const cursor *c, uint64_t *sum, rp_err *err)
+{
+	const char *p = c->line + 2;
+	rp_evict e;
+	memset(&e, 0, sizeof(e));
+	if (c->eol - p < 3 || (p[0] != 'F' && p[0] != 'R') || (p[1] != 'F' && p[1] != 'R') || p[2] != ' ')
+		return bad(c, "expected 'e F|R F|R hex-evictor hex-victim decimal-stall-cycles' (e FF 1a0 2b4 56)", err);
+	e.by_data = p[0] == 'R';
+	e.victim_data = p[1] == 'R';
+	p += 3;
+	if (hex_at(&p, c->eol, &e.by) || p >= c->eol || *p++ != ' ' || hex_at(&p, c->eol, &e.victim) || p >= c->eol ||
+	    *p++ != ' ' || dec_at(&p, c->eol, &e.stall) || p != c->eol || !e.stall)
+		return bad(c, "expected 'e XY hex-evictor hex-victim decimal-stall-cycles' (stall > 0)", err);
+	if (rp_count_add(sum, e.stall))
+		return bad(c, "the stall cycles sum to more than profile.db can count", err);
+	return rp_costs_add_evict(out, &e, err) ? rp_err_wrap(err, "%s: line %zu", c->name, c->lineno) : 0;
+}
+
+/* A version 3 or 4 line into the cost histograms: "ADDR COUNT BYTES STALL", "d ADDR READS
+ * STALL" or (4) "e ..." (plugin_lines has checked the first kind). Sums are checked against the
+ * header by the caller. */
+static int cost_line(rp_costs *out, const cursor *c, int version, uint64_t sums[3], rp_err *err)
+{
+	const char *p = c->line, *q;
+	uint64_t addr, n, stall;
+	if (version >= 4 && starts(c, "e "))
+		return evict_line(out, c, &sums[2], err);
+	if (starts(c, "d ")) {
+		p += 2;
+		if (hex_at(&p, c->eol, &addr) || p >= c->eol || *p++ != ' ' || dec_at(&p, c->eol, &n) || !n ||
+		    p >= c->eol || *p++ != ' ' || dec_at(&p, c->eol, &stall) || p != c->eol)
+			return bad(c, "expected 'd hex-address decimal-reads decimal-stall-cycles' (reads > 0)", err);
+		if (rp_count_add(&sums[1], stall))
+			return bad(c, "the stall cycles sum to more than profile.db can count", err);
+		int rc = rp_samples_add(&out->data_reads, addr, n, err);
+		return rc || !stall ? rc : rp_samples_add(&out->data_stall, addr, stall, err);
+	}
+	q = c->eol;
+	while (q > p && q[-1] != ' ')
+		q--;
+	if (hex_at(&p, c->eol, &addr) || dec_at(&q, c->eol, &stall))
+		return bad(c, "expected 'hex-address decimal-count hex-bytes decimal-stall-cycles'", err);
+	if (rp_count_add(&sums[0], stall))
+		return bad(c, "the stall cycles sum to more than profile.db can count", err);
+	return stall ? rp_samples_add(&out->fetch_stall, addr, stall, err) : 0;
+}
+
+int rp_import_qemu_costs(rp_costs *out, const char *text, size_t len, const char *name, rp_err *err)
+{
+	cursor c = { text, text + len, text, NULL, 0, name };
+	uint64_t want[4] = { 0, 0, 0, 0 }, sums[3] = { 0, 0, 0 };
+	int seen[4] = { 0, 0, 0, 0 }, rc = 0, version;
+	if (len >= 18 && memcmp(text, "# ramplace-qemu 3\n", 18) == 0)
+		version = 3;
+	else if (len >= 18 && memcmp(text, "# ramplace-qemu 4\n", 18) == 0)
+		version = 4;
+	else
+		return 0;   /* versions 1 and 2 have no flash model */
+	while (!rc && next(&c, err, &rc)) {
+		if (starts(&c, "# model ")) {
+			int n = (int)(c.eol - c.line - 8);
+			if (n <= 0 || n >= (int)sizeof(out->model) || out->model[0])
+				return bad(&c, "expected one '# model SPEC' of at most 95 characters", err);
+			snprintf(out->model, sizeof(out->model), "%.*s", n, c.line + 8);
+		} else if (header_num(&c, "# stall-fetch ", &want[0], &seen[0], err, &rc) ||
+			   header_num(&c, "# stall-read ", &want[1], &seen[1], err, &rc) ||
+			   header_num(&c, "# misses ", &want[2], &seen[2], err, &rc) ||
+			   (version >= 4 && header_num(&c, "# stall-evicted ", &want[3], &seen[3], err, &rc)) || starts(&c, "#")) {
+			continue;
+		} else {
+			rc = cost_line(out, &c, version, sums, err);
+		}
+	}
+	if (rc)
+		return rc;
+	if (!out->model[0] || !seen[0] || !seen[1] || !seen[2] || (version >= 4 && !seen[3]))
+		return rp_err_set(err, RP_EINPUT, "%s: byte 0: version %d without its '# model', '# stall-fetch', "
+				  "'# stall-read' and '# misses' lines%s", name, version, version >= 4 ? " and '# stall-evicted'" : "");
+	if (sums[0] != want[0] || sums[1] != want[1])
+		return rp_err_set(err, RP_EINPUT, "%s: byte %zu: the stall cycles sum to %llu (fetch) and %llu (read) but the "
+				  "header says %llu and %llu", name, len, (unsigned long long)sums[0], (unsigned long long)sums[1],
+				  (unsigned long long)want[0], (unsigned long long)want[1]);
+	if (sums[2] != want[3])
+		return rp_err_set(err, RP_EINPUT, "%s: byte %zu: the eviction lines' stall cycles sum to %llu but the header "
+				  "says %llu", name, len, (unsigned long long)sums[2], (unsigned long long)want[3]);
+	out->misses = want[2];
+	return 0;
 }
 
 /* ---- `-d exec,nochain[,in_asm]` logs ---- */

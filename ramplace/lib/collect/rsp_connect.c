@@ -198,8 +198,10 @@ static int handshake(rp_rsp *rsp, rp_err *err)
 					rp_rspi_quote(q, sizeof(q), reply, len));
 	}
 	/* QEMU's system-mode stub reads packets in order and never waits for our '+', so reads
-	 * and `c` can share one write there even in ack mode (it offers no QStartNoAckMode) */
-	if (rc == 0 && !rsp->noack && (rc = rp_rsp_transact(rsp, "qqemu.sstepbits", &reply, &len, err)) == 0)
+	 * and `c` can share one write there even in ack mode (it offers no QStartNoAckMode). Asked
+	 * in no-ack mode too: the sampler says that QEMU's halting samples are biased. Other
+	 * servers answer the unknown query with an empty reply. */
+	if (rc == 0 && (rc = rp_rsp_transact(rsp, "qqemu.sstepbits", &reply, &len, err)) == 0)
 		rsp->is_qemu = strncmp(reply, "ENABLE=", 7) == 0;
 	rsp->pipeline = rsp->noack || rsp->is_qemu;
 	rp_rsp_stop stop;
@@ -403,6 +405,11 @@ int rp_rsp_has_ra(const rp_rsp *rsp)
 int rp_rsp_pipelines(const rp_rsp *rsp)
 {
 	return rsp->pipeline;
+}
+
+int rp_rsp_is_qemu(const rp_rsp *rsp)
+{
+	return rsp->is_qemu;
 }
 
 int rp_rsp_is_m_profile(const rp_rsp *rsp)

@@ -53,6 +53,8 @@ struct rp_rsp {
 	int ra_found;
 	enum read_mode mode;
 	int64_t cancel_at;     /* when a wait first saw opts.cancel set, 0 before */
+	unsigned late;         /* requests that timed out unanswered: a gdbserver such as pyOCD
+				  answers them after the next stop reply */
 };
 
 /* One wait for bytes from the gdbserver, bounded by its deadline whatever arrives. Console

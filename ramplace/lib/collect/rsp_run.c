@@ -136,6 +136,7 @@ int rp_rsp_peek32(rp_rsp *rsp, uint64_t addr, uint32_t *val, rp_rsp_stop *stop, 
 			return rc;
 		if (rc == 0) {
 			rc = rp_rspi_timeout_error(rsp, &w, err, what);
+			rsp->late++; /* its reply may still come, after the next stop reply */
 			return rc == RP_EINTERRUPT ? rc : 3;
 		}
 		const char *reply = rsp->pkt;
@@ -180,6 +181,29 @@ int rp_rsp_poke32(rp_rsp *rsp, uint64_t addr, uint32_t val, rp_err *err)
 	return rc;
 }
 
+/* After the stop: the replies to requests that timed out, which a gdbserver that serves
+ * packets only while halted (pyOCD) sends now; each is discarded, within the reply timeout.
+ * Left in the stream they would be taken as the replies to the next requests. */
+static int discard_late(rp_rsp *rsp, rp_err *err)
+{
+	rp_rspi_wait w = rp_rspi_wait_for(rsp, -1, 0);
+	while (rsp->late > 0) {
+		int rc = rp_rspi_recv_packet(rsp, &w, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			break; /* never answered after all */
+		rp_rsp_stop ignored_stop;
+		rp_err ignored = RP_ERR_INIT;
+		if (rp_rsp_parse_stop(&ignored_stop, rsp->pkt, rsp->pkt_len, rsp->name, &ignored) == 0 &&
+		    ignored_stop.kind == RP_RSP_OUTPUT)
+			continue;
+		rsp->late--;
+	}
+	rsp->late = 0;
+	return 0;
+}
+
 int rp_rsp_wait_stop_discarding(rp_rsp *rsp, rp_rsp_stop *stop, rp_err *err)
 {
 	rp_rspi_wait w = rp_rspi_wait_for(rsp, -1, 0);
@@ -191,6 +215,8 @@ int rp_rsp_wait_stop_discarding(rp_rsp *rsp, rp_rsp_stop *stop, rp_err *err)
 			return rc;
 		rp_err ignored = RP_ERR_INIT;
 		if (rp_rsp_parse_stop(stop, rsp->pkt, rsp->pkt_len, rsp->name, &ignored) == 0) {
+			if (stop->kind == RP_RSP_STOPPED)
+				return discard_late(rsp, err);
 			if (stop->kind != RP_RSP_OUTPUT)
 				return 0;
 			if ((rc = rp_rspi_console(rsp, &w, "for the stop reply", err)) < 0)

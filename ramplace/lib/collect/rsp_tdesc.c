@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ramplace/rsp.h"
 
@@ -31,7 +32,7 @@ void rp_rsp_tdesc_release(rp_rsp_tdesc *td)
 const rp_rsp_reg *rp_rsp_tdesc_find(const rp_rsp_tdesc *td, const char *name)
 {
 	for (size_t i = 0; i < td->nregs; i++)
-		if (strcmp(td->regs[i].name, name) == 0)
+		if (strcasecmp(td->regs[i].name, name) == 0)
 			return &td->regs[i];
 	return NULL;
 }

@@ -9,6 +9,22 @@
  * periodic sampling aliases with periodic code; the minimum run window keeps --rate 0 from
  * starving the target (interrupt right after continue: the target barely runs at all).
  *
+ * The rate: a halt costs the target the time from the interrupt to the continue, so every sample
+ * is timed and the halted time is summed against the time run. With RP_SAMPLER_RATE_AUTO the
+ * mean period is chosen from the recent cost of a halt so that halted / run stays under
+ * opts->max_slowdown (aiming at 80 % of it), and a whole run that got over the aim (a slow
+ * start, a host stall) pauses until it is paid back; a forced rate is kept and only measured.
+ * The DWT probe is skipped on QEMU, whose gdbstub halts on any packet: its wait for late
+ * replies alone was 5 % of a one-second run.
+ *
+ * Exception entries (Cortex-M): a halt that finds an interrupt pending takes it first and stops
+ * on the handler's first instruction (QEMU's stub does, and the architecture allows a probe's
+ * halt request to do the same), so halting samples pile up on handler entries that never ran:
+ * SysTick_Handler got 4 % of the samples of a firmware where it ran 0.0002 % of the
+ * instructions. The vector table is read once (VTOR, 64 entries); a sample whose pc is an
+ * entry of it while lr holds an EXC_RETURN value is such a halt and is dropped (counted in
+ * res->exc_entry): the halt came at a random moment, so what is dropped is an unbiased subset.
+ *
  * DWT (Cortex-M): the target runs throughout; one sample is a memory read of DWT_PCSR at a
  * randomized interval. Tried first with RP_SAMPLER_METHOD_AUTO on an M-profile target; any
  * sign that it does not work (reads 0, an error, or a gdbserver that halts the target to read
@@ -23,6 +39,11 @@
 
 #define PROGRESS_NS 250000000
 #define DWT_SETTLE_NS 2000000 /* the target runs this long before the first DWT read */
+#define AUTO_START_HZ 50.0    /* the automatic rate before the first halt was timed */
+#define AUTO_AIM 0.8          /* aim at this share of max_slowdown */
+#define OWED_CAP_NS 250000000 /* the longest pause that pays back halts over the aim */
+#define VTOR 0xE000ED08u
+#define NVECTORS 64
 
 static int64_t now_ns(void)
 {
@@ -95,15 +116,61 @@ struct loop {
 	int64_t min_run_ns;
 	int running;          /* the last read already resumed the target */
 	uint64_t base;        /* samples in the rp_samples before this run */
+	int64_t resumed_at;   /* when the target was last resumed, 0 while halted */
+	int64_t halted_at;    /* when the sampler last halted it, 0 when it did not (at connect) */
+	int64_t halted_ns, ran_ns; /* summed intrusion (see rp_sampler_result) */
+	uint64_t halts;       /* timed halts */
+	double halt_ewma_ns;  /* recent cost of one halt */
+	uint32_t entries[NVECTORS]; /* Cortex-M exception handler entries (thumb bit clear) */
+	size_t nentries;
 };
+
+/* The target runs from t (a continue went out); a halt of the sampler's ends there. A sample's
+ * halt (sample != 0) also feeds the recent cost of one halt; the halt that the DWT probe ends
+ * with, which waits for late replies, counts in the whole only. */
+static void mark_resumed(struct loop *lp, int64_t t, int sample)
+{
+	if (lp->halted_at && t > lp->halted_at) {
+		int64_t h = t - lp->halted_at;
+		lp->halted_ns += h;
+		if (sample) {
+			lp->halt_ewma_ns = lp->halts ? lp->halt_ewma_ns + ((double)h - lp->halt_ewma_ns) / 8 : (double)h;
+			lp->halts++;
+		}
+	}
+	lp->halted_at = 0;
+	lp->resumed_at = t;
+}
+
+/* The target stops running at t: an interrupt went out (halted != 0) or it exited. */
+static void mark_stopped(struct loop *lp, int64_t t, int halted)
+{
+	if (lp->resumed_at && t > lp->resumed_at)
+		lp->ran_ns += t - lp->resumed_at;
+	lp->resumed_at = 0;
+	lp->halted_at = halted ? t : 0;
+}
+
+/* The automatic rate: the mean period P with h / P = s / (1 + s) for the aimed slowdown s and
+ * the recent cost h of a halt, so that halted / run = s (next_wait also pays back a whole run
+ * that got over s). */
+static double auto_rate(const rp_sampler_opts *opts, const struct loop *lp)
+{
+	if (!lp->halts)
+		return AUTO_START_HZ;
+	double h = lp->halt_ewma_ns < 1000 ? 1000 : lp->halt_ewma_ns;
+	double s = opts->max_slowdown * AUTO_AIM;
+	return s / (h * 1e-9 * (1 + s));
+}
 
 /* The wait before the next interrupt. Samples are due at randomized intervals around the
  * mean period, counted from the previous due time (not from when the last sample ended), so
  * that the achieved rate is the requested one even though each sample costs time of its own;
  * a run that fell a whole period behind starts afresh instead of bursting to catch up. The wait
  * is at least the minimum run window and never past the deadline. */
-static int64_t next_wait(struct loop *lp, double rate_hz, int64_t now)
+static int64_t next_wait(struct loop *lp, const rp_sampler_opts *opts, int64_t now)
 {
+	double rate_hz = opts->rate_hz >= 0 ? opts->rate_hz : auto_rate(opts, lp);
 	int64_t wait = 0;
 	if (rate_hz > 0) {
 		int64_t period = (int64_t)(1e9 / rate_hz);
@@ -111,6 +178,23 @@ static int64_t next_wait(struct loop *lp, double rate_hz, int64_t now)
 			lp->due = now;
 		lp->due += rp_sampler_interval_ns(&lp->prng, rate_hz);
 		wait = lp->due - now;
+	}
+	if (opts->rate_hz < 0 && lp->halts) {
+		/* the whole run so far over the aim (a slow start, a gdbserver that got slower): no
+		 * halt until the run has paid it back, but a host stall that made one halt last long
+		 * (seen: 400 ms once on a loaded machine) is paid back over several waits, not by a
+		 * silence of many seconds */
+		double s = opts->max_slowdown * AUTO_AIM;
+		int64_t owed = (int64_t)((double)lp->halted_ns / s) - lp->ran_ns;
+		int64_t cap = rate_hz > 0 ? (int64_t)(10e9 / rate_hz) : 0;
+		if (cap < OWED_CAP_NS)
+			cap = OWED_CAP_NS;
+		if (owed > cap)
+			owed = cap;
+		if (owed > wait) {
+			wait = owed;
+			lp->due = now + owed;
+		}
 	}
 	if (wait < lp->min_run_ns)
 		wait = lp->min_run_ns;
@@ -139,36 +223,97 @@ static int add_sample(rp_samples *s, const rp_sampler_opts *opts, uint64_t pc, u
 	return rc;
 }
 
+/* Whether a halting sample stopped on an exception handler's first instruction (see the top):
+ * lr is an EXC_RETURN value there, which rp_rsp_read_pc gives as 0 (no caller). */
+static int at_exception_entry(const rp_rsp *rsp, const struct loop *lp, uint64_t pc, uint64_t ra)
+{
+	if (rp_rsp_has_ra(rsp) && ra != 0)
+		return 0;
+	for (size_t i = 0; i < lp->nentries; i++)
+		if (lp->entries[i] == pc)
+			return 1;
+	return 0;
+}
+
+/* Reads the vector table of a halted Cortex-M (VTOR; 0 where VTOR reads as zero or not at all,
+ * as on ARMv6-M) into lp->entries: the handlers of exceptions 2 and up. */
+static void read_vectors(rp_rsp *rsp, struct loop *lp, rp_sampler_result *res)
+{
+	unsigned char b[4 * NVECTORS];
+	rp_err ignored = RP_ERR_INIT;
+	uint32_t vtor = 0;
+	if (rp_rsp_read_mem(rsp, VTOR, b, 4, &ignored) == 0)
+		vtor = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	if (rp_rsp_read_mem(rsp, vtor & ~0x7fu, b, sizeof(b), &ignored) < 0) {
+		snprintf(res->exc_note, sizeof(res->exc_note), "the vector table at 0x%08x is not readable",
+			 vtor & ~0x7fu);
+		return;
+	}
+	for (size_t i = 2; i < NVECTORS; i++) {
+		const unsigned char *v = b + 4 * i;
+		uint32_t e = ((uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 | (uint32_t)v[3] << 24);
+		if ((e & 1) && e != 0xffffffffu)  /* Thumb handlers only: anything else is no vector */
+			lp->entries[lp->nentries++] = e & ~1u;
+	}
+}
+
+/* Lets the target run for wait, then interrupts it (at *t_int) and waits for the stop, or for
+ * the stop that came by itself. */
+static int interrupt_and_wait(rp_rsp *rsp, struct loop *lp, int64_t wait, rp_rsp_stop *stop, int64_t *t_int,
+			      rp_err *err)
+{
+	int rc = wait > 0 ? rp_rsp_wait_stop(rsp, wait, stop, err) : 0;
+	*t_int = now_ns();
+	if (rc == 0) {
+		mark_stopped(lp, *t_int, 1);
+		rc = rp_rsp_interrupt(rsp, err);
+		if (rc < 0 && exited_meanwhile(rsp, stop))
+			rc = 1;
+		else if (rc == 0)
+			rc = rp_rsp_wait_stop(rsp, -1, stop, err);
+	} else {
+		mark_stopped(lp, now_ns(), 0); /* it stopped (exited) by itself */
+	}
+	return rc;
+}
+
 /* (Continues,) waits, interrupts and reads one sample, resuming the target in the same write
- * when another sample will follow. Returns 0 with a sample added, 1 when the target exited
- * (res filled), or a negative code. */
+ * when another sample will follow. Returns 0 with a sample added (or dropped as an exception
+ * entry), 1 when the target exited (res filled), or a negative code. */
 static int sample_once(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, struct loop *lp,
 		       uint64_t n, rp_sampler_result *res, rp_err *err)
 {
 	rp_rsp_stop stop;
-	int64_t wait = next_wait(lp, opts->rate_hz, now_ns());
+	int64_t wait = next_wait(lp, opts, now_ns());
 	int rc = lp->running ? 0 : rp_rsp_continue(rsp, err);
+	if (!lp->running)
+		mark_resumed(lp, now_ns(), 0);
 	lp->running = 0;
 	if (rc < 0)
 		return rc;
-	rc = wait > 0 ? rp_rsp_wait_stop(rsp, wait, &stop, err) : 0;
-	if (rc == 0) {
-		rc = rp_rsp_interrupt(rsp, err);
-		if (rc < 0 && exited_meanwhile(rsp, &stop))
-			rc = 1;
-		else if (rc == 0)
-			rc = rp_rsp_wait_stop(rsp, -1, &stop, err);
-	}
-	if (rc < 0)
+	int64_t t_int;
+	if ((rc = interrupt_and_wait(rsp, lp, wait, &stop, &t_int, err)) < 0)
 		return rc;
 	if (stop.kind == RP_RSP_EXITED || stop.kind == RP_RSP_KILLED)
 		return target_gone(res, &stop);
 	uint64_t pc, ra;
 	int more = limit_reached(opts, n + 1, lp->end) < 0;
+	/* pipelined, the continue goes out with the reads: the halt ends when the gdbserver gets
+	 * that write, as it began when it got the interrupt, so both ends' latencies cancel out
+	 * (on QEMU under load, counting until the replies arrived gave 5x the slowdown the vCPU
+	 * really had: 333 % against 61 % at --rate 0); without another sample the halt lasts until
+	 * the detach (intrusion() counts it) */
+	int64_t t_res = now_ns();
 	rc = more ? rp_rsp_read_pc_continue(rsp, &stop, &pc, &ra, err) : rp_rsp_read_pc(rsp, &stop, &pc, &ra, err);
 	if (rc < 0)
 		return rc;
+	if (more)
+		mark_resumed(lp, rp_rsp_pipelines(rsp) ? t_res : now_ns(), 1);
 	lp->running = more;
+	if (lp->nentries && at_exception_entry(rsp, lp, pc, ra)) {
+		res->exc_entry++;
+		return 0;
+	}
 	return add_sample(s, opts, pc, ra, err);
 }
 
@@ -176,6 +321,19 @@ static void update_stats(rp_sampler_stats *st, int64_t start)
 {
 	st->elapsed_s = (double)(now_ns() - start) / 1e9;
 	st->rate_hz = st->elapsed_s > 0 ? (double)st->samples / st->elapsed_s : 0.0;
+}
+
+/* The intrusion into res, once the run is over. */
+static void intrusion(rp_sampler_result *res, struct loop *lp)
+{
+	int64_t t = now_ns();
+	if (lp->halted_at && t > lp->halted_at)
+		lp->halted_ns += t - lp->halted_at;
+	lp->halted_at = 0;
+	mark_stopped(lp, t, 0);
+	res->halted_s = (double)lp->halted_ns / 1e9;
+	res->ran_s = (double)lp->ran_ns / 1e9;
+	res->slowdown = lp->ran_ns > 0 ? (double)lp->halted_ns / (double)lp->ran_ns : 0.0;
 }
 
 /* Ends a run that stopped while the target is halted: lets it run on without the debugger. A
@@ -205,6 +363,7 @@ static int finish_halted(rp_rsp *rsp, const rp_sampler_opts *opts, rp_sampler_re
 static int finish_outcome(rp_rsp *rsp, rp_sampler_result *res, struct loop *lp, int rc, rp_err *err)
 {
 	update_stats(&res->stats, lp->start);
+	intrusion(res, lp);
 	res->stop = rc > 0 ? RP_SAMPLER_EXITED : rc == RP_EINTERRUPT ? RP_SAMPLER_INTERRUPTED : RP_SAMPLER_FAILED;
 	if (rc > 0)
 		return 0;
@@ -232,6 +391,7 @@ static int run_halting(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, 
 		if (why >= 0) {
 			res->stop = (rp_sampler_stop)why;
 			update_stats(&res->stats, lp->start);
+			intrusion(res, lp);
 			return finish_halted(rsp, opts, res, err);
 		}
 		int rc = sample_once(rsp, s, opts, lp, res->stats.samples, res, err);
@@ -269,12 +429,17 @@ static int dwt_stopped(rp_rsp *rsp, const rp_rsp_stop *stop, rp_sampler_result *
 
 /* Starts the target and reads DWT_PCSR once. Returns 0 when DWT sampling works (the first
  * sample added, target running), 2 when it does not (the target halted again,
- * res->method_note says why), 1 when the target exited, or a negative code. */
+ * res->method_note says why), 3 when it is known not to without trying (QEMU; still halted,
+ * never resumed), 1 when the target exited, or a negative code. */
 static int dwt_probe(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, rp_sampler_result *res,
 		     rp_err *err)
 {
 	rp_rsp_stop stop;
 	uint32_t demcr = 0, pcsr = 0;
+	if (rp_rsp_is_qemu(rsp)) { /* known: it stops the VM on any packet that arrives while it runs */
+		snprintf(res->method_note, sizeof(res->method_note), "the gdbserver halts the target to read memory");
+		return 3;
+	}
 	/* the DWT works only with DEMCR.TRCENA set; a debugger normally sets it, we may have to */
 	int rc = rp_rsp_peek32(rsp, RP_SAMPLER_DEMCR, &demcr, &stop, err);
 	if (rc < 0)
@@ -322,6 +487,7 @@ static int finish_running(rp_rsp *rsp, const rp_sampler_opts *opts, rp_sampler_r
 		return finish_outcome(rsp, res, lp, rc, err);
 	res->stop = (rp_sampler_stop)why;
 	update_stats(&res->stats, lp->start);
+	intrusion(res, lp);
 	return finish_halted(rsp, opts, res, err);
 }
 
@@ -329,7 +495,11 @@ static int dwt_sample(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, s
 		      rp_sampler_result *res, rp_err *err)
 {
 	rp_rsp_stop stop;
-	int64_t wait = next_wait(lp, opts->rate_hz, now_ns());
+	/* the DWT never halts the target: no intrusion to bound, the automatic rate is the fastest */
+	rp_sampler_opts fast = *opts;
+	if (fast.rate_hz < 0)
+		fast.rate_hz = 0;
+	int64_t wait = next_wait(lp, &fast, now_ns());
 	int rc = wait > 0 ? rp_rsp_wait_stop(rsp, wait, &stop, err) : 0;
 	if (rc != 0)
 		return rc < 0 ? rc : dwt_stopped(rsp, &stop, res, err);
@@ -371,18 +541,33 @@ static int run_dwt(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, stru
 int rp_sampler_run(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, rp_sampler_result *res,
 		   rp_err *err)
 {
-	struct loop lp = { opts->seed, now_ns(), INT64_MAX, 0, (int64_t)(opts->min_run_us * 1e3), 0, s->total };
+	struct loop lp;
+	memset(&lp, 0, sizeof(lp));
+	lp.prng = opts->seed;
+	lp.start = now_ns();
+	lp.end = INT64_MAX;
+	lp.min_run_ns = (int64_t)(opts->min_run_us * 1e3);
+	lp.base = s->total;
 	lp.due = lp.start;
 	if (opts->duration_s > 0)
 		lp.end = lp.start + (int64_t)(opts->duration_s * 1e9);
 	memset(res, 0, sizeof(*res));
 	res->method = "halt";
 	if (opts->method == RP_SAMPLER_METHOD_AUTO && rp_rsp_is_m_profile(rsp)) {
+		mark_resumed(&lp, now_ns(), 0); /* the probe lets it run and reads while it runs */
 		int rc = dwt_probe(rsp, s, opts, res, err);
 		if (rc == 0)
 			return run_dwt(rsp, s, opts, &lp, res, err);
-		if (rc != 2)
+		if (rc == 3)
+			lp.resumed_at = 0;
+		else if (rc != 2)
 			return finish_outcome(rsp, res, &lp, rc, err);
+		else /* it ran until the read that halted it, about the settling time, halted since */
+			mark_stopped(&lp, lp.resumed_at + DWT_SETTLE_NS, 1);
 	}
+	if (rp_rsp_is_m_profile(rsp))
+		read_vectors(rsp, &lp, res);
+	else
+		snprintf(res->exc_note, sizeof(res->exc_note), "not a Cortex-M target");
 	return run_halting(rsp, s, opts, &lp, res, err);
 }

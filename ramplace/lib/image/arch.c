@@ -10,8 +10,10 @@
  *
  * Reads only the loaded image (its sections, functions and bytes), never calls back into
  * image.c: the attributes are hostile input, so every length is checked and a malformed
- * section is ignored (the table's defaults stand). */
+ * section is ignored (the table's defaults stand). Also the check that the header's machine
+ * agrees with the rest of the file (rp_image_arch_check). */
 #include <elf.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "image_arch.h"
@@ -190,4 +192,56 @@ void rp_image_arch_init(rp_image *img)
 	}
 	if (linked_by_lld(img))
 		rp_image_use_linker(img, 1);
+}
+
+static int has_section(const rp_image *img, const char *name)
+{
+	for (size_t i = 0; i < img->nsections; i++)
+		if (img->sections[i].name && strcmp(img->sections[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Names for messages (image.c's rp_image_arch is above this file: no call back into it). */
+static const char *machine_name(int machine)
+{
+	switch (machine) {
+	case EM_ARM: return "ARM";
+	case EM_AARCH64: return "AArch64";
+	case EM_RISCV: return "RISC-V";
+	case EM_X86_64: return "x86-64";
+	case EM_386: return "i386";
+	default: return "another machine";
+	}
+}
+
+/* e_machine is one halfword: patched (or garbled), the file would be decoded as another
+ * architecture and every function would look call-free. What else the toolchains write must
+ * agree with it: each of ARM and RISC-V has its own attributes section; RISC-V defines only
+ * e_flags bits 0-4 (RVC, float ABI, RVE, TSO) while ARM's EABI version sits in bits 24-31;
+ * ARM is ELFCLASS32 and AArch64 ELFCLASS64. */
+int rp_image_arch_check(const rp_image *img, uint32_t e_flags, rp_err *err)
+{
+	const char *but = NULL;
+	char why[96];
+	if (img->machine != EM_ARM && has_section(img, ".ARM.attributes")) {
+		but = "it has ARM's .ARM.attributes section";
+	} else if (img->machine != EM_RISCV && has_section(img, ".riscv.attributes")) {
+		but = "it has RISC-V's .riscv.attributes section";
+	} else if (img->machine == EM_RISCV && (e_flags & ~(uint32_t)0x1f)) {
+		snprintf(why, sizeof(why), "its flags 0x%x set bits RISC-V does not define", (unsigned)e_flags);
+		but = why;
+	} else if (img->machine == EM_ARM && (e_flags >> 24) > 5) {
+		snprintf(why, sizeof(why), "its flags 0x%x name ARM EABI version %u (known: 0 to 5)", (unsigned)e_flags,
+			 (unsigned)(e_flags >> 24));
+		but = why;
+	} else if (img->machine == EM_ARM && img->elfclass != 32) {
+		but = "it is a 64-bit ELF (ARM's are 32-bit)";
+	} else if (img->machine == EM_AARCH64 && img->elfclass != 64) {
+		but = "it is a 32-bit ELF (AArch64's are 64-bit)";
+	}
+	if (!but)
+		return 0;
+	return rp_err_set(err, RP_EINPUT, "%s: the ELF header says %s (e_machine %d), but %s: a patched or corrupt "
+			  "header, or a file for another architecture", img->path, machine_name(img->machine), img->machine, but);
 }

@@ -349,12 +349,16 @@ int rp_boot_analyze(rp_boot *out, const rp_image *img, const rp_callgraph *cg, c
 	bwalk w = { img, &b, NULL, out, calloc(nf, 1), err };
 	if (!rc && !w.state)
 		rc = rp_err_nomem(err, "analysing the reset path");
-	if (!rc)
-		rc = rp_disasm_new(&w.d, img, err);
+	rp_disasm *own = NULL;   /* the call graph's decoder when it has one for this image */
+	w.d = cg && cg->img == img ? cg->disasm : NULL;
+	if (!rc && !w.d)
+		rc = rp_disasm_new(&own, img, err);
+	if (!w.d)
+		w.d = own;
 	int status = W_NONE;
 	if (!rc)
 		rc = walk(&w, out->reset, 0, &status);
-	rp_disasm_free(w.d);
+	rp_disasm_free(own);
 	free(w.state);
 	if (!rc)
 		rc = settle(out, cg, err);

@@ -1,5 +1,7 @@
 /* callgraph.c: static call graph from libopcodes disassembly (see callgraph.h). Owns the edge
- * list, its index and the address-taken flags. Workload: every function of an image once. */
+ * list, its index, the address-taken flags and the decoder (kept for the reset-path walk).
+ * Workload: every function of an image once, up to 200,000 functions: each branch target and
+ * literal word is looked up in a hash of the function starts, never by a search. */
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +17,28 @@ typedef struct site {
 	unsigned len;
 } site;
 
+/* The functions by start address, hashed: the walk asks for every branch target and literal
+ * word whether a function starts there, and a binary search over the functions per question
+ * was a tenth of `place` on 50,000 functions (issue 14 item 6). Each start maps to what
+ * rp_image_func_at gives for it, so the answers are func_starting's. */
+typedef struct start_slot {
+	uint64_t addr;
+	size_t fi;          /* index + 1 into img->funcs; 0: empty */
+} start_slot;
+
+typedef struct start_index {
+	start_slot *slots;
+	size_t mask;
+	unsigned char *veneer;   /* per function: 0 not yet asked, 1 no, 2 its name has "_veneer" */
+} start_index;
+
 typedef struct build_ctx {
 	rp_callgraph *cg;
 	const rp_image *img;
 	size_t self;
 	site *sites;
 	size_t nsites, cap;
+	start_index starts;
 	rp_err *err;
 } build_ctx;
 
@@ -72,12 +90,77 @@ const rp_func *rp_callgraph_entered(const rp_image *img, uint64_t target)
 	return t;
 }
 
+static size_t start_hash(uint64_t addr, size_t mask)
+{
+	return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 29) & mask;
+}
+
+static int starts_build(start_index *ix, const rp_image *img, rp_err *err)
+{
+	size_t n = 16;
+	while (n < 2 * img->nfuncs && n <= SIZE_MAX / 4 / sizeof(start_slot))
+		n *= 2;
+	ix->slots = n >= 2 * img->nfuncs ? calloc(n, sizeof(start_slot)) : NULL;
+	ix->veneer = calloc(img->nfuncs ? img->nfuncs : 1, 1);
+	if (!ix->slots || !ix->veneer)
+		return rp_err_nomem(err, "building the call graph");
+	ix->mask = n - 1;
+	for (size_t i = 0; i < img->nfuncs; i++) {
+		uint64_t a = img->funcs[i].addr;
+		const rp_func *f = i > 0 && img->funcs[i - 1].addr == a ? NULL : rp_image_func_at(img, a);
+		if (!f || f->addr != a)
+			continue;   /* an alias already in, or not what a branch to a enters */
+		size_t k = start_hash(a, ix->mask);
+		while (ix->slots[k].fi && ix->slots[k].addr != a)
+			k = (k + 1) & ix->mask;
+		if (!ix->slots[k].fi)
+			ix->slots[k] = (start_slot){ a, (size_t)(f - img->funcs) + 1 };
+	}
+	return 0;
+}
+
+static void starts_release(start_index *ix)
+{
+	free(ix->slots);
+	free(ix->veneer);
+}
+
+/* func_starting through the index. */
+static const rp_func *start_at(const start_index *ix, const rp_image *img, uint64_t addr, int pointer)
+{
+	uint64_t a = addr;
+	if (img->machine == EM_ARM && pointer) {
+		if (!(addr & 1))
+			return NULL;
+		a = addr & ~1ull;
+	}
+	for (size_t k = start_hash(a, ix->mask); ix->slots[k].fi; k = (k + 1) & ix->mask)
+		if (ix->slots[k].addr == a)
+			return &img->funcs[ix->slots[k].fi - 1];
+	return NULL;
+}
+
+/* rp_callgraph_entered through the index, asking each function's name for "_veneer" once. */
+static const rp_func *entered(build_ctx *b, uint64_t target)
+{
+	const rp_func *t = start_at(&b->starts, b->img, target, 0);
+	unsigned char *v = t ? &b->starts.veneer[t - b->img->funcs] : NULL;
+	if (v && !*v)
+		*v = strstr(t->name, "_veneer") ? 2 : 1;
+	if (!t || *v == 2) {
+		const rp_func *real = through_veneer(b->img, target);
+		if (real)
+			t = real;
+	}
+	return t;
+}
+
 static int on_insn(void *p, const rp_insn *in)
 {
 	build_ctx *b = p;
 	b->cg->ninsns++;
 	if (in->kind != RP_INSN_OTHER && in->has_target) {
-		const rp_func *t = rp_callgraph_entered(b->img, in->target);
+		const rp_func *t = entered(b, in->target);
 		size_t ti = t ? (size_t)(t - b->img->funcs) : SIZE_MAX;
 		if (t && ti != b->self) {
 			if (rp_grow((void **)&b->sites, &b->cap, b->nsites + 1, sizeof(site), b->err))
@@ -86,7 +169,7 @@ static int on_insn(void *p, const rp_insn *in)
 		}
 	}
 	for (size_t k = 0; k < in->nrefs; k++) {
-		const rp_func *t = func_starting(b->img, in->ref_words[k], b->img->machine == EM_ARM);
+		const rp_func *t = start_at(&b->starts, b->img, in->ref_words[k], b->img->machine == EM_ARM);
 		if (t)
 			b->cg->address_taken[t - b->img->funcs] = 1;
 	}
@@ -103,9 +186,21 @@ static int by_site(const void *x, const void *y)
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
+/* The sites come function by function (from ascending), so each function's few are sorted on
+ * their own: the same order as one sort of them all (no two sites share an address), without
+ * its n log n over every site of the image. */
+static void sort_sites(site *sites, size_t n)
+{
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && sites[j].from == sites[i].from; j++)
+			;
+		rp_sort(sites + i, j - i, sizeof(site), by_site);
+	}
+}
+
 static int make_edges(rp_callgraph *cg, site *sites, size_t n, rp_err *err)
 {
-	rp_sort(sites, n, sizeof(site), by_site);
+	sort_sites(sites, n);
 	cg->edges = calloc(n ? n : 1, sizeof(rp_cg_edge));
 	cg->first = calloc(cg->nfuncs + 1, sizeof(size_t));
 	if (!cg->edges || !cg->first)
@@ -134,7 +229,7 @@ static int make_edges(rp_callgraph *cg, site *sites, size_t n, rp_err *err)
 }
 
 /* Words in data sections (vector tables, handler tables, initializers) naming a function. */
-static void scan_data_words(rp_callgraph *cg, const rp_image *img)
+static void scan_data_words(rp_callgraph *cg, const rp_image *img, const start_index *starts)
 {
 	unsigned wsize = img->elfclass == 64 ? 8 : 4;
 	for (size_t s = 0; s < img->nsections; s++) {
@@ -149,7 +244,7 @@ static void scan_data_words(rp_callgraph *cg, const rp_image *img)
 				unsigned shift = img->big_endian ? 8 * (wsize - 1 - i) : 8 * i;
 				w |= (uint64_t)p[off + i] << shift;
 			}
-			const rp_func *t = func_starting(img, w, img->machine == EM_ARM);
+			const rp_func *t = start_at(starts, img, w, img->machine == EM_ARM);
 			if (t)
 				cg->address_taken[t - img->funcs] = 1;
 		}
@@ -166,8 +261,10 @@ int rp_callgraph_build(rp_callgraph **out, const rp_image *img, rp_err *err)
 	cg->nfuncs = img->nfuncs;
 	cg->address_taken = calloc(img->nfuncs ? img->nfuncs : 1, 1);
 	rp_disasm *d = NULL;
-	build_ctx b = { cg, img, 0, NULL, 0, 0, err };
-	int rc = cg->address_taken ? rp_disasm_new(&d, img, err) : rp_err_nomem(err, "building the call graph");
+	build_ctx b = { cg, img, 0, NULL, 0, 0, { NULL, 0, NULL }, err };
+	int rc = cg->address_taken ? starts_build(&b.starts, img, err) : rp_err_nomem(err, "building the call graph");
+	if (!rc)
+		rc = rp_disasm_new(&d, img, err);
 	for (size_t i = 0; !rc && i < img->nfuncs; i++) {
 		const rp_func *f = &img->funcs[i];
 		if (f->section >= img->nsections || !img->sections[f->section].is_exec)
@@ -177,12 +274,13 @@ int rp_callgraph_build(rp_callgraph **out, const rp_image *img, rp_err *err)
 		if (rc == RP_EINPUT)
 			rc = 0;   /* no file bytes (NOBITS): nothing to decode */
 	}
-	rp_disasm_free(d);
+	cg->disasm = d;
 	if (!rc) {
-		scan_data_words(cg, img);
+		scan_data_words(cg, img, &b.starts);
 		rc = make_edges(cg, b.sites, b.nsites, err);
 	}
 	free(b.sites);
+	starts_release(&b.starts);
 	if (rc) {
 		rp_callgraph_free(cg);
 		return rc;
@@ -198,6 +296,7 @@ void rp_callgraph_free(rp_callgraph *cg)
 	free(cg->edges);
 	free(cg->first);
 	free(cg->address_taken);
+	rp_disasm_free(cg->disasm);
 	free(cg);
 }
 

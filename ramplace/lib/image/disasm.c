@@ -36,6 +36,7 @@ struct rp_disasm {
 	size_t textlen;
 	uint64_t addrs[8];
 	size_t naddrs;
+	int prefilter;      /* Thumb: skip libopcodes for what cannot branch or name an address */
 };
 
 static void put_text(rp_disasm *d, const char *fmt, va_list ap)
@@ -163,6 +164,7 @@ int rp_disasm_new(rp_disasm **out, const rp_image *img, rp_err *err)
 	if (!d)
 		return rp_err_nomem(err, "preparing the disassembler");
 	d->img = img;
+	d->prefilter = img->machine == EM_ARM && !img->code_big_endian;
 	d->print = disassembler(arch, img->code_big_endian, mach, NULL);
 	if (!d->print) {
 		free(d);
@@ -316,6 +318,115 @@ static uint64_t skip_data(const rp_disasm *d, uint64_t pc, uint64_t end)
 	return k + 1 < d->nmaps && d->maps[k + 1].addr < end ? d->maps[k + 1].addr : end;
 }
 
+void rp_disasm_set_prefilter(rp_disasm *d, int on)
+{
+	d->prefilter = on && d->img->machine == EM_ARM && !d->img->code_big_endian;
+}
+
+/* The length (2 or 4) of a Thumb instruction that can neither branch nor name an address, so
+ * that libopcodes (whose text costs a microsecond an instruction) has nothing to add: 0 for
+ * anything else. Conservative: every encoding that may write the PC, read it as a base, or be
+ * an IT (which conditions the next four) goes to libopcodes. Little-endian code (BE8) only. */
+static unsigned thumb_plain(const uint8_t *p, uint64_t avail)
+{
+	if (avail < 2)
+		return 0;
+	unsigned h = (unsigned)p[0] | (unsigned)p[1] << 8;
+	unsigned top5 = h >> 11;
+	if (top5 < 0x1d) {                           /* 16-bit */
+		if ((h & 0xf800) == 0x4800 || (h & 0xf800) == 0xa000)
+			return 0;                    /* ldr literal, adr */
+		if ((h & 0xf000) == 0xd000 || (h & 0xf800) == 0xe000)
+			return 0;                    /* b<cond>, svc, udf, b */
+		if ((h & 0xfc00) == 0x4400)
+			return 0;                    /* add/mov/cmp high registers (pc), bx, blx */
+		if ((h & 0xf500) == 0xb100 || (h & 0xff00) == 0xbf00)
+			return 0;                    /* cbz/cbnz, it/hints */
+		return 2;
+	}
+	if (avail < 4)
+		return 0;
+	unsigned h2 = (unsigned)p[2] | (unsigned)p[3] << 8;
+	if (top5 == 0x1d && (h & 0x0600) == 0x0200 && (h & 0x000f) != 0xf && (h2 & 0x0f00) != 0x0f00)
+		return 4;                            /* data processing, shifted register: no pc */
+	if (top5 == 0x1e && !(h2 & 0x8000) && (h & 0x000f) != 0xf && (h2 & 0x0f00) != 0x0f00)
+		return 4;                            /* data processing, immediate: no pc */
+	if (top5 == 0x1f && (h & 0x0e00) == 0x0800 && (h & 0x000f) != 0xf && (h2 & 0xf000) != 0xf000)
+		return 4;                            /* loads and stores, not pc-relative, not to pc */
+	if (top5 == 0x1f && (h & 0x0f00) >= 0x0a00 && (h & 0x0f00) <= 0x0b00)
+		return 4;                            /* data processing (register), multiply, divide */
+	return 0;
+}
+
+/* Thumb b, b<cond> (16-bit) and bl (32-bit), the branches every function has, decoded from
+ * the bits as libopcodes would print them: 1 when in is filled in, else 0. */
+static int thumb_branch(const uint8_t *p, uint64_t avail, uint64_t pc, rp_insn *in)
+{
+	unsigned h = avail >= 2 ? (unsigned)p[0] | (unsigned)p[1] << 8 : 0;
+	int64_t off;
+	if ((h & 0xf800) == 0xe000) {
+		off = (int64_t)((h & 0x7ff) ^ 0x400) - 0x400;
+		in->kind = RP_INSN_JUMP;
+		in->len = 2;
+	} else if ((h & 0xf000) == 0xd000 && (h & 0x0e00) != 0x0e00) {   /* not udf, svc */
+		off = (int64_t)((h & 0xff) ^ 0x80) - 0x80;
+		in->kind = RP_INSN_CONDJUMP;
+		in->len = 2;
+	} else if ((h & 0xf800) == 0xf000 && avail >= 4 && (p[3] & 0xd0) == 0xd0) {
+		unsigned h2 = (unsigned)p[2] | (unsigned)p[3] << 8;
+		unsigned sbit = (h >> 10) & 1, i1 = !(((h2 >> 13) & 1) ^ sbit), i2 = !(((h2 >> 11) & 1) ^ sbit);
+		uint32_t v = sbit << 23 | i1 << 22 | i2 << 21 | (h & 0x3ff) << 11 | (h2 & 0x7ff);
+		off = (int64_t)(v ^ 0x800000u) - 0x800000;
+		in->kind = RP_INSN_CALL;
+		in->len = 4;
+	} else {
+		return 0;
+	}
+	in->site_len = in->len;
+	in->has_target = 1;
+	in->target = (pc + 4 + (uint64_t)(off * 2)) & ~1ull;
+	return 1;
+}
+
+/* Walks f's instructions with libopcodes; with the Thumb prefilter, the plain ones (thumb_plain)
+ * are passed on without it, and the four after an IT always go through it. */
+static int walk_insns(rp_disasm *d, const rp_func *f, const uint8_t *bytes, uint64_t size, rp_insn_fn fn, void *ctx)
+{
+	uint64_t end = f->addr + size;
+	unsigned after_it = 0;
+	int rc = 0;
+	for (uint64_t pc = skip_data(d, f->addr, end); pc < end; pc = skip_data(d, pc, end)) {
+		rp_insn in;
+		memset(&in, 0, sizeof(in));
+		in.addr = pc;
+		unsigned plain = d->prefilter && !after_it ? thumb_plain(bytes + (pc - f->addr), end - pc) : 0;
+		if (plain) {
+			in.len = in.site_len = plain;
+		} else if (d->prefilter && !after_it && thumb_branch(bytes + (pc - f->addr), end - pc, pc, &in)) {
+			/* decoded from the bits */
+		} else {
+			d->textlen = 0;
+			d->text[0] = '\0';
+			d->naddrs = 0;
+			int len = d->print(pc, &d->info);
+			if (len <= 0)
+				break;
+			in.len = (unsigned)len;
+			if (pc + (uint64_t)len <= end)
+				fill_insn(d, &in, bytes, f->addr, size);
+			const uint8_t *p = bytes + (pc - f->addr);
+			if (after_it)
+				after_it--;
+			else if (len == 2 && p[1] == 0xbf && (p[0] & 0x0f))
+				after_it = 4;        /* IT: libopcodes keeps its condition state */
+		}
+		if ((rc = fn(ctx, &in)) != 0)
+			break;
+		pc += in.len;
+	}
+	return rc;
+}
+
 int rp_disasm_func(rp_disasm *d, const rp_func *f, rp_insn_fn fn, void *ctx, rp_err *err)
 {
 	uint64_t size = rp_image_func_extent(d->img, f);
@@ -335,24 +446,7 @@ int rp_disasm_func(rp_disasm *d, const rp_func *f, rp_insn_fn fn, void *ctx, rp_
 	d->info.buffer = bytes;
 	d->info.buffer_vma = f->addr;
 	d->info.buffer_length = size;
-	uint64_t end = f->addr + size;
-	for (uint64_t pc = skip_data(d, f->addr, end); pc < end; pc = skip_data(d, pc, end)) {
-		d->textlen = 0;
-		d->text[0] = '\0';
-		d->naddrs = 0;
-		int len = d->print(pc, &d->info);
-		if (len <= 0)
-			break;
-		rp_insn in;
-		memset(&in, 0, sizeof(in));
-		in.addr = pc;
-		in.len = (unsigned)len;
-		if (pc + (uint64_t)len <= end)
-			fill_insn(d, &in, bytes, f->addr, size);
-		if ((rc = fn(ctx, &in)) != 0)
-			break;
-		pc += (uint64_t)len;
-	}
+	rc = walk_insns(d, f, bytes, size, fn, ctx);
 	free(bytes);
 	return rc;
 }

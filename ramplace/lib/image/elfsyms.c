@@ -1,38 +1,121 @@
 /* elfsyms.c: the full symbol table (see elfsyms.h). Works on a private copy of the bytes
- * because libelf may convert a foreign-endian image in place. Owns the names. */
+ * because libelf may convert a foreign-endian image in place. Owns the names (one copy of each
+ * string table, not one allocation per name) and a hash of them for rp_elfsyms_find. Workload:
+ * loaded by the reset-path analysis and by the free-RAM check of every place, on firmware of up
+ * to 200,000 symbols, and asked for a handful of names: the load is the cost, kept linear. */
 #include <gelf.h>
 #include <libelf.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ramplace/elfsyms.h"
 #include "ramplace/util.h"
 
-static int read_symtab(rp_elfsyms *out, Elf *elf, rp_err *err)
+/* The string table a symbol table names: its bytes, or NULL when it is none (elf_strptr would
+ * return NULL for every name in it). */
+static Elf_Data *strtab_of(Elf *elf, const GElf_Shdr *sym_sh)
 {
-	size_t cap = 0;
+	Elf_Scn *scn = elf_getscn(elf, sym_sh->sh_link);
+	GElf_Shdr sh;
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB)
+		return NULL;
+	Elf_Data *d = elf_getdata(scn, NULL);
+	return d && d->d_buf && d->d_size ? d : NULL;
+}
+
+/* Bytes of every string table the symbol tables name, so that one allocation holds them all. */
+static int names_size(Elf *elf, size_t *total, rp_err *err)
+{
+	*total = 0;
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || sh.sh_entsize == 0)
 			continue;
-		Elf_Data *data = elf_getdata(scn, NULL);
-		size_t nsyms = data ? data->d_size / sh.sh_entsize : 0;
-		for (size_t i = 1; i < nsyms; i++) {
-			GElf_Sym sym;
-			if (!gelf_getsym(data, (int)i, &sym))
-				break;
-			const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name || !*name)
-				continue;
-			if (rp_grow((void **)&out->syms, &cap, out->nsyms + 1, sizeof(rp_elfsym), err))
-				return err->code;
-			rp_elfsym *s = &out->syms[out->nsyms];
-			*s = (rp_elfsym){ NULL, sym.st_value, sym.st_size, GELF_ST_TYPE(sym.st_info), sym.st_shndx == SHN_ABS };
-			if (rp_strdup(&s->name, name, err))
-				return err->code;
-			out->nsyms++;
-		}
+		Elf_Data *str = strtab_of(elf, &sh);
+		if (str && (str->d_size > SIZE_MAX - *total - 1))
+			return rp_err_nomem(err, "reading symbols");
+		*total += str ? str->d_size : 0;
+	}
+	*total += 1;
+	return 0;
+}
+
+/* One symbol table: its string table copied to names + *used, the names pointing into it. A name
+ * past the table's last NUL is not terminated inside it: skipped, as elf_strptr refuses it. */
+static int read_symtab(rp_elfsyms *out, size_t *cap, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, size_t *used,
+		       rp_err *err)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	Elf_Data *str = strtab_of(elf, sh);
+	size_t nsyms = data ? data->d_size / sh->sh_entsize : 0;
+	if (!str || nsyms < 2)
+		return 0;
+	char *base = out->names + *used;
+	memcpy(base, str->d_buf, str->d_size);
+	*used += str->d_size;
+	size_t last_nul = str->d_size;
+	while (last_nul > 0 && base[last_nul - 1] != '\0')
+		last_nul--;
+	if (!last_nul)
+		return 0;
+	for (size_t i = 1; i < nsyms; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		if (sym.st_name >= last_nul || !base[sym.st_name])
+			continue;   /* past the last NUL (unterminated), or no name */
+		if (rp_grow((void **)&out->syms, cap, out->nsyms + 1, sizeof(rp_elfsym), err))
+			return err->code;
+		out->syms[out->nsyms++] = (rp_elfsym){ base + sym.st_name, sym.st_value, sym.st_size,
+						      GELF_ST_TYPE(sym.st_info), sym.st_shndx == SHN_ABS };
+	}
+	return 0;
+}
+
+static int read_symtabs(rp_elfsyms *out, Elf *elf, rp_err *err)
+{
+	size_t total, used = 0, cap = 0;
+	if (names_size(elf, &total, err))
+		return err->code;
+	out->names = malloc(total);
+	if (!out->names)
+		return rp_err_nomem(err, "reading symbols");
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && sh.sh_entsize != 0 &&
+		    read_symtab(out, &cap, elf, scn, &sh, &used, err))
+			return err->code;
+	}
+	return 0;
+}
+
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (size_t)h;
+}
+
+/* Open addressing at most half full; the first symbol of each name keeps the slot. */
+static int index_names(rp_elfsyms *s, rp_err *err)
+{
+	size_t n = 16;
+	while (n < 2 * s->nsyms && n <= SIZE_MAX / 4 / sizeof(size_t))
+		n *= 2;
+	s->slots = n >= 2 * s->nsyms ? calloc(n, sizeof(size_t)) : NULL;
+	if (!s->slots)
+		return rp_err_nomem(err, "indexing symbols");
+	s->nslots = n;
+	for (size_t i = 0; i < s->nsyms; i++) {
+		size_t k = name_hash(s->syms[i].name) & (n - 1);
+		while (s->slots[k] && strcmp(s->syms[s->slots[k] - 1].name, s->syms[i].name) != 0)
+			k = (k + 1) & (n - 1);
+		if (!s->slots[k])
+			s->slots[k] = i + 1;
 	}
 	return 0;
 }
@@ -49,10 +132,12 @@ int rp_elfsyms_load(rp_elfsyms *out, const rp_image *img, rp_err *err)
 		return rp_err_nomem(err, "reading symbols");
 	memcpy(copy, img->bytes, img->nbytes);
 	Elf *elf = elf_memory(copy, img->nbytes);
-	int rc = elf ? read_symtab(out, elf, err) : rp_err_set(err, RP_EINPUT, "%s: libelf: %s", img->path, elf_errmsg(-1));
+	int rc = elf ? read_symtabs(out, elf, err) : rp_err_set(err, RP_EINPUT, "%s: libelf: %s", img->path, elf_errmsg(-1));
 	if (elf)
 		elf_end(elf);
 	free(copy);
+	if (!rc)
+		rc = index_names(out, err);
 	if (rc)
 		rp_elfsyms_release(out);
 	return rc;
@@ -60,18 +145,20 @@ int rp_elfsyms_load(rp_elfsyms *out, const rp_image *img, rp_err *err)
 
 void rp_elfsyms_release(rp_elfsyms *s)
 {
-	for (size_t i = 0; s && i < s->nsyms; i++)
-		free(s->syms[i].name);
-	if (s)
-		free(s->syms);
-	if (s)
-		memset(s, 0, sizeof(*s));
+	if (!s)
+		return;
+	free(s->syms);
+	free(s->names);
+	free(s->slots);
+	memset(s, 0, sizeof(*s));
 }
 
 const rp_elfsym *rp_elfsyms_find(const rp_elfsyms *s, const char *name)
 {
-	for (size_t i = 0; i < s->nsyms; i++)
-		if (strcmp(s->syms[i].name, name) == 0)
-			return &s->syms[i];
+	if (!s->nslots)
+		return NULL;
+	for (size_t k = name_hash(name) & (s->nslots - 1); s->slots[k]; k = (k + 1) & (s->nslots - 1))
+		if (strcmp(s->syms[s->slots[k] - 1].name, name) == 0)
+			return &s->syms[s->slots[k] - 1];
 	return NULL;
 }

@@ -21,6 +21,7 @@ typedef struct loader {
 	Elf *elf;
 	const char *name;
 	size_t funcs_cap;
+	uint32_t e_flags;   /* checked against e_machine once the sections are known */
 } loader;
 
 static int fail(rp_err *err, const char *name, const char *what)
@@ -51,6 +52,7 @@ static int load_header(loader *ld, rp_err *err)
 	ld->img->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	ld->img->code_big_endian = ld->img->big_endian && !(eh.e_machine == EM_ARM && (eh.e_flags & EF_ARM_BE8));
 	ld->img->entry = eh.e_entry;
+	ld->e_flags = eh.e_flags;
 	return 0;
 }
 
@@ -282,17 +284,32 @@ static int func_cmp_addr(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Lookups by name come from every stage (samples, arcs, clones, keep lists): one sorted index
+ * makes each O(log n) rather than a scan of every function. */
+static int index_names(rp_image *img, rp_err *err)
+{
+	if (rp_name_index_init(&img->by_name, img->nfuncs, err))
+		return err->code;
+	for (size_t i = 0; i < img->nfuncs; i++)
+		img->by_name.e[i] = (rp_name_entry){ img->funcs[i].name, img->funcs[i].file, i };
+	rp_name_index_sort(&img->by_name);
+	return 0;
+}
+
 static int load_all(loader *ld, rp_err *err)
 {
 	int rc;
 	if ((rc = load_header(ld, err)) || (rc = load_segments(ld, err)) ||
-	    (rc = load_sections(ld, err)) || (rc = load_symbols(ld, err)))
+	    (rc = load_sections(ld, err)) || (rc = rp_image_arch_check(ld->img, ld->e_flags, err)) ||
+	    (rc = load_symbols(ld, err)))
 		return rc;
 	if (ld->img->nfuncs == 0)
 		return fail(err, ld->name, "no function symbols (stripped? build with symbols, e.g. -g or without -s)");
 	if (!find_build_id(ld))
 		content_hash(ld->img);
 	rp_sort(ld->img->funcs, ld->img->nfuncs, sizeof(rp_func), func_cmp_addr);
+	if ((rc = index_names(ld->img, err)))
+		return rc;
 	rp_image_arch_init(ld->img);
 	return 0;
 }
@@ -310,7 +327,7 @@ int rp_image_load_mem(rp_image **out, const void *buf, size_t len, const char *n
 	memcpy(img->bytes, buf, len);
 	img->nbytes = len;
 	elf_version(EV_CURRENT);
-	loader ld = { img, elf_memory((char *)img->bytes, len), name, 0 };
+	loader ld = { img, elf_memory((char *)img->bytes, len), name, 0, 0 };
 	int rc = ld.elf ? load_all(&ld, err) : fail_elf(err, name, "cannot read ELF");
 	if (ld.elf)
 		elf_end(ld.elf);
@@ -346,6 +363,7 @@ void rp_image_free(rp_image *img)
 	for (size_t i = 0; i < img->nsections; i++)
 		free(img->sections[i].name);
 	free(img->funcs);
+	rp_name_index_release(&img->by_name);
 	free(img->sections);
 	free(img->segments);
 	free(img->bytes);
@@ -428,7 +446,7 @@ uint64_t rp_image_func_extent(const rp_image *img, const rp_func *f)
 	return end - f->addr;
 }
 
-const rp_func *rp_image_func_by_name(const rp_image *img, const char *name, const char *file)
+static const rp_func *func_by_name_scan(const rp_image *img, const char *name, const char *file)
 {
 	const rp_func *any_local = NULL;
 	for (size_t i = 0; i < img->nfuncs; i++) {
@@ -446,6 +464,25 @@ const rp_func *rp_image_func_by_name(const rp_image *img, const char *name, cons
 			any_local = f;
 	}
 	return any_local;
+}
+
+/* The first in address order, as the scan finds it: the index breaks ties by position. Globals
+ * have no file, so they sort first within their name. */
+const rp_func *rp_image_func_by_name(const rp_image *img, const char *name, const char *file)
+{
+	if (!img->by_name.e)
+		return func_by_name_scan(img, name, file);
+	const rp_name_entry *e = rp_name_index_find(&img->by_name, name, file, file != NULL);
+	if (file || !e)
+		return e ? &img->funcs[e->index] : NULL;
+	size_t any_local = SIZE_MAX;
+	for (; e; e = rp_name_index_next(&img->by_name, e)) {
+		if (!img->funcs[e->index].is_local)
+			return &img->funcs[e->index];
+		if (e->index < any_local)
+			any_local = e->index;
+	}
+	return &img->funcs[any_local];
 }
 
 const rp_section *rp_image_section(const rp_image *img, const char *name)

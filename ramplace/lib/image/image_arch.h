@@ -9,4 +9,8 @@
 /* Never fails: a missing or malformed .ARM.attributes leaves the defaults (8-byte veneers). */
 void rp_image_arch_init(rp_image *img);
 
+/* Refuses an ELF whose e_flags, attributes sections or class contradict its e_machine (a
+ * patched header), naming the file; needs the sections loaded. */
+int rp_image_arch_check(const rp_image *img, uint32_t e_flags, rp_err *err);
+
 #endif

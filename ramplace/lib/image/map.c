@@ -1,5 +1,5 @@
-/* map.c: reader for GNU ld link maps (see map.h) and the exact input-section patterns built
- * from them.
+/* map.c: reader for GNU ld link maps (see map.h); the exact input-section patterns built from
+ * them are in map_pattern.c.
  *
  * Owns the rp_map it returns: regions from "Memory Configuration", and the kept input sections
  * of allocated output sections from "Linker script and memory map", sorted by address.
@@ -13,7 +13,10 @@
  *   - the linker's own sections come from the pseudo-file "linker stubs" (veneers, build-id);
  *   - non-allocated sections (.debug_*, .comment, .ARM.attributes) carry offsets, not
  *     addresses, so their input sections are not kept;
- *   - "Discarded input sections" (gc-sections) lists sections that are not in the output. */
+ *   - "Discarded input sections" (gc-sections) lists sections that are not in the output.
+ * Workload: maps of up to a few hundred thousand input sections (tens of MB): the input
+ * sections' strings live in a few large blocks (one output section name and one copy of a file
+ * shared by the sections that follow each other), not in five allocations per section. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +54,46 @@ typedef struct parser {
 	int outsec_kept;        /* 0 for non-allocated and /DISCARD/ output sections */
 	span pending;           /* a wrapped input section name waiting for its address line */
 	size_t pending_line;
+	const char *outsec_kept_copy; /* ps->outsec in the map's strings, once a section needs it */
 	rp_err *err;
 } parser;
+
+/* The map's strings: blocks that never move, freed together by rp_map_free. */
+typedef struct str_block {
+	struct str_block *next;
+	size_t used, cap;
+	char data[];
+} str_block;
+
+#define STR_BLOCK (256 * 1024)
+
+/* A NUL-terminated copy of p[0..n) in the map's strings; NULL when memory ran out. */
+static char *str_copy(rp_map *map, const char *p, size_t n)
+{
+	str_block *b = map->strings;
+	if (!b || b->cap - b->used < n + 1) {
+		size_t cap = n + 1 > STR_BLOCK ? n + 1 : STR_BLOCK;
+		if (cap > SIZE_MAX - sizeof(str_block) || !(b = malloc(sizeof(str_block) + cap)))
+			return NULL;
+		b->next = map->strings;
+		b->used = 0;
+		b->cap = cap;
+		map->strings = b;
+	}
+	char *out = b->data + b->used;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	b->used += n + 1;
+	return out;
+}
+
+static void str_free(void *strings)
+{
+	for (str_block *b = strings, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+}
 
 static int span_eq(span s, const char *lit)
 {
@@ -243,6 +284,7 @@ static int parse_outsec_line(parser *ps, const line *ln)
 		return ps->err->code;
 	free(ps->outsec);
 	ps->outsec = NULL;
+	ps->outsec_kept_copy = NULL;
 	if (span_dup(&ps->outsec, first, ps))
 		return ps->err->code;
 	ps->outsec_kept = !is_unallocated(ps->outsec);
@@ -258,9 +300,31 @@ static int split_archive(rp_map_insec *sec, parser *ps)
 	char *open = strrchr(sec->file, '(');
 	if (!open || open == sec->file || open + 2 >= sec->file + n)
 		return 0;
-	sec->archive = strndup(sec->file, (size_t)(open - sec->file));
-	sec->member = strndup(open + 1, (size_t)(sec->file + n - 1 - (open + 1)));
+	sec->archive = str_copy(ps->map, sec->file, (size_t)(open - sec->file));
+	sec->member = str_copy(ps->map, open + 1, (size_t)(sec->file + n - 1 - (open + 1)));
 	if (!sec->archive || !sec->member)
+		return rp_err_nomem(ps->err, "reading a link map");
+	return 0;
+}
+
+/* name, file (with archive and member) and outsec of a new input section. The previous
+ * section's file and output section are shared when they are the same. */
+static int insec_strings(rp_map_insec *sec, const rp_map_insec *prev, span name, span file, parser *ps)
+{
+	if (memchr(name.p, '\0', name.n) || memchr(file.p, '\0', file.n))
+		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: NUL byte in the map", ps->name, ps->lineno);
+	if (!ps->outsec_kept_copy)
+		ps->outsec_kept_copy = str_copy(ps->map, ps->outsec, strlen(ps->outsec));
+	sec->outsec = (char *)ps->outsec_kept_copy;
+	sec->name = str_copy(ps->map, name.p, name.n);
+	if (prev && strlen(prev->file) == file.n && memcmp(prev->file, file.p, file.n) == 0) {
+		sec->file = prev->file;
+		sec->archive = prev->archive;
+		sec->member = prev->member;
+	} else if ((sec->file = str_copy(ps->map, file.p, file.n)) != NULL && split_archive(sec, ps)) {
+		return ps->err->code;
+	}
+	if (!sec->outsec || !sec->name || !sec->file)
 		return rp_err_nomem(ps->err, "reading a link map");
 	return 0;
 }
@@ -284,10 +348,8 @@ static int add_insec(parser *ps, span name, span addr_tok, span size_tok, span f
 	map->ninsecs++; /* counted now so that rp_map_free releases a half-filled entry */
 	sec->addr = addr;
 	sec->size = size;
-	if (span_dup(&sec->name, name, ps) || span_dup(&sec->file, file, ps) ||
-	    rp_strdup(&sec->outsec, ps->outsec, ps->err) || split_archive(sec, ps))
-		return ps->err->code;
-	return 0;
+	sec->line = ps->lineno;
+	return insec_strings(sec, map->ninsecs > 1 ? sec - 1 : NULL, name, file, ps);
 }
 
 /* Indented lines of the script part. */
@@ -336,6 +398,16 @@ static int compare_insec(const void *a, const void *b)
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	return strcmp(x->outsec, y->outsec);
+}
+
+/* Whether the input sections are in compare_insec order already; a stable sort (and glibc's
+ * merge sort is) would leave them as they are. */
+static int insecs_sorted(const rp_map *map)
+{
+	for (size_t i = 1; i < map->ninsecs; i++)
+		if (compare_insec(&map->insecs[i - 1], &map->insecs[i]) > 0)
+			return 0;
+	return 1;
 }
 
 /* GCC's temporary objects: "cc" and six characters from mkstemp, then ".o", or for LTO
@@ -406,7 +478,7 @@ static int parse_all(parser *ps)
 	if (!ps->saw_script)
 		return rp_err_set(ps->err, RP_EINPUT, "%s: not a GNU ld map (no 'Linker script and memory map' part)",
 				  ps->name);
-	if (ps->map->ninsecs > 1) /* rp_sort(NULL, 0, ...) is undefined */
+	if (!insecs_sorted(ps->map)) /* ld prints them in address order: the sort is rarely needed */
 		rp_sort(ps->map->insecs, ps->map->ninsecs, sizeof(*ps->map->insecs), compare_insec);
 	return mark_names(ps->map, ps->err);
 }
@@ -449,14 +521,7 @@ void rp_map_free(rp_map *map)
 		return;
 	for (size_t i = 0; i < map->nregions; i++)
 		free(map->regions[i].name);
-	for (size_t i = 0; i < map->ninsecs; i++) {
-		rp_map_insec *s = &map->insecs[i];
-		free(s->name);
-		free(s->file);
-		free(s->archive);
-		free(s->member);
-		free(s->outsec);
-	}
+	str_free(map->strings);   /* every input section's strings */
 	free(map->regions);
 	free(map->insecs);
 	free(map->path);
@@ -493,75 +558,4 @@ const rp_map_region *rp_map_region_find(const rp_map *map, const char *name, uin
 			return r;
 	}
 	return NULL;
-}
-
-/* Characters that mean themselves in an ld script file or section pattern (no wildcards,
- * no ':' archive separator, nothing the script lexer splits on). */
-static const char *pattern_unsafe(const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      strchr("_.$~+-", c)))
-			return s;
-	}
-	return NULL;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
-static int check_pattern_part(const char *part, const char *what, const rp_map_insec *sec, rp_err *err)
-{
-	const char *bad = pattern_unsafe(part);
-	if (!*part)
-		return rp_err_set(err, RP_EINPUT, "section '%s' of '%s': empty %s name", sec->name, sec->file, what);
-	if (bad)
-		return rp_err_set(err, RP_EINPUT,
-				  "section '%s' of '%s': no exact ld pattern for %s '%s' (character '%c')",
-				  sec->name, sec->file, what, part, *bad);
-	return 0;
-}
-
-/* ld matches a file pattern against the path it opened (archives, objects) or the member name
- * (archive members). "*" then "/basename" pins the basename ("*a.o" would also match "data.o");
- * a path without a directory is matched whole, with ":" so that it means an object outside any
- * archive and so that ld does not try to open a file of that name. */
-int rp_map_insec_pattern(char **out, const rp_map_insec *sec, rp_err *err)
-{
-	*out = NULL;
-	if (!sec || !sec->name || !sec->file)
-		return rp_err_set(err, RP_EINPUT, "no input section to make a pattern for");
-	if (strcmp(sec->file, "linker stubs") == 0)
-		return rp_err_set(err, RP_EINPUT, "section '%s' is made by the linker ('linker stubs'): no pattern moves it",
-				  sec->name);
-	if (sec->temporary && !sec->name_unique)
-		return rp_err_set(err, RP_EINPUT, "section '%s' of '%s', a compiler temporary (a one-step compile-and-link), "
-				  "has a name other sections share: no pattern survives the next build; compile its "
-				  "source file to an object of its own (or with -ffunction-sections)", sec->name, sec->file);
-	if (sec->temporary) {   /* the object's name changes with every build, the section's does not */
-		if (check_pattern_part(sec->name, "section", sec, err))
-			return err->code;
-		return rp_asprintf(out, err, "*(%s)", sec->name);
-	}
-	const char *container = sec->archive ? sec->archive : sec->file;
-	const char *base = base_name(container);
-	const char *lead = base == container ? (sec->archive ? "" : ":") : "*/";
-	if (check_pattern_part(base, sec->archive ? "archive" : "object", sec, err) ||
-	    (sec->member && check_pattern_part(sec->member, "archive member", sec, err)) ||
-	    check_pattern_part(sec->name, "section", sec, err))
-		return err->code;
-	size_t n = strlen(lead) + strlen(base) + (sec->member ? strlen(sec->member) + 1 : 0) + strlen(sec->name) + 3;
-	char *p = malloc(n);
-	if (!p)
-		return rp_err_nomem(err, "making an ld pattern");
-	if (sec->member)
-		snprintf(p, n, "%s%s:%s(%s)", lead, base, sec->member, sec->name);
-	else
-		snprintf(p, n, "%s%s(%s)", lead, base, sec->name);
-	*out = p;
-	return 0;
 }

@@ -3,7 +3,8 @@
  * Thumb function packs tighter than the 4 bytes a guess would round it to. Owns, while it runs,
  * an index of the map's input sections by file and the libelf handle of one file at a time.
  * Workload: a map of up to a few hundred thousand input sections in a few thousand objects and
- * archives; each object or archive is opened once. */
+ * archives; each object or archive is opened once, and its section headers are matched to the
+ * map's sections by binary search (O(n log n) in all). */
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -41,6 +42,11 @@ static int by_file(const void *a, const void *b, void *ctx)
 	return d ? d : cmp_str(x->name, y->name);
 }
 
+static int same_object(const rp_map_insec *a, const rp_map_insec *b)
+{
+	return cmp_str(container(a), container(b)) == 0 && cmp_str(a->member, b->member) == 0;
+}
+
 /* Opens a regular file (a FIFO named in a map must not block) or returns -1. */
 static int open_regular(const char *path)
 {
@@ -68,8 +74,22 @@ static int open_beside(const char *path, const char *map_path)
 	return open_regular(joined);
 }
 
-/* Sets align of the sections idx[from..to) (one object: same container and member) from the
- * section headers of elf. */
+/* The first of idx[from..to) (sorted by name within one object) named name, or to. */
+static size_t first_named(const rp_map *map, const size_t *idx, size_t from, size_t to, const char *name)
+{
+	while (from < to) {
+		size_t mid = from + (to - from) / 2;
+		if (cmp_str(map->insecs[idx[mid]].name, name) < 0)
+			from = mid + 1;
+		else
+			to = mid;
+	}
+	return from;
+}
+
+/* Sets align of the sections idx[from..to) (one object: same container and member, sorted by
+ * name) from the section headers of elf; each header finds its map sections by binary search,
+ * as an object compiled with -ffunction-sections holds thousands. */
 static void align_from_object(rp_map *map, const size_t *idx, size_t from, size_t to, Elf *elf)
 {
 	size_t shstrndx;
@@ -80,13 +100,15 @@ static void align_from_object(rp_map *map, const size_t *idx, size_t from, size_
 		const char *name;
 		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
 			continue;
-		for (size_t k = from; k < to; k++) {   /* an object holds few sections the map kept */
+		for (size_t k = first_named(map, idx, from, to, name); k < to; k++) {
 			rp_map_insec *s = &map->insecs[idx[k]];
+			if (cmp_str(s->name, name) != 0)
+				break;
 			/* hostile input: an alignment that is no power of two, or beyond a page, is
 			 * left to inference rather than wrapping the sizes it rounds */
 			rp_err ignored = RP_ERR_INIT;
 			uint64_t a = sh.sh_addralign ? sh.sh_addralign : 1;
-			if (!s->align && strcmp(s->name, name) == 0 && rp_check_align(a, name, &ignored) == 0)
+			if (!s->align && rp_check_align(a, name, &ignored) == 0)
 				s->align = a;
 		}
 	}
@@ -122,7 +144,11 @@ static void align_from_file(rp_map *map, const size_t *idx, size_t from, size_t 
 	if (elf && elf_kind(elf) == ELF_K_AR)
 		align_from_archive(map, idx, from, to, elf);
 	else if (elf)
-		align_from_object(map, idx, from, to, elf);
+		for (size_t k = from, end; k < to; k = end) {   /* sorted by name within a member */
+			for (end = k + 1; end < to && same_object(&map->insecs[idx[end]], &map->insecs[idx[k]]); end++)
+				;
+			align_from_object(map, idx, k, end, elf);
+		}
 	elf_end(elf);
 	close(fd);
 }
@@ -138,11 +164,6 @@ static uint64_t align_seen(const rp_map *map, size_t k)
 		return 0;
 	uint64_t end = map->insecs[k - 1].addr + map->insecs[k - 1].size;
 	return end % 4 == 2 && s->addr == end + 2 ? 4 : 0;
-}
-
-static int same_object(const rp_map_insec *a, const rp_map_insec *b)
-{
-	return cmp_str(container(a), container(b)) == 0 && cmp_str(a->member, b->member) == 0;
 }
 
 /* For sections no object told about: the link's evidence, else the smallest alignment another

@@ -38,6 +38,14 @@ static const char schema_sql[] =
 	" count INTEGER NOT NULL,"
 	" PRIMARY KEY(run_id, caller, caller_file, callee, callee_file)) WITHOUT ROWID;";
 
+/* Version 3: what a flash model charged a run (costs.h, docs/profile-db.md). */
+static const char costs_sql[] =
+	"CREATE TABLE cost_runs(run_id INTEGER PRIMARY KEY REFERENCES runs(id), model TEXT NOT NULL,"
+	" misses INTEGER NOT NULL);"
+	"CREATE TABLE costs(run_id INTEGER NOT NULL REFERENCES runs(id), kind TEXT NOT NULL,"
+	" object TEXT NOT NULL, file TEXT NOT NULL, offset INTEGER NOT NULL, count INTEGER NOT NULL,"
+	" PRIMARY KEY(run_id, kind, object, file, offset)) WITHOUT ROWID;";
+
 int rp_dbi_fail(rp_db *db, rp_err *err, const char *what)
 {
 	int code = sqlite3_errcode(db->sql);
@@ -79,26 +87,29 @@ static int create_schema(rp_db *db, rp_err *err)
 		 RP_DB_APPLICATION_ID, RP_DB_SCHEMA_VERSION);
 	if (rp_dbi_exec(db, "BEGIN IMMEDIATE", "creating the schema", err))
 		return err->code;
-	if (rp_dbi_exec(db, schema_sql, "creating the schema", err) || rp_dbi_exec(db, pragmas, "creating the schema", err)) {
+	if (rp_dbi_exec(db, schema_sql, "creating the schema", err) || rp_dbi_exec(db, costs_sql, "creating the schema", err) ||
+	    rp_dbi_exec(db, pragmas, "creating the schema", err)) {
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
 		return err->code;
 	}
 	return rp_dbi_exec(db, "COMMIT", "creating the schema", err);
 }
 
-/* Version 1 lacked runs.scale; every count it holds is in whole samples. */
-static int migrate_from_1(rp_db *db, rp_err *err)
+/* Version 1 lacked runs.scale (every count it holds is in whole samples), versions 1 and 2 the
+ * cost tables (no run of theirs had a flash model). One transaction: all of it or nothing. */
+static int migrate(rp_db *db, int64_t from, rp_err *err)
 {
-	char sql[160];
-	snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN scale INTEGER NOT NULL DEFAULT 1;"
-		 " PRAGMA user_version=%d;", RP_DB_SCHEMA_VERSION);
-	if (rp_dbi_exec(db, "BEGIN IMMEDIATE", "migrating the schema from version 1", err))
+	char sql[160], what[64];
+	snprintf(what, sizeof(what), "migrating the schema from version %lld", (long long)from);
+	snprintf(sql, sizeof(sql), "%s PRAGMA user_version=%d;",
+		 from == 1 ? "ALTER TABLE runs ADD COLUMN scale INTEGER NOT NULL DEFAULT 1;" : "", RP_DB_SCHEMA_VERSION);
+	if (rp_dbi_exec(db, "BEGIN IMMEDIATE", what, err))
 		return err->code;
-	if (rp_dbi_exec(db, sql, "migrating the schema from version 1", err)) {
+	if (rp_dbi_exec(db, costs_sql, what, err) || rp_dbi_exec(db, sql, what, err)) {
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
 		return err->code;
 	}
-	return rp_dbi_exec(db, "COMMIT", "migrating the schema from version 1", err);
+	return rp_dbi_exec(db, "COMMIT", what, err);
 }
 
 /* The columns ramplace reads and writes, per table: a file with the right application id and
@@ -110,11 +121,20 @@ static const char *const schema_columns[][2] = {
 	{ "samples", "run_id, function, file, offset, count" },
 	{ "arcs", "run_id, caller, caller_file, callee, callee_file, count" },
 	{ "runs", "scale" },   /* version 2 */
+	{ "cost_runs", "run_id, model, misses" },   /* version 3 */
+	{ "costs", "run_id, kind, object, file, offset, count" },
 };
+
+/* How many of schema_columns' rows a version has. */
+static size_t columns_of(int64_t version)
+{
+	size_t all = sizeof(schema_columns) / sizeof(schema_columns[0]);
+	return version == 1 ? all - 3 : version == 2 ? all - 2 : all;
+}
 
 static int validate_schema(rp_db *db, int64_t version, rp_err *err)
 {
-	size_t n = sizeof(schema_columns) / sizeof(schema_columns[0]) - (version == 1);
+	size_t n = columns_of(version);
 	for (size_t i = 0; i < n; i++) {
 		char sql[256];
 		sqlite3_stmt *st = NULL;
@@ -139,6 +159,14 @@ static int read_version_1(rp_db *db, rp_err *err)
 	return rp_dbi_exec(db, "CREATE TEMP VIEW runs AS SELECT *, 1 AS scale FROM main.runs", "reading a version 1 schema", err);
 }
 
+/* Versions 1 and 2 read as version 3 the same way: empty cost tables in the temp schema. */
+static int read_without_costs(rp_db *db, rp_err *err)
+{
+	return rp_dbi_exec(db, "CREATE TEMP TABLE cost_runs(run_id INTEGER PRIMARY KEY, model TEXT, misses INTEGER);"
+			   "CREATE TEMP TABLE costs(run_id INTEGER, kind TEXT, object TEXT, file TEXT, offset INTEGER, count INTEGER);",
+			   "reading a schema without flash-model costs", err);
+}
+
 /* With change 0 (read-only: rp_db_open_existing, rp_db_probe), an empty file and version 1
  * pass as they are, validated: only rp_db_open creates or migrates, when there is something to
  * store. */
@@ -153,15 +181,17 @@ static int check_schema(rp_db *db, int change, rp_err *err)
 		return change ? create_schema(db, err) : 0;
 	if (app_id != RP_DB_APPLICATION_ID)
 		return rp_err_set(err, RP_EINPUT, "%s: an SQLite database, but not a ramplace profile", db->path);
-	if (version != 1 && version != RP_DB_SCHEMA_VERSION)
+	if (version < 1 || version > RP_DB_SCHEMA_VERSION)
 		return rp_err_set(err, RP_EINPUT, "%s: schema version %lld; this ramplace reads version %d%s",
 				  db->path, (long long)version, RP_DB_SCHEMA_VERSION,
 				  version > RP_DB_SCHEMA_VERSION ? " (made by a newer ramplace)" : "");
 	if (validate_schema(db, version, err))
 		return err->code;
-	if (version == 1)
-		return change ? migrate_from_1(db, err) : read_version_1(db, err);
-	return 0;
+	if (version < RP_DB_SCHEMA_VERSION && change)
+		return migrate(db, version, err);
+	if (version == 1 && read_version_1(db, err))
+		return err->code;
+	return version < RP_DB_SCHEMA_VERSION ? read_without_costs(db, err) : 0;
 }
 
 static int open_db(rp_db **out, const char *path, int flags, rp_err *err)

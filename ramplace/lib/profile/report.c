@@ -22,17 +22,61 @@ static int key_cmp(const char *an, const char *af, const char *bn, const char *b
 	return c ? c : strcmp(or_empty(af), or_empty(bf));
 }
 
-/* Index of (name, file) in p->fns, adding it when missing; SIZE_MAX on allocation failure. */
-static size_t fn_index(rp_profile *p, size_t *cap, const char *name, const char *file, rp_err *err)
+/* The functions being collected, with an open-addressing hash of (name, file) over p->fns, so
+ * that a profile of 50,000 functions builds in linear time (a linear search made it quadratic:
+ * minutes for the HTML report of such a firmware). */
+typedef struct fn_table {
+	size_t cap;               /* of p->fns */
+	size_t *slots;            /* index + 1 into p->fns, 0 empty */
+	size_t nslots;            /* a power of two, at least twice p->nfns */
+} fn_table;
+
+static size_t key_hash(const char *name, const char *file)
 {
-	for (size_t i = 0; i < p->nfns; i++)
-		if (key_cmp(p->fns[i].name, p->fns[i].file, name, file) == 0)
-			return i;
-	if (rp_grow((void **)&p->fns, cap, p->nfns + 1, sizeof(*p->fns), err))
+	size_t h = 14695981039346656037u;
+	for (const unsigned char *s = (const unsigned char *)name; *s; s++)
+		h = (h ^ *s) * 1099511628211u;
+	for (const unsigned char *s = (const unsigned char *)or_empty(file); *s; s++)
+		h = (h ^ *s) * 1099511628211u;
+	return h;
+}
+
+static size_t *slot_of(const rp_profile *p, const fn_table *t, const char *name, const char *file)
+{
+	size_t i = key_hash(name, file) & (t->nslots - 1);
+	while (t->slots[i] && key_cmp(p->fns[t->slots[i] - 1].name, p->fns[t->slots[i] - 1].file, name, file) != 0)
+		i = (i + 1) & (t->nslots - 1);
+	return &t->slots[i];
+}
+
+static int rehash(const rp_profile *p, fn_table *t, rp_err *err)
+{
+	size_t n = t->nslots ? t->nslots * 2 : 64;
+	size_t *slots = calloc(n, sizeof(size_t));
+	if (!slots)
+		return rp_err_nomem(err, "building the profile");
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = n;
+	for (size_t k = 0; k < p->nfns; k++)
+		*slot_of(p, t, p->fns[k].name, p->fns[k].file) = k + 1;
+	return 0;
+}
+
+/* Index of (name, file) in p->fns, adding it when missing; SIZE_MAX on allocation failure. */
+static size_t fn_index(rp_profile *p, fn_table *t, const char *name, const char *file, rp_err *err)
+{
+	if ((p->nfns + 1) * 2 > t->nslots && rehash(p, t, err))
+		return SIZE_MAX;
+	size_t *slot = slot_of(p, t, name, file);
+	if (*slot)
+		return *slot - 1;
+	if (rp_grow((void **)&p->fns, &t->cap, p->nfns + 1, sizeof(*p->fns), err))
 		return SIZE_MAX;
 	memset(&p->fns[p->nfns], 0, sizeof(*p->fns));
 	p->fns[p->nfns].name = name;
 	p->fns[p->nfns].file = file;
+	*slot = p->nfns + 1;
 	return p->nfns++;
 }
 
@@ -101,7 +145,7 @@ static int propagate(rp_profile *p, rp_err *err)
 	return 0;
 }
 
-static int add_arcs(rp_profile *p, size_t *cap, const rp_arc_total *arcs, size_t narcs, rp_err *err)
+static int add_arcs(rp_profile *p, fn_table *cap, const rp_arc_total *arcs, size_t narcs, rp_err *err)
 {
 	size_t acap = 0;
 	for (size_t i = 0; i < narcs; i++) {
@@ -142,21 +186,39 @@ static int sort_fns(rp_profile *p, rp_err *err)
 }
 
 /* gprof numbers call-graph entries by total time (self + children), then name. */
-static void number_fns(rp_profile *p)
+static int by_total(const void *a, const void *b, void *arg)
 {
-	for (size_t i = 0; i < p->nfns; i++) {
-		int rank = 1;
-		const rp_prof_fn *f = &p->fns[i];
-		for (size_t j = 0; j < p->nfns; j++) {
-			const rp_prof_fn *g = &p->fns[j];
-			double tf = f->self + f->child, tg = g->self + g->child;
-			rank += tg > tf || (tg == tf && key_cmp(g->name, g->file, f->name, f->file) < 0);
-		}
-		p->fns[i].index = rank;
-		for (size_t j = 0; j < p->nfns; j++)
-			if (j != i && strcmp(p->fns[j].name, f->name) == 0)
-				p->fns[i].show_file = 1;
-	}
+	const rp_prof_fn *f = &((const rp_prof_fn *)arg)[*(const size_t *)a], *g = &((const rp_prof_fn *)arg)[*(const size_t *)b];
+	double tf = f->self + f->child, tg = g->self + g->child;
+	if (tf != tg)
+		return tf > tg ? -1 : 1;
+	return key_cmp(f->name, f->file, g->name, g->file);
+}
+
+static int by_name(const void *a, const void *b, void *arg)
+{
+	const rp_prof_fn *fns = arg;
+	return strcmp(fns[*(const size_t *)a].name, fns[*(const size_t *)b].name);
+}
+
+/* Call-graph indexes by total time, and show_file where a name is shared: by sorting, not by
+ * comparing every pair (50,000 functions). */
+static int number_fns(rp_profile *p, rp_err *err)
+{
+	size_t *order = malloc((p->nfns ? p->nfns : 1) * sizeof(size_t));
+	if (!order)
+		return rp_err_nomem(err, "building the profile");
+	for (size_t i = 0; i < p->nfns; i++)
+		order[i] = i;
+	rp_sort_r(order, p->nfns, sizeof(size_t), by_total, p->fns);
+	for (size_t k = 0; k < p->nfns; k++)
+		p->fns[order[k]].index = (int)k + 1;
+	rp_sort_r(order, p->nfns, sizeof(size_t), by_name, p->fns);
+	for (size_t k = 1; k < p->nfns; k++)
+		if (strcmp(p->fns[order[k]].name, p->fns[order[k - 1]].name) == 0)
+			p->fns[order[k]].show_file = p->fns[order[k - 1]].show_file = 1;
+	free(order);
+	return 0;
 }
 
 /* For an "<unknown>" row that names the function below its samples: that function's name and
@@ -182,12 +244,13 @@ static int after_names(rp_profile *p, const rp_func_total *ft, const char **name
 
 int rp_profile_build(rp_profile *p, const rp_db_totals *t, const rp_arc_total *arcs, size_t narcs, rp_err *err)
 {
-	size_t cap = 0;
+	fn_table cap = { 0 };
 	memset(p, 0, sizeof(*p));
 	p->rate_hz = t->rate_hz;
 	p->sampled_arcs = t->sampled_arcs;
 	p->unit = t->rate_hz > 0 ? "seconds" : "samples";
 	p->total = t->rate_hz > 0 ? t->taken_seconds : t->taken;
+	p->total_count = t->taken_count;
 	for (size_t i = 0; i < t->nfuncs; i++) {
 		const rp_func_total *ft = &t->funcs[i];
 		const char *name = ft->func, *file = ft->file;
@@ -201,14 +264,17 @@ int rp_profile_build(rp_profile *p, const rp_db_totals *t, const rp_arc_total *a
 			goto fail;
 		double v = t->rate_hz > 0 ? ft->seconds : ft->samples;
 		p->fns[k].self += v;
+		if (rp_count_add(&p->fns[k].count, ft->count))   /* within the checked sum of them all */
+			p->fns[k].count = RP_COUNT_MAX;
 		if (outside)
 			p->fns[k].outside += v;
 	}
-	if (add_arcs(p, &cap, arcs, narcs, err) || propagate(p, err) || sort_fns(p, err))
+	if (add_arcs(p, &cap, arcs, narcs, err) || propagate(p, err) || sort_fns(p, err) || number_fns(p, err))
 		goto fail;
-	number_fns(p);
+	free(cap.slots);
 	return 0;
 fail:
+	free(cap.slots);
 	rp_profile_release(p);
 	return err->code;
 }
@@ -269,9 +335,29 @@ static int count_digits(const rp_profile *p)
 	return 0;
 }
 
+/* A share of whole samples, from the exact counts: a double would round counts past 2^53 (and
+ * their sum), a long double holds every uint64_t; no product can overflow it. */
+static long double count_share(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0L * (long double)part / (long double)whole : 0.0L;
+}
+
+/* "% time", cumulative and self of one flat row: in whole samples from the exact counts, else
+ * (seconds, split bins) from the doubles with two digits. */
+static void print_flat_times(FILE *out, const rp_profile *p, const rp_prof_fn *f, int digits, double total,
+			     double accum, uint64_t accum_count)
+{
+	if (digits == 0 && p->rate_hz <= 0)
+		fprintf(out, "%6.2Lf %9llu %8llu", count_share(f->count, p->total_count ? p->total_count : 1),
+			(unsigned long long)accum_count, (unsigned long long)f->count);
+	else
+		fprintf(out, "%6.2f %9.*f %8.*f", 100 * f->self / total, digits, accum, digits, f->self);
+}
+
 void rp_report_flat(FILE *out, const rp_profile *p, long limit)
 {
 	double scale, accum = 0, total = p->total > 0 ? p->total : 1.0, outside = 0;
+	uint64_t accum_count = 0;
 	char prefix, unit[16];
 	int digits = count_digits(p);
 	per_call_unit(p, &scale, &prefix);
@@ -298,8 +384,10 @@ void rp_report_flat(FILE *out, const rp_profile *p, long limit)
 			continue;
 		shown++;
 		accum += f->self;
+		if (rp_count_add(&accum_count, f->count))
+			accum_count = RP_COUNT_MAX;
 		outside += f->outside;
-		fprintf(out, "%6.2f %9.*f %8.*f", 100 * f->self / total, digits, accum, digits, f->self);
+		print_flat_times(out, p, f, digits, total, accum, accum_count);
 		if (f->calls && !p->sampled_arcs)
 			fprintf(out, " %8llu %8.2f %8.2f  ", (unsigned long long)f->calls,
 				scale * f->self / (double)f->calls, scale * (f->self + f->child) / (double)f->calls);
@@ -417,8 +505,13 @@ void rp_report_callgraph(FILE *out, const rp_profile *p)
 void rp_report_addresses(FILE *out, const rp_profile *p, const rp_image *img, long limit)
 {
 	double total = 0, cum = 0;
-	for (size_t i = 0; i < p->nfns; i++)
+	uint64_t total_count = 0, cum_count = 0;
+	int exact = p->rate_hz <= 0;   /* cycles are whole samples: print the exact counts */
+	for (size_t i = 0; i < p->nfns; i++) {
 		total += p->fns[i].self;
+		if (rp_count_add(&total_count, p->fns[i].count))
+			total_count = RP_COUNT_MAX;
+	}
 	fprintf(out, "--------------------------------------------------------------\n");
 	if (img)
 		fprintf(out, "%s\n\n", img->path);
@@ -430,16 +523,24 @@ void rp_report_addresses(FILE *out, const rp_profile *p, const rp_image *img, lo
 			continue;
 		shown++;
 		cum += f->self;
+		cum_count += f->count;   /* within total_count */
 		const rp_func *fn = img && !is_unknown(f->name) ? rp_image_func_by_name(img, f->name, f->file) : NULL;
 		char addr[24] = "         -";
 		if (fn)
 			snprintf(addr, sizeof(addr), "0x%08llx", (unsigned long long)fn->addr);
-		fprintf(out, "%8.0f %8.2f%% %7.2f%%  %10s ", f->self, total > 0 ? 100 * f->self / total : 0.0,
-			total > 0 ? 100 * cum / total : 0.0, addr);
+		if (exact)
+			fprintf(out, "%8llu %8.2Lf%% %7.2Lf%%  %10s ", (unsigned long long)f->count,
+				count_share(f->count, total_count), count_share(cum_count, total_count), addr);
+		else
+			fprintf(out, "%8.0f %8.2f%% %7.2f%%  %10s ", f->self, total > 0 ? 100 * f->self / total : 0.0,
+				total > 0 ? 100 * cum / total : 0.0, addr);
 		print_name(out, f);
 		fputc('\n', out);
 	}
-	fprintf(out, "%8.0f    Total\n", total);
+	if (exact)
+		fprintf(out, "%8llu    Total\n", (unsigned long long)total_count);
+	else
+		fprintf(out, "%8.0f    Total\n", total);
 	fprintf(out, "--------------------------------------------------------------\n");
 }
 

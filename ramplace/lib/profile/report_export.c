@@ -69,6 +69,12 @@ static void json_runs(FILE *out, const rp_run_row *runs, size_t nruns)
 
 void rp_report_json(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns)
 {
+	rp_report_json_more(out, p, runs, nruns, NULL, NULL);
+}
+
+void rp_report_json_more(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns,
+			 void (*more)(FILE *out, const void *arg), const void *arg)
+{
 	fprintf(out, "{\n  \"schema\": \"ramplace-profile/1\",\n  \"unit\": \"%s\",\n  \"rate_hz\": ", p->unit);
 	json_number(out, p->rate_hz);
 	fputs(",\n  \"total\": ", out);
@@ -77,6 +83,8 @@ void rp_report_json(FILE *out, const rp_profile *p, const rp_run_row *runs, size
 	 * caller (record); the "calls" members below hold the same counts */
 	fprintf(out, ",\n  \"arc_counts\": \"%s\",\n", p->sampled_arcs ? "samples" : "calls");
 	json_runs(out, runs, nruns);
+	if (more)
+		more(out, arg);
 	fputs("  \"functions\": [", out);
 	for (size_t i = 0; i < p->nfns; i++) {
 		const rp_prof_fn *f = &p->fns[i];

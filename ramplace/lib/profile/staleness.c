@@ -1,7 +1,9 @@
 /* staleness.c: how much of a profile still maps onto the ELF being placed (see staleness.h).
  * Owns the rp_staleness lists and, while assessing, the ELFs of older builds it loads to
- * recognize renamed functions by their code. Workload: a few thousand profiled functions
- * against an image of a few thousand symbols; the lookups are linear and that is fine. */
+ * recognize renamed functions by their code, and the indexes the guesses use. Workload: up
+ * to 100,000 profiled functions against an image of up to 200,000; when thousands of them
+ * vanished (a profile of another build), each guess is a lookup in an index of clone parents or
+ * sizes built once, never a pass over the image per vanished function. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,17 +50,88 @@ static int may_guess(const rp_stale_func *v, const rp_func *g, int same_firmware
 	return same_firmware ? files_compatible(v->file, g->file) : same_file(v->file, g->file);
 }
 
-/* foo.constprop.0 -> foo.isra.0 or foo: the compiler chose other clones for the same function. */
-static const rp_func *clone_relative(const rp_image *img, const rp_stale_func *v, int same_firmware)
+#define PARENT_MAX 512   /* clone parents are compared up to this many bytes, NUL included */
+
+/* The image's functions by clone parent (rp_clone_parent) and by size, each in function order
+ * among equals: the candidates of one guess without a pass over every function. */
+typedef struct guess_index {
+	rp_name_index parents;
+	char *parent_text;       /* the parents' strings, one after another */
+	size_t *by_size;         /* function indices by (size, index); NULL until old builds ask */
+} guess_index;
+
+static void guess_index_release(guess_index *gi)
 {
-	char want[512], have[512];
+	rp_name_index_release(&gi->parents);
+	free(gi->parent_text);
+	free(gi->by_size);
+}
+
+static int index_parents(guess_index *gi, const rp_image *img, rp_err *err)
+{
+	char buf[PARENT_MAX];
+	size_t total = 1, at = 0;
+	for (size_t i = 0; i < img->nfuncs; i++)
+		total += strlen(rp_clone_parent(img->funcs[i].name, buf, sizeof(buf))) + 1;
+	gi->parent_text = malloc(total);
+	if (!gi->parent_text || rp_name_index_init(&gi->parents, img->nfuncs, err))
+		return err->code ? err->code : rp_err_nomem(err, "indexing clone parents");
+	for (size_t i = 0; i < img->nfuncs; i++) {
+		size_t n = strlen(rp_clone_parent(img->funcs[i].name, buf, sizeof(buf))) + 1;
+		memcpy(gi->parent_text + at, buf, n);
+		gi->parents.e[i] = (rp_name_entry){ gi->parent_text + at, NULL, i };
+		at += n;
+	}
+	rp_name_index_sort(&gi->parents);
+	return 0;
+}
+
+static int by_size_then_index(const void *a, const void *b, void *funcs)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	const rp_func *f = funcs;
+	if (f[x].size != f[y].size)
+		return f[x].size < f[y].size ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int index_sizes(guess_index *gi, const rp_image *img, rp_err *err)
+{
+	gi->by_size = malloc((img->nfuncs ? img->nfuncs : 1) * sizeof(size_t));
+	if (!gi->by_size)
+		return rp_err_nomem(err, "indexing function sizes");
+	for (size_t i = 0; i < img->nfuncs; i++)
+		gi->by_size[i] = i;
+	rp_sort_r(gi->by_size, img->nfuncs, sizeof(size_t), by_size_then_index, img->funcs);
+	return 0;
+}
+
+/* The first position in by_size of a function of this size (img->nfuncs when none). */
+static size_t first_of_size(const guess_index *gi, const rp_image *img, uint64_t size)
+{
+	size_t lo = 0, hi = img->nfuncs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (img->funcs[gi->by_size[mid]].size < size)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* foo.constprop.0 -> foo.isra.0 or foo: the compiler chose other clones for the same function.
+ * The last compatible candidate named exactly the parent, else the first compatible one. */
+static const rp_func *clone_relative(const rp_image *img, const guess_index *gi, const rp_stale_func *v,
+				     int same_firmware)
+{
+	char want[PARENT_MAX];
 	rp_clone_parent(v->name, want, sizeof(want));
 	const rp_func *best = NULL;
-	for (size_t i = 0; i < img->nfuncs; i++) {
-		const rp_func *g = &img->funcs[i];
+	for (const rp_name_entry *e = rp_name_index_find(&gi->parents, want, NULL, 0); e;
+	     e = rp_name_index_next(&gi->parents, e)) {
+		const rp_func *g = &img->funcs[e->index];
 		if (!may_guess(v, g, same_firmware))
-			continue;
-		if (strcmp(rp_clone_parent(g->name, have, sizeof(have)), want) != 0)
 			continue;
 		if (!best || strcmp(g->name, want) == 0)
 			best = g;
@@ -82,17 +155,20 @@ static int same_code(const rp_image *a, const rp_func *fa, const rp_image *b, co
 /* In an older build still on disk: the one function of the new ELF with a name the old build
  * did not have and the same code as the vanished one, or on the same firmware only the same
  * size. */
-static const rp_func *renamed_by_code(const rp_image *img, const olds *o, const rp_stale_func *v, int same_firmware)
+static const rp_func *renamed_by_code(const rp_image *img, const guess_index *gi, const olds *o,
+				      const rp_stale_func *v, int same_firmware)
 {
-	for (size_t k = 0; k < o->n; k++) {
+	for (size_t k = 0; k < o->n && gi->by_size; k++) {
 		const rp_func *old = rp_image_func_by_name(o->img[k], v->name, v->file);
 		if (!old)
 			continue;
 		const rp_func *sized = NULL, *equal = NULL;
 		size_t nsized = 0, nequal = 0;
-		for (size_t i = 0; i < img->nfuncs; i++) {
-			const rp_func *g = &img->funcs[i];
-			if (g->size != old->size || !files_compatible(v->file, g->file) ||
+		for (size_t j = first_of_size(gi, img, old->size); j < img->nfuncs; j++) {
+			const rp_func *g = &img->funcs[gi->by_size[j]];
+			if (g->size != old->size)
+				break;   /* past this size: by_size holds the equal sizes together */
+			if (!files_compatible(v->file, g->file) ||
 			    rp_image_func_by_name(o->img[k], g->name, g->file))
 				continue;
 			nsized++;
@@ -114,13 +190,14 @@ static const rp_func *renamed_by_code(const rp_image *img, const olds *o, const 
  * also has proves nothing (two benchmarks of one suite both define a static benchmark_body): only
  * evidence of the function's own counts, a candidate in the vanished static's own file or the
  * identical code of the old build. */
-static const rp_func *guess_rename(const rp_image *img, const olds *o, const rp_stale_func *v, int same_firmware)
+static const rp_func *guess_rename(const rp_image *img, const guess_index *gi, const olds *o, const rp_stale_func *v,
+				   int same_firmware)
 {
 	const rp_func *g = same_firmware ? rp_image_func_by_name(img, v->name, NULL) : NULL; /* a static that changed files */
 	if (!g)
-		g = clone_relative(img, v, same_firmware);
+		g = clone_relative(img, gi, v, same_firmware);
 	if (!g)
-		g = renamed_by_code(img, o, v, same_firmware);
+		g = renamed_by_code(img, gi, o, v, same_firmware);
 	return g;
 }
 
@@ -193,13 +270,19 @@ int rp_staleness_assess(rp_staleness *out, const rp_image *img, const rp_db_imag
 	}
 	if (!rc && out->nvanished && out->nother)
 		load_olds(&o, img, images, nimages);
+	guess_index gi = { { NULL, 0 }, NULL, NULL };
+	if (!rc && out->nvanished)
+		rc = index_parents(&gi, img, err);
+	if (!rc && out->nvanished && o.n)
+		rc = index_sizes(&gi, img, err);
 	/* the same firmware, as far as names tell: at least half the profile maps (guess_rename) */
 	int same_firmware = out->mapped * 2 >= out->profiled;
 	for (size_t i = 0; !rc && i < out->nvanished; i++) {
-		const rp_func *g = guess_rename(img, &o, &out->vanished[i], same_firmware);
+		const rp_func *g = guess_rename(img, &gi, &o, &out->vanished[i], same_firmware);
 		if (g && !(rc = set_now(&out->vanished[i], g, err)))
 			out->nrenamed++;
 	}
+	guess_index_release(&gi);
 	for (size_t k = 0; k < o.n; k++)
 		rp_image_free(o.img[k]);
 	if (rc)

@@ -96,8 +96,8 @@ int rp_budget_auto(const rp_image *img, const rp_map_region *region, const char 
 	}
 	rp_elfsyms_release(&syms);
 	if (!rc && taken >= region->length)
-		rc = rp_err_set(err, RP_EINPUT, "budget auto: region %s (%llu bytes) has no room left: data, bss, stack and heap take %llu",
-				region->name, (unsigned long long)region->length, (unsigned long long)taken);
+		rc = rp_err_set(err, RP_EINPUT, "budget auto: region %s (%llu bytes) has no room left: the data, bss, stack and heap of %s take %llu",
+				region->name, (unsigned long long)region->length, img->path, (unsigned long long)taken);
 	if (!rc) {
 		out->budget = (region->length - taken) / (align ? align : 1) * (align ? align : 1);
 		rc = line(out, err, "  free for code: %llu bytes (budget auto)", (unsigned long long)out->budget);

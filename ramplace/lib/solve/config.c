@@ -240,7 +240,19 @@ static int get_regions(parse *p, const yaml_node_t *n)
 }
 
 static const char *const cost_keys[] = { "flash-wait-states", "cycles-per-flash-fetch", "veneer-bytes",
-					 "veneer-cycles", NULL };
+					 "veneer-cycles", "model", NULL };
+
+/* cost.model: a flash model spelled as for --flash-model (flashmodel.h, docs/cost-models.md). */
+static int get_model(parse *p, const yaml_node_t *v, rp_cost_model *c)
+{
+	char why[200];
+	if (want_scalar(p, v, "model"))
+		return p->err->code;
+	if (rp_fm_parse(&c->model, scalar(v), why, sizeof(why)) != 0)
+		return fail(p, v, "%s", why);
+	c->have_model = 1;
+	return 0;
+}
 
 static int cost_field(parse *p, const yaml_node_t *k, const yaml_node_t *v, void *obj)
 {
@@ -260,6 +272,8 @@ static int cost_field(parse *p, const yaml_node_t *k, const yaml_node_t *v, void
 		c->flash_fetch_cycles = ws ? 1 + d : d;
 		return 0;
 	}
+	if (strcmp(key, "model") == 0)
+		return get_model(p, v, c);
 	if (strcmp(key, "veneer-bytes") == 0) {
 		if (get_size(p, v, key, &u))
 			return p->err->code;

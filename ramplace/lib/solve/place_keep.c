@@ -76,9 +76,8 @@ static int keep_boot_path(ctx *c, rp_err *err)
 /* The first function of unit ui matching one of the globs, or SIZE_MAX. */
 static size_t unit_matches(const ctx *c, size_t ui, const char *const *globs, size_t n)
 {
-	for (size_t i = 0; n && i < c->img->nfuncs; i++) {
-		if (c->unit_of[i] != ui)
-			continue;
+	for (size_t j = c->ufirst[ui]; n && j < c->ufirst[ui + 1]; j++) {   /* in address order */
+		size_t i = c->ufuncs[j];
 		for (size_t k = 0; k < n; k++)
 			if (fnmatch(globs[k], c->img->funcs[i].name, 0) == 0)
 				return i;

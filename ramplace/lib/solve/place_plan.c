@@ -43,8 +43,10 @@ static int add_unit_patterns(const ctx *c, size_t ui, rp_plan_unit *pu, size_t *
 		if (!c->map) {
 			if (push_guessed_patterns(pu, &cap, c->img->funcs[pieces[q]].name, err))
 				return err->code;
-		} else if (rp_map_insec_pattern(&pattern, &c->map->insecs[pieces[q]], err) ||
-			   push_pattern(pu, &cap, pattern, err)) {
+		} else if (rp_map_insec_pattern(&pattern, &c->map->insecs[pieces[q]], err)) {
+			/* the section is named; the map line says where it came from */
+			return rp_err_wrap(err, "%s:%zu", c->map->path, c->map->insecs[pieces[q]].line);
+		} else if (push_pattern(pu, &cap, pattern, err)) {
 			return err->code;
 		}
 	}

@@ -97,8 +97,8 @@ static int resolve_budget(ctx *c, size_t r, const rp_region_cfg *cfg, rp_err *er
 					  cfg->name ? "region '" : "", cfg->name ? cfg->name : "", cfg->name ? "': " : "--budget: ");
 		rp_ram_map ram;
 		int rc = free_ram(c, rg->map_region, cfg->reserve, rg->align, &ram, err);
-		if (rc)
-			return rc;
+		if (rc)   /* the region is the map's: name the file to look at */
+			return rp_err_wrap(err, "%s", c->map->path);
 		rg->budget = ram.budget;
 		for (size_t i = 0; !rc && i < ram.nlines; i++)
 			rc = pl_note(c, err, "%s", ram.lines[i]);

@@ -248,9 +248,26 @@ static double value(const ctx *c)
  * down, which holds every fitting answer with veneers. It stays proven optimal when it is worth
  * as much as the relaxation's (an answer without veneers above the rounded budget could beat it
  * otherwise). */
+/* The candidates as the knapsack weighs them, kept for the budget curve (curve.h). */
+static int keep_items(ctx *c, rp_err *err)
+{
+	rp_placement *o = c->out;
+	o->items = malloc((c->nunits ? c->nunits : 1) * sizeof(rp_ks_item));
+	if (!o->items)
+		return rp_err_nomem(err, "solving the placement");
+	for (size_t u = 0; u < c->nunits; u++)
+		if (pl_is_candidate(&c->units[u]))
+			o->items[o->nitems++] = (rp_ks_item){ c->units[u].size + c->units[u].ncallees * c->veneer +
+							      (uint64_t)pl_relax_delta(c, u, 1), c->units[u].samples };
+	return 0;
+}
+
 int pl_solve(ctx *c, rp_err *err)
 {
-	int rc = solve_once(c, err);
+	int rc = keep_items(c, err);
+	if (rc)
+		return rc;
+	rc = solve_once(c, err);
 	if (rc || c->veneer_block_align <= 2 || !mark_overflows(c))
 		return rc;
 	double relaxed = value(c);

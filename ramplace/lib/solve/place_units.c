@@ -294,18 +294,20 @@ static int by_piece_align(const void *a, const void *b, void *cp)
 
 size_t pl_unit_pieces(const ctx *c, size_t ui, size_t *out)
 {
-	size_t n = 0;
+	size_t n = 0, kept = 0;
 	for (size_t j = c->ufirst[ui]; j < c->ufirst[ui + 1]; j++) {
 		size_t i = c->ufuncs[j], p = c->map ? c->insec_of[i] : i;
-		int dup = p == SIZE_MAX;
-		for (size_t q = 0; q < n && !dup; q++)
-			dup = out[q] == p;
-		if (!dup)
+		if (p != SIZE_MAX)
 			out[n++] = p;
 	}
+	/* by_piece_align is a total order, so sorting first and dropping neighbours that repeat
+	 * is the same list in O(k log k), also for a unit of thousands of functions */
 	if (n > 1)
 		rp_sort_r(out, n, sizeof(size_t), by_piece_align, (void *)c);
-	return n;
+	for (size_t q = 0; q < n; q++)
+		if (!kept || out[kept - 1] != out[q])
+			out[kept++] = out[q];
+	return kept;
 }
 
 uint64_t pl_layout_unit(const ctx *c, size_t ui, uint64_t *offset, size_t *scratch)
@@ -366,29 +368,34 @@ int pl_size_units(ctx *c, rp_err *err)
 	return 0;
 }
 
-static int add_callee(unit *u, size_t fi, rp_err *err)
-{
-	for (size_t k = 0; k < u->ncallees; k++)
-		if (u->callees[k] == fi)
-			return 0;
-	if (rp_grow((void **)&u->callees, &u->callees_cap, u->ncallees + 1, sizeof(size_t), err))
-		return err->code;
-	u->callees[u->ncallees++] = fi;
-	return 0;
-}
-
-/* Distinct functions outside each unit that it calls or branches to (veneer targets). */
+/* Distinct functions outside each unit that it calls or branches to (veneer targets), in the
+ * order of the call graph's edges. A stamp per function (the unit that last took it, plus one)
+ * keeps them distinct in O(edges), where a unit of a whole object's .text calls thousands. */
 int pl_collect_callees(ctx *c, rp_err *err)
 {
 	if (!c->cg)
 		return 0;
-	for (size_t e = 0; e < c->cg->nedges; e++) {
-		const rp_cg_edge *ed = &c->cg->edges[e];
-		size_t u = c->unit_of[ed->from];
-		if (c->unit_of[ed->to] != u && add_callee(&c->units[u], ed->to, err))
-			return err->code;
+	size_t *stamp = calloc(c->img->nfuncs ? c->img->nfuncs : 1, sizeof(size_t));
+	if (!stamp)
+		return rp_err_nomem(err, "collecting the callees of each unit");
+	int rc = 0;
+	for (size_t u = 0; !rc && u < c->nunits; u++) {
+		unit *un = &c->units[u];
+		for (size_t k = c->ufirst[u]; !rc && k < c->ufirst[u + 1]; k++) {
+			size_t f = c->ufuncs[k];
+			for (size_t e = c->cg->first[f]; !rc && e < c->cg->first[f + 1]; e++) {
+				size_t to = c->cg->edges[e].to;
+				if (c->unit_of[to] == u || stamp[to] == u + 1)
+					continue;
+				stamp[to] = u + 1;
+				rc = rp_grow((void **)&un->callees, &un->callees_cap, un->ncallees + 1, sizeof(size_t), err);
+				if (!rc)
+					un->callees[un->ncallees++] = to;
+			}
+		}
 	}
-	return 0;
+	free(stamp);
+	return rc;
 }
 
 /* An object compiled without -ffunction-sections has one .text for all its functions: they move

@@ -76,7 +76,9 @@ static int read_func_sections(ctx *c, rp_err *err)
  * not set up for here simply has none. */
 static int build_callgraph(ctx *c, rp_err *err)
 {
+	double t0 = rp_seconds();
 	int rc = rp_callgraph_build(&c->cg, c->img, err);
+	c->out->callgraph_seconds = rp_seconds() - t0;
 	if (rc == RP_EINPUT) {
 		c->cg = NULL;
 		err->code = 0;
@@ -138,5 +140,6 @@ void rp_placement_release(rp_placement *p)
 		free(p->kept[i]);
 	free(p->missing);
 	free(p->kept);
+	free(p->items);
 	memset(p, 0, sizeof(*p));
 }

@@ -92,9 +92,16 @@ static void write_header(FILE *fp, const rp_plan *plan)
 		fprintf(fp, "veneers %llu\n", (unsigned long long)plan->nveneers);
 	if (plan->align)
 		fprintf(fp, "align %llu\n", (unsigned long long)plan->align);
+	if (plan->is_data)
+		fputs("kind data\n", fp);
+	if (plan->data_plan) {
+		fputs("data-plan ", fp);
+		put_field(fp, plan->data_plan);
+		fputc('\n', fp);
+	}
 }
 
-static void write_unit(FILE *fp, const rp_plan_unit *u)
+static void write_unit(FILE *fp, const rp_plan_unit *u, int is_data)
 {
 	fputs("unit ", fp);
 	put_field(fp, u->name);
@@ -108,7 +115,7 @@ static void write_unit(FILE *fp, const rp_plan_unit *u)
 		fputc('\n', fp);
 	}
 	for (size_t k = 0; k < u->nfuncs; k++) {
-		fputs("func ", fp);
+		fputs(is_data ? "object " : "func ", fp);
 		put_field(fp, u->funcs[k].name);
 		fputc(' ', fp);
 		put_field(fp, u->funcs[k].file);
@@ -129,7 +136,7 @@ int rp_plan_write(const rp_plan *plan, const char *path, rp_err *err)
 		return rc;
 	write_header(af.fp, plan);
 	for (size_t i = 0; i < plan->nunits; i++)
-		write_unit(af.fp, &plan->units[i]);
+		write_unit(af.fp, &plan->units[i], plan->is_data);
 	return rp_afile_commit(&af, err);
 }
 
@@ -269,7 +276,8 @@ static int expect_fields(reader *rd, size_t n, const char *usage)
 }
 
 enum { SEEN_BUILD_ID = 1, SEEN_OUTSEC = 2, SEEN_REGION = 4, SEEN_BUDGET = 8, SEEN_VENEER = 16,
-       SEEN_USED = 32, SEEN_SAMPLES = 64, SEEN_VENEERS = 128, SEEN_ALIGN = 256 };
+       SEEN_USED = 32, SEEN_SAMPLES = 64, SEEN_VENEERS = 128, SEEN_ALIGN = 256, SEEN_KIND = 512,
+       SEEN_DATA_PLAN = 1024 };
 #define SEEN_REQUIRED (SEEN_BUILD_ID | SEEN_OUTSEC | SEEN_BUDGET | SEEN_VENEER | SEEN_USED | SEEN_SAMPLES)
 
 static int mark_seen(reader *rd, unsigned bit, const char *key)
@@ -326,6 +334,33 @@ static int parse_samples(reader *rd)
 	return 0;
 }
 
+/* "kind data": a plan of read-only data objects (.ramdata); code plans have no kind line. */
+static int parse_kind(reader *rd)
+{
+	if (mark_seen(rd, SEEN_KIND, "kind") || expect_fields(rd, 2, "kind data"))
+		return rd->err->code;
+	if (strcmp(rd->fields[1], "data") != 0)
+		return fail(rd, "unknown plan kind '%s' (only 'data'; code plans have no kind line)", rd->fields[1]);
+	if (rd->plan->data_plan)
+		return fail(rd, "'data-plan' in a data plan%s", "");
+	rd->plan->is_data = 1;
+	return 0;
+}
+
+/* "data-plan FILE": the data plan written beside a code plan. A bare file name, so that check
+ * looks only in the code plan's own directory, and only a code plan names one. */
+static int parse_data_plan(reader *rd)
+{
+	if (header_string(rd, SEEN_DATA_PLAN, "data-plan", "data-plan FILE", &rd->plan->data_plan))
+		return rd->err->code;
+	if (rd->plan->is_data)
+		return fail(rd, "'data-plan' in a data plan%s", "");
+	if (strchr(rd->plan->data_plan, '/') || strcmp(rd->plan->data_plan, ".") == 0 ||
+	    strcmp(rd->plan->data_plan, "..") == 0)
+		return fail(rd, "data-plan must be a file name beside the plan, not '%.64s'", rd->plan->data_plan);
+	return 0;
+}
+
 static int parse_header_key(reader *rd, const char *key)
 {
 	rp_plan *plan = rd->plan;
@@ -360,6 +395,10 @@ static int parse_header_key(reader *rd, const char *key)
 			return rp_err_wrap(rd->err, "%s:%zu", rd->name, rd->lineno);
 		return 0;
 	}
+	if (strcmp(key, "kind") == 0)
+		return parse_kind(rd);
+	if (strcmp(key, "data-plan") == 0)
+		return parse_data_plan(rd);
 	return fail(rd, "unknown key '%s'", key);
 }
 
@@ -398,12 +437,16 @@ static int parse_unit_key(reader *rd, const char *key)
 			return rd->err->code;
 		return take(&u->patterns[u->npatterns++], rd, 1);
 	}
-	if (strcmp(key, "func") == 0) {
-		if (expect_fields(rd, 3, "func NAME FILE") ||
+	if (strcmp(key, "func") == 0 || strcmp(key, "object") == 0) {
+		/* a data plan lists objects, a code plan functions: check must look up the right kind */
+		if ((key[0] == 'o') != rd->plan->is_data)
+			return fail(rd, rd->plan->is_data ? "'%s' in a data plan (its units list 'object' lines)"
+							  : "'%s' in a code plan ('kind data' must come first)", key);
+		if (expect_fields(rd, 3, key[0] == 'o' ? "object NAME FILE" : "func NAME FILE") ||
 		    rp_grow((void **)&u->funcs, &rd->cap_funcs, u->nfuncs + 1, sizeof(*u->funcs), rd->err))
 			return rd->err->code;
 		if (rd->is_dash[1])
-			return fail(rd, "function has no name%s", "");
+			return fail(rd, "%s has no name", key[0] == 'o' ? "object" : "function");
 		rp_plan_func *f = &u->funcs[u->nfuncs++];
 		take(&f->name, rd, 1);
 		return take_optional(rd, &f->file, 2);
@@ -437,7 +480,8 @@ static int parse_line(reader *rd, const char *p, size_t n)
 		return start_unit(rd);
 	if (rd->in_unit)
 		return parse_unit_key(rd, key);
-	if (strcmp(key, "pattern") == 0 || strcmp(key, "func") == 0 || strcmp(key, "end") == 0)
+	if (strcmp(key, "pattern") == 0 || strcmp(key, "func") == 0 || strcmp(key, "object") == 0 ||
+	    strcmp(key, "end") == 0)
 		return fail(rd, "'%s' outside a unit", key);
 	return parse_header_key(rd, key);
 }
@@ -522,5 +566,6 @@ void rp_plan_free(rp_plan *plan)
 	free(plan->build_id);
 	free(plan->outsec);
 	free(plan->region);
+	free(plan->data_plan);
 	free(plan);
 }

@@ -1,7 +1,8 @@
 /* check.c: verifies a plan on the relinked ELF (see check.h): every planned function is inside
  * the plan's output section (and its region, when the plan knows it), the section fits the
  * budget and is loaded from flash (LMA != VMA), and counts the call veneers GNU ld put in it
- * with their bytes (a plan made for another veneer shape shows there). Separately, the reset
+ * with their bytes (a plan made for another veneer shape shows there). A data plan's objects
+ * (.ramdata) are checked the same way, by their data symbols, and must keep their size. Separately, the reset
  * path (boot.h) on the relinked ELF: each function of it in RAM, with the chain of calls to it.
  *
  * Owns the failure lines of an rp_check_result (rp_check_result_release frees them). The image
@@ -89,6 +90,29 @@ static int check_func(const rp_image *img, const rp_plan *plan, const rp_section
 	return 0;
 }
 
+/* A planned data object (a data plan's "object" line): in the output section and region, as
+ * large as the one input section its unit moved, so the copy at boot holds all of it. */
+static int check_object(const rp_image *img, const rp_plan *plan, const rp_section *outsec, const rp_plan_unit *u,
+			const rp_plan_func *po, rp_check_result *res, rp_err *err)
+{
+	uint64_t addr, size;
+	rp_err why = RP_ERR_INIT;
+	res->nfuncs_checked++;
+	if (rp_image_data_symbol(img, po->name, &addr, &size, &why))
+		return add_failure(res, err, "data object '%s' is not in the relinked ELF: removed or renamed?", po->name);
+	if (!outsec || !range_inside(addr, size, outsec->vma, outsec->size))
+		return add_failure(res, err, "data object '%s' is at 0x%0*llx, not in %s", po->name, addr_width(img),
+				   (unsigned long long)addr, plan->outsec);
+	if (plan->region_length && !range_inside(addr, size, plan->region_origin, plan->region_length))
+		return add_failure(res, err, "data object '%s' is at 0x%0*llx, outside region %s", po->name,
+				   addr_width(img), (unsigned long long)addr, plan->region ? plan->region : "?");
+	if (u->nfuncs == 1 && size != u->size)
+		return add_failure(res, err, "data object '%s' is %llu bytes in the relinked ELF, the plan moved %llu",
+				   po->name, (unsigned long long)size, (unsigned long long)u->size);
+	res->nfuncs_placed++;
+	return 0;
+}
+
 /* The output section itself: present when the plan moves anything, within budget and region,
  * and copied from flash at boot. */
 static int check_outsec(const rp_image *img, const rp_plan *plan, const rp_section *outsec,
@@ -165,7 +189,8 @@ int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result 
 	int rc = check_outsec(relinked, plan, outsec, res, err);
 	for (size_t i = 0; !rc && i < plan->nunits; i++)
 		for (size_t k = 0; !rc && k < plan->units[i].nfuncs; k++)
-			rc = check_func(relinked, plan, outsec, &plan->units[i].funcs[k], res, err);
+			rc = plan->is_data ? check_object(relinked, plan, outsec, &plan->units[i], &plan->units[i].funcs[k], res, err)
+					   : check_func(relinked, plan, outsec, &plan->units[i].funcs[k], res, err);
 	if (!rc)
 		rc = count_veneers(relinked, outsec, res, err);
 	if (!rc)

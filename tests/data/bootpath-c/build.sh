@@ -16,6 +16,8 @@ root=$(cd "$here/../../.." && pwd)
 arch=$1 out=$2 fragment=$3
 mkdir -p "$out"
 cp "$fragment" "$out/ramtext.ld"
+# the example scripts also INCLUDE the .ramdata fragment (hot const data): empty here
+[ -f "$out/ramdata.ld" ] || echo '/* empty */' >"$out/ramdata.ld"
 case $arch in
 riscv)
 	cc=(riscv64-unknown-elf-gcc -march=rv32imac -mabi=ilp32 -mcmodel=medany --specs=picolibc.specs)

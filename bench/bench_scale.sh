@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# bench_scale.sh: how `ramplace place` scales with the firmware (issue 14, item 6). For each N
+# it generates a synthetic Cortex-M3 firmware of N functions (bench/gen_scale_fw.py: assembly as
+# GCC writes it with -ffunction-sections, statics of the same name in many files, clones, a
+# linker script with a RAM region, a real link with -Wl,-Map), imports a heavy-tailed "offset
+# count" profile of half its functions, and times
+#   ramplace place --budget 96K --map fw.map profile.db fw.elf
+# against the baseline `arm-none-eabi-nm -S fw.elf` (reading the same ELF's symbols), best of
+# REPEAT runs each. Prints the ratio place/nm and place's own stage times (--timings).
+# Goal: ratio within 3x at N = 50,000, and N = 200,000 in a few seconds.
+# Use: bench/bench_scale.sh [RAMPLACE] [N...]   (default N: 1000 12000 50000 200000)
+# REPEAT (default 3) and KEEP=DIR (keep the generated firmware there) from the environment.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+ramplace=${1:-$src/build/ramplace}
+shift || true
+sizes=${*:-1000 12000 50000 200000}
+repeat=${REPEAT:-3}
+work=${KEEP:-$(mktemp -d)}
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
+for tool in arm-none-eabi-as arm-none-eabi-gcc arm-none-eabi-nm python3; do
+	command -v "$tool" >/dev/null || { echo "bench_scale.sh: $tool is needed (scripts/install-deps.sh)" >&2; exit 1; }
+done
+
+# best wall-clock seconds of $repeat runs of "$@" (output discarded)
+best_of() {
+	local best= t0 t1 t
+	for _ in $(seq "$repeat"); do
+		t0=$(date +%s.%N)
+		"$@" >/dev/null 2>"$work/err" || { echo "bench_scale.sh: failed: $*" >&2; cat "$work/err" >&2; exit 1; }
+		t1=$(date +%s.%N)
+		t=$(echo "$t1 - $t0" | bc -l)
+		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
+	done
+	echo "$best"
+}
+
+# the firmware of $1 functions in $2: sources, objects, fw.elf, fw.map, profile.db
+build_fw() {
+	local n=$1 dir=$2
+	mkdir -p "$dir"
+	python3 "$src/bench/gen_scale_fw.py" gen "$n" "$dir"
+	(cd "$dir" && ls mod*.s start.s | sed 's/\.s$//' |
+		xargs -P 2 -I{} arm-none-eabi-as -mcpu=cortex-m3 -mthumb -o {}.o {}.s)
+	(cd "$dir" && arm-none-eabi-gcc -nostdlib -mcpu=cortex-m3 -mthumb -T fw.ld -L. -Wl,--build-id \
+		-Wl,-Map=fw.map -o fw.elf start.o mod*.o)
+	python3 "$src/bench/gen_scale_fw.py" prof "$n" "$dir"
+	rm -f "$dir/profile.db"
+	"$ramplace" import -q "$dir/profile.db" "$dir/fw.elf" "$dir/profile.prof"
+}
+
+printf '%8s %9s %9s %8s   %s\n' functions "nm -S s" "place s" ratio "place stages (s), from --timings"
+for n in $sizes; do
+	dir=$work/n$n
+	build_fw "$n" "$dir" >/dev/null
+	place=("$ramplace" place -q --budget 96K --map "$dir/fw.map" -o "$dir/out.ld" "$dir/profile.db" "$dir/fw.elf")
+	t_nm=$(best_of arm-none-eabi-nm -S "$dir/fw.elf")
+	t_place=$(best_of "${place[@]}")
+	stages=$("${place[@]}" --timings 2>&1 >/dev/null | sed -n 's/^ramplace: timings: //p' || true)
+	printf '%8d %9.3f %9.3f %7.1fx   %s\n' "$n" "$t_nm" "$t_place" "$(echo "$t_place / $t_nm" | bc -l)" "$stages"
+done

@@ -1,0 +1,158 @@
+/* cli_html.c: the budget curve of a placement and the HTML report (cli_html.h), shared by
+ * `report --html` and `place --html`. Reads the runs and arcs from profile.db (read-only) and,
+ * with --before, the old profile; owns them while writing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_html.h"
+#include "ramplace/budget.h"
+#include "ramplace/present.h"
+#include "ramplace/report.h"
+#include "ramplace/util.h"
+
+#ifndef RAMPLACE_VERSION
+#define RAMPLACE_VERSION "unknown"
+#endif
+
+/* The free RAM of the plan's region: what .data, .bss, heap and stack leave (budget.h). */
+static uint64_t free_ram(const rp_image *img, const rp_map *map, const rp_plan *plan)
+{
+	const rp_map_region *mr = map && plan->region ? rp_map_region_find(map, plan->region, 0) : NULL;
+	if (!mr)
+		return 0;
+	const char *outsec = plan->outsec;
+	rp_ram_map rm = { 0 };
+	rp_err ignored = RP_ERR_INIT;
+	uint64_t room = rp_budget_auto(img, mr, &outsec, 1, 0, plan->align ? plan->align : 4, &rm, &ignored) ? 0 : rm.budget;
+	rp_ram_map_release(&rm);
+	return room;
+}
+
+int cli_budget_curve(rp_curve *out, const rp_image *img, const rp_map *map, const rp_placement *p, rp_err *err)
+{
+	const rp_plan *plan = p->plan;
+	uint64_t align = plan->align ? plan->align : 4, max = free_ram(img, map, plan);
+	if (!max) {   /* no map: up to where every candidate fits */
+		for (size_t i = 0; i < p->nitems; i++)
+			if (rp_count_add(&max, p->items[i].weight))
+				return rp_err_set(err, RP_EINPUT, "budget curve: the candidates' sizes overflow");
+		max = (max + align - 1) / align * align;
+	}
+	if (max < plan->budget)
+		max = plan->budget;
+	return rp_curve_compute(out, p->items, p->nitems, max, rp_curve_step(max, align, 256), plan->budget, err);
+}
+
+typedef struct before_side {
+	rp_db_totals t;
+	rp_profile p;
+	int exact, have;
+} before_side;
+
+static int all_exact(const rp_run_row *runs, size_t n, int64_t run)
+{
+	int exact = 1;
+	for (size_t i = 0; i < n; i++)
+		if (!run || runs[i].id == run)
+			exact &= runs[i].method && strcmp(runs[i].method, "exact") == 0;
+	return exact;
+}
+
+/* OLD.db or OLD.db@RUN, as `diff` takes it. */
+static int load_before(before_side *b, const char *spec, rp_err *err)
+{
+	char path[4096];
+	int64_t run = 0;
+	const char *at = strrchr(spec, '@');
+	snprintf(path, sizeof(path), "%s", spec);
+	if (at && at[1] && strspn(at + 1, "0123456789") == strlen(at + 1)) {
+		run = strtoll(at + 1, NULL, 10);
+		path[at - spec] = '\0';
+	}
+	rp_db *db;
+	rp_run_row *runs = NULL;
+	size_t nruns = 0;
+	int rc = rp_db_open_existing(&db, path, err);
+	if (rc)
+		return rc;
+	rc = rp_db_totals_load_run(db, run, &b->t, err);
+	if (!rc && (rc = rp_db_runs_load(db, &runs, &nruns, err)))
+		rp_db_totals_release(&b->t);
+	rp_db_close(db);
+	if (rc)
+		return rc;
+	b->exact = all_exact(runs, nruns, run);
+	rp_run_rows_free(runs, nruns);
+	if ((rc = rp_profile_build(&b->p, &b->t, NULL, 0, err)))
+		rp_db_totals_release(&b->t);
+	b->have = !rc;
+	return rc;
+}
+
+typedef struct html_data {
+	rp_arc_total *arcs;
+	size_t narcs;
+	rp_run_row *runs;
+	size_t nruns;
+	rp_profile prof;
+	int have_prof;
+	before_side before;
+	rp_profile after;         /* --before: this profile without arcs, as `diff` has it */
+	rp_curve curve;
+} html_data;
+
+static int load_data(html_data *d, const cli_html_job *j, rp_err *err)
+{
+	rp_db *db;
+	int rc = rp_db_open_existing(&db, j->db_path, err);
+	if (rc)
+		return rc;
+	rc = rp_db_arcs_load_run(db, j->run, &d->arcs, &d->narcs, err);
+	if (!rc)
+		rc = rp_db_runs_load(db, &d->runs, &d->nruns, err);
+	rp_db_close(db);
+	if (!rc && !(rc = rp_profile_build(&d->prof, j->totals, d->arcs, d->narcs, err)))
+		d->have_prof = 1;
+	if (!rc && j->before && !(rc = load_before(&d->before, j->before, err)) &&
+	    (rc = rp_profile_build(&d->after, j->totals, NULL, 0, err)))
+		memset(&d->after, 0, sizeof(d->after));
+	if (!rc && j->placement && j->placement->nplans)
+		rc = cli_budget_curve(&d->curve, j->img, j->map, j->placement, err);
+	return rc;
+}
+
+static void release_data(html_data *d)
+{
+	rp_curve_release(&d->curve);
+	if (d->before.have) {
+		rp_profile_release(&d->after);
+		rp_profile_release(&d->before.p);
+		rp_db_totals_release(&d->before.t);
+	}
+	if (d->have_prof)
+		rp_profile_release(&d->prof);
+	rp_run_rows_free(d->runs, d->nruns);
+	rp_arc_totals_free(d->arcs, d->narcs);
+}
+
+int cli_html_write(const cli_html_job *j, rp_err *err)
+{
+	html_data d;
+	memset(&d, 0, sizeof(d));
+	int rc = load_data(&d, j, err);
+	rp_afile af;
+	if (!rc && !(rc = rp_afile_open(&af, j->path, err))) {
+		rp_present_in in = { j->totals, &d.prof, d.runs, d.nruns, j->img, j->map, j->placement,
+				     d.curve.npoints ? &d.curve : NULL, j->cycles_per_sample,
+				     d.before.have ? &d.before.p : NULL, j->before, j->db_path, d.before.exact,
+				     all_exact(d.runs, d.nruns, j->run), RAMPLACE_VERSION, 0,
+				     d.before.have ? &d.after : NULL };
+		rc = rp_present_html(af.fp, &in, err);
+		if (rc)
+			rp_afile_abort(&af);
+		else
+			rc = rp_afile_commit(&af, err);
+	}
+	release_data(&d);
+	return rc;
+}

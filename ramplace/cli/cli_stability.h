@@ -1,0 +1,34 @@
+/* cli_stability.h: what the commands print about a profile's stability (stability.h): one line
+ * in `place`, one verdict over the usual budgets after `import` and `record`, and the detailed
+ * table of `report --stability`. Printing is the CLI's; the statistics are solve/stability.c's. */
+#ifndef RAMPLACE_CLI_STABILITY_H
+#define RAMPLACE_CLI_STABILITY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ramplace/error.h"
+#include "ramplace/image.h"
+#include "ramplace/profiledb.h"
+
+/* The budgets the verdicts after import and record look at, and report's default. */
+#define CLI_STAB_NBUDGETS 5
+extern const uint64_t cli_stab_budgets[CLI_STAB_NBUDGETS];
+
+/* How long the profile took, when its rate is known (0: unknown). */
+double cli_stab_seconds(const rp_db_totals *t);
+
+/* "stability: the 4 KiB choice is stable: ..." for the decision at budget bytes. Never fails
+ * the command (its outputs are written): a failure is printed as a note. */
+void cli_stability_line(FILE *out, const rp_image *img, const rp_db_totals *t, uint64_t budget);
+
+/* After import/record: the whole of db_path on img over cli_stab_budgets, one line. Never
+ * fails the command that stored the profile: a failure is printed as a note. */
+void cli_stability_after_store(const char *db_path, const rp_image *img);
+
+/* report --stability: with one budget, the detail (scales, uncertain functions, up to limit of
+ * them; limit < 0: all); with none, one verdict per budget of cli_stab_budgets. */
+int cli_stability_report(FILE *out, const rp_image *img, const rp_db_totals *t, uint64_t budget, long limit,
+			 rp_err *err);
+
+#endif

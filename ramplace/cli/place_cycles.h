@@ -1,0 +1,38 @@
+/* place_cycles.h: `ramplace place` in cycles (place_cycles.c, cycles.h): --flash-model and
+ * cost.model, the profile's measured stall cycles, the weights the solver gets, and the line
+ * every place prints: modeled cycles before and after, and the speed-up. */
+#ifndef RAMPLACE_PLACE_CYCLES_H
+#define RAMPLACE_PLACE_CYCLES_H
+
+#include "ramplace/cycles.h"
+#include "ramplace/placement.h"
+
+typedef struct place_cycles {
+	rp_fm_cfg model;          /* --flash-model, else cost.model */
+	int have_model;
+	int option_given;         /* --flash-model (it wins over the config) */
+	rp_db_costs costs;        /* the profile's stall cycles (owned) */
+	rp_cycles cy;             /* owned */
+	int weigh_cycles;         /* the solver maximises cycles saved (weights), not samples */
+	int prepared;
+	double data_saved;        /* placing in cycles with --data: stall cycles the moved data saves */
+	double data_stall;        /* its estimated stall cycles, when the profile's stall does not hold them */
+} place_cycles;
+
+/* --flash-model SPEC: RP_EUSAGE naming the option when SPEC is no model. */
+int place_cycles_option(place_cycles *pc, const char *spec, rp_err *err);
+/* The config's cost.model, unless --flash-model was given. */
+void place_cycles_config(place_cycles *pc, const rp_cost_model *cost);
+/* After the totals are read from db, before the arcs: reads the stall cycles and decides the
+ * objective; in cycles it turns on opts' cost model (arcs, veneer cycles) at one cycle saved
+ * per unit of weight. */
+int place_cycles_load(place_cycles *pc, rp_db *db, rp_place_opts *opts, rp_err *err);
+/* The totals to place from: the weights in cycles, or samples as they are. */
+int place_cycles_totals(place_cycles *pc, const rp_image *img, const rp_db_totals *samples,
+			const rp_db_totals **out, rp_err *err);
+/* "modeled cycles (ws:5, default): 1.23e+06 -> 4.2e+05, 2.9x fewer ..." and what the model says
+ * about code a cache holds. */
+void place_cycles_print(const place_cycles *pc, const rp_placement *p, const rp_place_opts *opts);
+void place_cycles_release(place_cycles *pc);
+
+#endif

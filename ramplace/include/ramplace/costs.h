@@ -1,0 +1,43 @@
+/* costs.h: what a flash model charged a run, beside its samples (docs/cost-models.md): stall
+ * cycles per code address, and reads with their stall cycles per data address, as the QEMU
+ * plugin's model= option writes them (import format "qemu", version 3). Filled by the importer,
+ * symbolized and stored by profiledb (rp_db_store_costs) in the same transaction as the run.
+ * The histograms reuse rp_samples' hash table: counts here are cycles or reads, not samples. */
+#ifndef RAMPLACE_COSTS_H
+#define RAMPLACE_COSTS_H
+
+#include <stdint.h>
+#include "ramplace/error.h"
+#include "ramplace/samples.h"
+
+/* Misses on lines an earlier access evicted (version 4's "e" lines): what the evictor's move to
+ * RAM would save besides its own stall cycles. */
+typedef struct rp_evict {
+	uint64_t by, victim;     /* addresses of the evicting and of the missing access */
+	uint8_t by_data, victim_data;   /* 1: that access was a data read, 0: a fetch */
+	uint64_t stall;          /* stall cycles of those misses */
+} rp_evict;
+
+typedef struct rp_costs {
+	rp_samples fetch_stall;  /* code address -> stall cycles of its instruction fetches */
+	rp_samples data_reads;   /* data address in flash -> reads */
+	rp_samples data_stall;   /* data address -> stall cycles of those reads */
+	rp_evict *evict;         /* by (evictor, victim) pair; a pair may repeat (several files) */
+	size_t nevict, evict_cap;
+	uint64_t misses;         /* flash reads on demand (words, lines) the model counted */
+	char model[96];          /* the model's spelling ("ws:5", "cache:rp2040"); "" when none */
+} rp_costs;
+
+void rp_costs_init(rp_costs *c);
+void rp_costs_release(rp_costs *c);
+/* Appends one eviction record; 0 or RP_ENOMEM-style error. */
+int rp_costs_add_evict(rp_costs *c, const rp_evict *e, rp_err *err);
+/* Appends from's eviction records to into's (the histograms merge with rp_samples_merge). */
+int rp_costs_merge_evict(rp_costs *into, const rp_costs *from, rp_err *err);
+/* Whether the run had a flash model. */
+static inline int rp_costs_have(const rp_costs *c)
+{
+	return c->model[0] != '\0';
+}
+
+#endif

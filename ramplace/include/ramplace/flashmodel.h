@@ -1,0 +1,87 @@
+/* flashmodel.h: flash timing models (docs/cost-models.md). A model is fed the stream of
+ * accesses a core makes to flash (address, size, instruction fetch or data read) in program
+ * order and answers, per access, the stall cycles it costs beyond the one cycle the same access
+ * costs from zero-wait-state RAM. Three kinds:
+ *
+ *   ws:N[,width=W,prefetch=0|1]          wait states per flash word with sequential prefetch
+ *                                        (STM32F4 without ART: a W-byte word per read)
+ *   art:ws=N[,line=L,lines=M,dlines=D,prefetch=0|1]   accelerator: L-byte line fills into M
+ *                                        instruction and D data lines (LRU), hits free
+ *   cache:PRESET[,k=v...] | cache:size=S,ways=W,line=L,penalty=P[,dcache=0|1]
+ *                                        XIP cache, LRU per set, P cycles per line fill;
+ *                                        presets rp2040, fe310, esp32
+ *
+ * Pure C11 without the rest of the library (no rp_err, no util), so that the QEMU plugin
+ * compiles this same file and its stall cycles agree with what the solver and the tests run.
+ * Workload: one call per executed instruction, hundreds of millions per run: no allocation
+ * after rp_fm_new. */
+#ifndef RAMPLACE_FLASHMODEL_H
+#define RAMPLACE_FLASHMODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum rp_fm_kind { RP_FM_WS = 0, RP_FM_ART, RP_FM_CACHE } rp_fm_kind;
+typedef enum rp_fm_op { RP_FM_FETCH = 0, RP_FM_READ } rp_fm_op;
+
+typedef struct rp_fm_cfg {
+	rp_fm_kind kind;
+	unsigned ws;         /* ws, art: wait states of one flash read */
+	unsigned width;      /* ws: bytes per flash word (4) */
+	unsigned prefetch;   /* ws, art: the next sequential word/line is read while the current runs */
+	unsigned line;       /* art, cache: bytes per line (power of two) */
+	unsigned lines;      /* art: instruction lines held (64); 1: a single buffer */
+	unsigned dlines;     /* art: data lines held (8) */
+	unsigned size, ways; /* cache: bytes, associativity */
+	unsigned penalty;    /* cache: stall cycles per line fill (and per uncached data read) */
+	unsigned dcache;     /* cache: data reads go through the cache (else each costs penalty) */
+	char name[96];       /* canonical spelling, e.g. "ws:5", "cache:rp2040" */
+} rp_fm_cfg;
+
+/* Parses "ws:5", "art:ws=5,line=16", "cache:rp2040", "cache:rp2040,penalty=40" ... into *out.
+ * Returns 0, or -1 with a one-line reason in why (of whylen bytes). */
+int rp_fm_parse(rp_fm_cfg *out, const char *spec, char *why, size_t whylen);
+
+/* What the model costs per instruction fetch when no access stream is known (a sampled
+ * profile): a demand read for ws and art, a line fill every line/4 fetches for a cache. An
+ * upper estimate; the plugin's stall cycles are the exact figure. */
+double rp_fm_fetch_estimate(const rp_fm_cfg *cfg);
+
+/* A phrase for output: "5 wait states", "an RP2040 XIP cache (16 KiB, 2-way, 8-byte lines)". */
+void rp_fm_describe(const rp_fm_cfg *cfg, char *buf, size_t len);
+
+typedef struct rp_fm rp_fm;
+
+/* A model in its reset state (empty cache, no word buffered); NULL when out of memory. */
+rp_fm *rp_fm_new(const rp_fm_cfg *cfg);
+void rp_fm_free(rp_fm *m);
+/* Back to the reset state. */
+void rp_fm_reset(rp_fm *m);
+/* One access of size bytes (1..16) at addr; returns its stall cycles. */
+uint64_t rp_fm_access(rp_fm *m, uint64_t addr, unsigned size, rp_fm_op op);
+
+/* The most words/lines one access touches: 16 bytes over 1-byte words, plus one. */
+#define RP_FM_MAX_UNITS 17
+
+/* A miss on a line that an earlier access evicted (art and cache instruction/unified lines):
+ * without that eviction it would have hit, so moving the evicting code (or data) to RAM saves
+ * it as surely as moving the code that missed. */
+typedef struct rp_fm_evict {
+	uint64_t by;        /* address of the access that evicted the line */
+	rp_fm_op by_op;     /* and whether it was a fetch or a data read */
+	uint64_t victim;    /* address of the access that missed (the last one fed) */
+	rp_fm_op victim_op;
+	uint64_t stall;     /* what the miss cost */
+} rp_fm_evict;
+
+/* The evicted-line misses of the last access (0 to RP_FM_MAX_UNITS), in *out until the next. */
+size_t rp_fm_last_evictions(const rp_fm *m, const rp_fm_evict **out);
+
+typedef struct rp_fm_stats {
+	uint64_t fetches, reads;       /* accesses fed */
+	uint64_t misses;               /* words/lines read from flash on demand */
+	uint64_t stall;                /* stall cycles returned */
+} rp_fm_stats;
+void rp_fm_get_stats(const rp_fm *m, rp_fm_stats *out);
+
+#endif

@@ -1,0 +1,137 @@
+/* html_page.c: the HTML report's skeleton (present.h): head and CSS, the summary that answers
+ * "how much RAM, what moved, what it gained", the sections in order, the run, and the one
+ * script (table sorting). Self-contained: no link, font or script leaves the file. Owns
+ * nothing. Workload: one page per command. */
+#include <string.h>
+
+#include "html.h"
+
+static const char css[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1100px;color:#222;padding:0 1em}\n"
+	"h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}\n"
+	".summary{background:#f4f7fb;border:1px solid #d8e0ea;padding:.6em 1em;border-radius:4px}\n"
+	"table{border-collapse:collapse;font-size:13px}td,th{padding:2px 8px;text-align:left;"
+	"border-bottom:1px solid #eee;white-space:nowrap}\n"
+	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}th{cursor:pointer;background:#f3f3f3}\n"
+	"tr.ram td{background:#eaf6ea}tfoot td{font-style:italic;color:#555}\n"
+	".region{margin:.6em 0}.bar{display:flex;height:26px;border:1px solid #888;background:#fff}\n"
+	".seg{height:100%;overflow:hidden;font-size:11px;color:#fff;white-space:nowrap;min-width:1px}\n"
+	".seg.code{background:#4a6fa5}.seg.rodata{background:#7b9acc}.seg.data{background:#c0504d}\n"
+	".seg.bss{background:#e07b39}.seg.stack{background:#8064a2}.seg.heap{background:#9bbb59}\n"
+	".seg.ramtext{background:#2e8b57}.seg.load{background:#b7a57a}.seg.other{background:#777}\n"
+	".seg.plan{background:repeating-linear-gradient(45deg,#2e8b57,#2e8b57 4px,#9fd4b4 4px,#9fd4b4 8px)}\n"
+	".seg.free{background:#fafafa;color:#666}\n"
+	"pre{background:#f7f7f7;padding:.5em;overflow-x:auto;font-size:12px}\n"
+	"svg text{font:11px system-ui,sans-serif}.muted{color:#666}\n";
+
+/* Clicking a header sorts by that column (numbers by their data-v), again reverses it. */
+static const char script[] =
+	"<script>\n"
+	"document.querySelectorAll('table.sortable th').forEach(function(th,col){\n"
+	" th.addEventListener('click',function(){\n"
+	"  var tb=th.closest('table').tBodies[0],rows=Array.prototype.slice.call(tb.rows);\n"
+	"  var dir=th.dataset.dir==='a'?'d':'a';th.dataset.dir=dir;\n"
+	"  rows.sort(function(a,b){var x=a.cells[col].dataset.v,y=b.cells[col].dataset.v;\n"
+	"   var r=(x!==undefined&&y!==undefined)?(+x)-(+y):a.cells[col].textContent.localeCompare(b.cells[col].textContent);\n"
+	"   return dir==='a'?r:-r;});\n"
+	"  rows.forEach(function(r){tb.appendChild(r);});});});\n"
+	"</script>\n";
+
+/* One plan per region: what moved, its bytes, and the share of samples now in RAM. */
+static void summary(FILE *out, const rp_present_in *in)
+{
+	const rp_placement *p = in->placement;
+	char b1[32], b2[32];
+	fputs("<div class=\"summary\" id=\"summary\">\n", out);
+	if (!p || !p->nplans) {
+		fputs("<p>No placement: give a budget (--budget) to see what would move.</p>\n", out);
+	} else {
+		uint64_t moved = 0, total = p->plan->total_samples;
+		for (size_t r = 0; r < p->nplans; r++) {
+			const rp_plan *pl = p->plans[r];
+			moved += pl->moved_samples;
+			fprintf(out, "<p><b>%zu</b> function(s) move to <code>", pl->nunits);
+			html_text(out, pl->outsec);
+			fprintf(out, "</code>: %s of a %s budget (%llu code + %llu veneer(s)).</p>\n",
+				rp_present_bytes(pl->used + pl->veneer_reserve, b1, sizeof(b1)),
+				rp_present_bytes(pl->budget, b2, sizeof(b2)), (unsigned long long)pl->used,
+				(unsigned long long)pl->nveneers);
+		}
+		fprintf(out, "<p>Samples in code running from RAM after the move: <b id=\"moved-share\">%.1f %%</b> of %llu.",
+			total ? 100.0 * (double)moved / (double)total : 0.0, (unsigned long long)total);
+		if (p->have_cycles)
+			fprintf(out, " Modeled cycles saved: <b>%.0f</b> of %.0f (%.1f %%).", p->cycles_saved, p->cycles_flash,
+				p->cycles_flash > 0 ? 100.0 * p->cycles_saved / p->cycles_flash : 0.0);
+		fputs("</p>\n", out);
+		if (p->solver) {
+			fputs("<p class=\"muted\">Solver: ", out);
+			html_text(out, p->solver);
+			fputs(p->optimal ? ", optimal.</p>\n" : ".</p>\n", out);
+		}
+	}
+	fputs("</div>\n", out);
+}
+
+static void run_row(FILE *out, const rp_run_row *r)
+{
+	fprintf(out, "<tr><td class=\"n\">%lld</td><td>", (long long)r->id);
+	html_text(out, r->build_id);
+	fputs("</td><td>", out);
+	html_text(out, r->tool);
+	fputs("</td><td>", out);
+	html_text(out, r->method && r->method[0] ? r->method : "-");
+	fprintf(out, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">%.2f</td><td>",
+		r->rate_hz, r->samples, r->duration_s);
+	html_text(out, r->source);
+	fputs("</td><td>", out);
+	html_text(out, r->stop_reason);
+	fputs("</td></tr>\n", out);
+}
+
+static void run_section(FILE *out, const rp_present_in *in)
+{
+	fputs("<h2 id=\"run\">The run</h2>\n<p>Firmware <code>", out);
+	html_text(out, in->img->path);
+	fprintf(out, "</code> (%s), build-id <code id=\"build-id\">", rp_image_arch(in->img));
+	html_text(out, in->img->build_id);
+	fputs("</code>; ramplace ", out);
+	html_text(out, in->version);
+	fprintf(out, ". %.0f samples in %zu run(s) on %zu build(s).</p>\n", in->totals->taken, in->totals->nruns,
+		in->totals->nimages);
+	fputs("<table id=\"runs\"><thead><tr><th>run</th><th>build</th><th>tool</th><th>method</th><th class=\"n\">rate Hz</th>"
+	      "<th class=\"n\">samples</th><th class=\"n\">seconds</th><th>source</th><th>notes</th></tr></thead><tbody>\n", out);
+	for (size_t i = 0; i < in->nruns; i++)
+		run_row(out, &in->runs[i]);
+	fputs("</tbody></table>\n", out);
+	const rp_placement *p = in->placement;
+	for (size_t i = 0; p && i < p->nnotes; i++) {
+		fputs("<p class=\"muted\">", out);
+		html_text(out, p->notes[i]);
+		fputs("</p>\n", out);
+	}
+}
+
+int rp_present_html(FILE *out, const rp_present_in *in, rp_err *err)
+{
+	const char *base = strrchr(in->img->path, '/');
+	base = base ? base + 1 : in->img->path;
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>ramplace report: ", out);
+	html_text(out, base);
+	fprintf(out, "</title>\n<style>\n%s</style></head><body>\n<h1>ramplace: ", css);
+	html_text(out, base);
+	fputs("</h1>\n", out);
+	summary(out, in);
+	html_curve(out, in);
+	int rc = html_memmap(out, in, err);
+	if (!rc)
+		rc = html_table(out, in, err);
+	if (!rc)
+		rc = html_flame(out, in, err);
+	if (!rc)
+		rc = html_diff(out, in, err);
+	if (rc)
+		return rc;
+	run_section(out, in);
+	fprintf(out, "%s</body></html>\n", script);
+	return 0;
+}

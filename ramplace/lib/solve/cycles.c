@@ -1,0 +1,128 @@
+/* cycles.c: per-function weights in cycles for placement (cycles.h). Owns the weights it
+ * builds (a copy of the profile's totals with counts in cycles). Workload: a profile of up to
+ * tens of thousands of functions; the measured stall cycles are matched to the samples by
+ * (name, file) through one sorted pass, not a search per function. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ramplace/cycles.h"
+#include "ramplace/util.h"
+
+/* Copying to RAM at boot: a load (a flash read, at its stall) and a store per word. */
+double rp_cycles_copy_cost(const rp_fm_cfg *model, uint64_t bytes)
+{
+	double words = (double)(bytes + 3) / 4.0;
+	return words * (2.0 + rp_fm_fetch_estimate(model) / (model->kind == RP_FM_CACHE ? 1.0 : 2.0));
+}
+
+static double copy_cycles(const rp_cycles *c, const rp_image *img, const rp_func_total *f)
+{
+	const rp_func *fn = rp_image_func_by_name(img, f->func, f->file);
+	return fn ? rp_cycles_copy_cost(&c->model, fn->size) : 0.0;
+}
+
+static int same(const char *a, const char *b)
+{
+	return (!a || !*a) ? (!b || !*b) : b && strcmp(a, b) == 0;
+}
+
+/* A function's measured saving if it alone moves to RAM: its own stall cycles, and the stall
+ * cycles of other functions' misses on lines it had evicted (the cache would have kept them).
+ * Two functions that evict each other are each credited the other's misses: moving both saves
+ * them once, so the sum overstates a pair, never a single move. */
+typedef struct keyed {
+	const char *name, *file;
+	uint64_t stall;
+} keyed;
+
+static int by_key(const void *a, const void *b)
+{
+	const keyed *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+	return r ? r : strcmp(x->file ? x->file : "", y->file ? y->file : "");
+}
+
+/* The measured stall cycles of (name, file), by binary search in the sorted list. */
+static uint64_t stall_of(const keyed *k, size_t n, const char *name, const char *file)
+{
+	keyed want = { name, file, 0 };
+	const keyed *hit = bsearch(&want, k, n, sizeof(keyed), by_key);
+	return hit && same(hit->file, file) ? hit->stall : 0;
+}
+
+static void choose_model(rp_cycles *c, const rp_fm_cfg *model, const rp_db_costs *costs)
+{
+	int have = costs && costs->nruns && strcmp(costs->model, "mixed") != 0;
+	char why[100];
+	c->model_default = !model;
+	if (model)
+		c->model = *model;
+	else if (!have || rp_fm_parse(&c->model, costs->model, why, sizeof(why)) != 0)
+		rp_fm_parse(&c->model, RP_CYCLES_DEFAULT_MODEL, why, sizeof(why));
+	c->measured = have && strcmp(costs->model, c->model.name) == 0;
+	if (c->measured)
+		return;
+	if (!costs || !costs->nruns)
+		snprintf(c->estimated_why, sizeof(c->estimated_why), "estimated: %.3g stall cycles per sample (the profile "
+			 "has no stall cycles; the QEMU plugin's model= measures them)", rp_fm_fetch_estimate(&c->model));
+	else
+		snprintf(c->estimated_why, sizeof(c->estimated_why), "estimated: %.3g stall cycles per sample (the profile's "
+			 "stall cycles are for %s, not %s)", rp_fm_fetch_estimate(&c->model), costs->model, c->model.name);
+}
+
+int rp_cycles_prepare(rp_cycles *c, const rp_fm_cfg *model, const rp_db_totals *samples, const rp_db_costs *costs,
+		      const rp_image *img, rp_err *err)
+{
+	memset(c, 0, sizeof(*c));
+	choose_model(c, model, costs);
+	c->per_sample = c->measured ? 0.0 : rp_fm_fetch_estimate(&c->model);
+	keyed *k = calloc(c->measured && costs->nfuncs ? costs->nfuncs : 1, sizeof(keyed));
+	c->weights = *samples;
+	c->weights.funcs = calloc(samples->nfuncs ? samples->nfuncs : 1, sizeof(rp_func_total));
+	if (!k || !c->weights.funcs) {
+		free(k);
+		free(c->weights.funcs);
+		c->weights.funcs = NULL;
+		c->weights.nfuncs = 0;
+		return rp_err_nomem(err, "weighing functions in cycles");
+	}
+	size_t nk = 0;
+	for (size_t i = 0; c->measured && i < costs->nfuncs; i++)
+		k[nk++] = (keyed){ costs->funcs[i].name, costs->funcs[i].file, costs->funcs[i].stall + costs->funcs[i].evicted };
+	rp_sort(k, nk, sizeof(keyed), by_key);
+	c->insns = (double)samples->total;
+	c->stall = c->measured ? (double)(costs->fetch_stall + costs->read_stall) : c->insns * c->per_sample;
+	c->weights.total = 0;
+	c->weights.nfuncs = 0;   /* counts the rows filled below, so a failure part-way frees only those */
+	int rc = 0;
+	for (size_t i = 0; !rc && i < samples->nfuncs; i++) {
+		const rp_func_total *f = &samples->funcs[i];
+		rp_func_total *w = &c->weights.funcs[c->weights.nfuncs];
+		double stall = c->measured ? (double)stall_of(k, nk, f->func, f->file) : (double)f->count * c->per_sample;
+		double net = stall - copy_cycles(c, img, f);
+		if (f->count && net <= 0 && strcmp(f->func, "<unknown>") != 0) {
+			c->nnot_worth++;
+			c->not_worth_insns += f->count;
+		}
+		if ((rc = rp_strdup(&w->func, f->func, err)) || (f->file && (rc = rp_strdup(&w->file, f->file, err))))
+			break;
+		w->count = net > 0 ? (uint64_t)(net + 0.5) : 0;
+		w->samples = (double)w->count;
+		c->weights.total += w->count;
+		c->weights.nfuncs++;
+	}
+	free(k);
+	return rc;
+}
+
+double rp_cycles_before(const rp_cycles *c)
+{
+	return c->insns + c->stall;
+}
+
+void rp_cycles_release(rp_cycles *c)
+{
+	rp_db_totals_release(&c->weights);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,45 @@
+/* fuzz_flashmodel.c: libFuzzer target for the flash models (flashmodel.h): the first line is a
+ * model's spelling (as --flash-model, cost.model and the plugin's model= take it), the rest an
+ * access stream, 5 bytes per access (4 of address, 1 of size and fetch/read), replayed twice
+ * with a reset between: the same stall cycles both times, and never more than the model's
+ * largest cost per touched unit. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ramplace/flashmodel.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char spec[128], why[200];
+	const uint8_t *nl = memchr(data, '\n', size < sizeof(spec) ? size : sizeof(spec));
+	if (!nl)
+		return 0;
+	size_t n = (size_t)(nl - data);
+	memcpy(spec, data, n);
+	spec[n] = '\0';
+	rp_fm_cfg cfg;
+	if (rp_fm_parse(&cfg, spec, why, sizeof(why)) != 0)
+		return 0;
+	rp_fm *m = rp_fm_new(&cfg);
+	if (!m)
+		return 0;
+	const uint8_t *p = nl + 1, *end = data + size;
+	uint64_t total[2] = { 0, 0 };
+	unsigned worst = cfg.kind == RP_FM_CACHE ? cfg.penalty : cfg.ws;
+	for (int pass = 0; pass < 2; pass++) {
+		for (const uint8_t *q = p; q + 5 <= end; q += 5) {
+			uint64_t addr = (uint64_t)q[0] | (uint64_t)q[1] << 8 | (uint64_t)q[2] << 16 | (uint64_t)q[3] << 24;
+			unsigned sz = (q[4] & 15) + 1;
+			uint64_t s = rp_fm_access(m, addr, sz, q[4] & 16 ? RP_FM_READ : RP_FM_FETCH);
+			if (s > (uint64_t)worst * (sz + 1))   /* an access touches at most sz + 1 units */
+				abort();
+			total[pass] += s;
+		}
+		rp_fm_reset(m);
+	}
+	if (total[0] != total[1])
+		abort();
+	rp_fm_free(m);
+	return 0;
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# t_flash_model_plugin.sh: the QEMU plugin's flash model (model=, docs/cost-models.md) counts
+# exactly what flashmodel.c counts. The bundled Cortex-M3 firmware runs under the plugin with
+# each kind of model and trace=; the trace replayed through the library's flashmodel.c
+# (fm_replay.c, built here) gives the same fetch and read stall cycles and misses as the file's
+# header, the per-address stalls add up to that header, data reads from flash are listed
+# (the firmware reads const tables), and `ramplace import` stores the stall cycles: `report`
+# shows the same total. A zero-wait-state model stalls nothing; a cache model stalls less than
+# wait states on every fetch would.
+# Needs: $RAMPLACE_SRC, $RAMPLACE_BUILD; qemu-system-arm, arm-none-eabi-gcc, cc.
+. "$(dirname "$0")/lib.sh"
+: "${RAMPLACE_BUILD:?}"
+cd "$work"
+plugin=$RAMPLACE_BUILD/libramplace-qemu.so
+make -s -C "$RAMPLACE_SRC/examples/qemu-cortex-m3" BUILD="$work/fw" ITERATIONS=2 >/dev/null
+fw=$work/fw/fw.elf
+cc -O2 -I"$RAMPLACE_SRC/ramplace/include" "$RAMPLACE_SRC/tests/integration/fm_replay.c" \
+	"$RAMPLACE_SRC/ramplace/lib/solve/flashmodel.c" -o fm_replay
+hdr() { awk -v k="# $2" 'index($0, k " ") == 1 { print $3 }' "$1"; }
+
+for model in ws:5 ws:3,prefetch=0 art:ws=5,line=16,lines=8 cache:rp2040 cache:fe310 cache:size=1024,ways=2,line=16,penalty=20; do
+	qemu_model=${model//,/,,}   # QEMU splits plugin options at commas: a doubled one is literal
+	name=${model//[:,=]/_}
+	run_fw "$fw" -plugin "$plugin,out=$name.txt,mode=insn,model=$qemu_model,flash=0-400000,trace=$name.trace" >"$name.out"
+	want=$(./fm_replay "$model" <"$name.trace")
+	got="stall-fetch $(hdr $name.txt stall-fetch) stall-read $(hdr $name.txt stall-read) misses $(hdr $name.txt misses)"
+	[ "$want" = "$got" ] && pass "$model: the plugin's totals are the replayed trace's: $got" \
+		|| fail "$model: plugin '$got', replay '$want'"
+	sum=$(awk '$1 != "d" && $1 != "e" && $1 != "#" { s += $4 } END { print s + 0 }' "$name.txt")
+	dsum=$(awk '/^d / { s += $4 } END { print s + 0 }' "$name.txt")
+	[ "$sum" = "$(hdr $name.txt stall-fetch)" ] && [ "$dsum" = "$(hdr $name.txt stall-read)" ] \
+		&& pass "$model: per-address stalls add up ($sum fetch, $dsum read)" \
+		|| fail "$model: per-address sums $sum/$dsum against the header"
+done
+reads=$(awk '/^d / { s += $3 } END { print s + 0 }' ws_5.txt)
+[ "$reads" -gt 1000 ] && pass "data reads from flash listed per address: $reads" || fail "only $reads data reads listed"
+fetch_ws=$(hdr ws_5.txt stall-fetch)
+fetch_cache=$(hdr cache_rp2040.txt stall-fetch)
+[ "$fetch_cache" -lt "$fetch_ws" ] && pass "a 16 KiB cache holds the hot code: $fetch_cache stall cycles against $fetch_ws at 5 wait states" \
+	|| fail "cache $fetch_cache not below wait states $fetch_ws"
+
+run_fw "$fw" -plugin "$plugin,out=ws0.txt,model=ws:0,flash=0-400000" >/dev/null
+[ "$(hdr ws0.txt stall-fetch)" = 0 ] && [ "$(hdr ws0.txt stall-read)" = 0 ] && pass "zero wait states stall nothing" \
+	|| fail "ws:0 stalls $(hdr ws0.txt stall-fetch)"
+
+# the stall cycles go into profile.db and come back out in report
+"$RAMPLACE" import --quiet p.db "$fw" ws_5.txt
+total=$(( $(hdr ws_5.txt stall-fetch) + $(hdr ws_5.txt stall-read) ))
+"$RAMPLACE" report p.db >report.txt
+grep -q "Flash stall cycles (ws:5): $total " report.txt && pass "report shows the $total stall cycles imported" \
+	|| { fail "report does not show $total stall cycles"; sed 's/^/    /' report.txt | head -20; }
+
+# place in cycles: the profile's own model is measured; another model is an estimate; without
+# stall cycles in the profile the default model prices a placement made by samples
+"$RAMPLACE" place --budget 1K --map "$work/fw/fw.map" -o ws.ld p.db "$fw" >place.out
+grep -Eq '^modeled cycles \(ws:5, the profile.s\): [0-9.e+]+ -> [0-9.e+]+, [0-9.]+x fewer; flash: 5 wait states; stall cycles measured by the QEMU plugin' place.out \
+	&& pass "place prices the plan with the profile's measured stall cycles: $(grep -o '[0-9.]*x fewer' place.out)" \
+	|| { fail "place's modeled line (measured)"; cat place.out; }
+"$RAMPLACE" place --budget 1K --map "$work/fw/fw.map" -o c.ld --flash-model cache:rp2040 p.db "$fw" >place2.out
+grep -q "estimated: 28 stall cycles per sample (the profile's stall cycles are for ws:5, not cache:rp2040)" place2.out \
+	&& pass "another model than the profile's is an estimate, and says so" || { fail "estimate line"; cat place2.out; }
+"$RAMPLACE" import --quiet rp.db "$fw" cache_rp2040.txt
+"$RAMPLACE" place --budget 1K --map "$work/fw/fw.map" -o r.ld rp.db "$fw" >place3.out
+grep -Eq '^cache model: [0-9]+ function\(s\) with [0-9.]+% of the instructions miss the cache too rarely' place3.out \
+	&& pass "a 16 KiB cache holds the hot code: place says it stays in flash" || { fail "cache note"; cat place3.out; }
+run_fw "$fw" -plugin "$plugin,out=plain.txt" >/dev/null
+"$RAMPLACE" import --quiet plain.db "$fw" plain.txt
+"$RAMPLACE" place --budget 1K --map "$work/fw/fw.map" -o plain.ld plain.db "$fw" >place4.out
+grep -Eq '^modeled cycles \(ws:5, default\): .*estimated: one flash fetch per sample, placed by samples' place4.out \
+	&& pass "no model and no stall cycles: the default model, named, prices the placement" || { fail "default model line"; cat place4.out; }
+"$RAMPLACE" check --plan plain.ld.plan --profile p.db "$fw" >check.out 2>&1 || true
+grep -q "^profile: under ws:5 the relinked firmware takes [0-9]* modeled cycles" check.out \
+	&& pass "check --profile gives the modeled cycles of a profile with stall cycles" || { fail "check --profile"; cat check.out; }
+
+# a flash model option without its partner refuses to load
+status=0
+run_fw "$fw" -plugin "$plugin,out=x.txt,model=ws:5" >/dev/null 2>err.txt || status=$?
+[ "$status" -ne 0 ] && grep -qF "model= needs flash=LO-HI" err.txt && pass "model= without flash= refused at load" \
+	|| fail "model= without flash=: exit $status"
+run_fw "$fw" -plugin "$plugin,out=x.txt,model=cache:pico,flash=0-400000" >/dev/null 2>err.txt || status=$?
+grep -qF "flash model 'cache:pico': unknown cache preset" err.txt && pass "a bad model refused at load" || fail "cache:pico"
+finish

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# t_report_html.sh: the HTML report as a user sees it. The bundled Cortex-M3 example is built,
+# profiled with exact counts (the QEMU plugin) and reported with `report --html --budget 1K`;
+# headless Chromium renders the page to a PNG and dumps its DOM, and report_html/check_page.py
+# checks what a person would: the curve has as many points as `report --budget-curve` prints
+# and they are the same, the marked budget and the plan's point are the plan's that `place`
+# writes, every region of the map adds up to the ELF's section sizes (arm-none-eabi-size -A),
+# the table's top rows are `report`'s top functions. Then: `place --html` writes the same
+# decision; a profile recorded through the gdbstub (sampled arcs) draws a flame graph; --before
+# gives the diff as `diff` prints it; bad uses are one line, exit 2, no file; and a synthetic
+# firmware of 50,000 functions gives a page that is written and rendered in seconds.
+# Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD; arm-none-eabi-gcc, qemu-system-arm, chromium
+# (scripts/install-deps.sh installs it).
+. "$(dirname "$0")/lib.sh"
+: "${RAMPLACE_BUILD:?}"
+command -v chromium >/dev/null || { echo "chromium is missing: run scripts/install-deps.sh"; exit 1; }
+cd "$work"
+ex=$RAMPLACE_SRC/examples/qemu-cortex-m3
+check_page=$RAMPLACE_SRC/tests/integration/report_html/check_page.py
+fw=$work/flash/fw.elf
+map=$work/flash/fw.map
+
+# Chromium as root needs --no-sandbox; every run is bounded and gets its own profile directory.
+browse() { # URL-FILE MODE(dom|png) OUT
+	local args=(--headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$work/chrome.$3"
+		--no-first-run --disable-extensions)
+	if [ "$2" = png ]; then
+		timeout 60 chromium "${args[@]}" --window-size=1200,1800 --screenshot="$3" "file://$1" >/dev/null 2>&1
+	else
+		timeout 60 chromium "${args[@]}" --dump-dom "file://$1" >"$3" 2>/dev/null
+	fi
+}
+
+make -s -C "$ex" BUILD="$work/flash" ITERATIONS=50 >/dev/null
+run_fw "$fw" -plugin "$RAMPLACE_BUILD/libramplace-qemu.so,out=$work/counts.txt" >/dev/null
+"$RAMPLACE" import --quiet profile.db "$fw" counts.txt
+
+# the report, the text curve, and the plan `place` makes with the same options
+"$RAMPLACE" report --elf "$fw" --map "$map" --budget 1K --budget-curve --html report.html profile.db >curve.txt
+"$RAMPLACE" place --budget 1K --map "$map" -o ramtext.ld profile.db "$fw" >place.out
+arm-none-eabi-size -A "$fw" >size.txt
+"$RAMPLACE" report --limit 10 profile.db | awk 'found && NF { print $NF } /^ *time / { found = 1 }' >top.txt
+grep -q 'wrote report.html' curve.txt && pass "report --html says where it wrote" || fail "no 'wrote' line"
+! grep -Eq '<(script|link|img)[^>]* (src|href)=' report.html && ! grep -q '@import\|url(' report.html &&
+	pass "the page loads nothing from elsewhere" || fail "the page refers to outside resources"
+browse "$work/report.html" png shot.png
+[ "$(head -c 8 shot.png | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] && [ "$(stat -c %s shot.png)" -gt 20000 ] &&
+	pass "Chromium renders the page to a PNG" || fail "no screenshot"
+browse "$work/report.html" dom dom.html
+if python3 "$check_page" dom.html curve.txt ramtext.ld.plan size.txt top.txt >check.out; then
+	pass "the rendered page ($(grep -c '^ok' check.out) checks)"
+else
+	cat check.out
+	fail "the rendered page"
+fi
+grep -q 'No call arcs in this profile' dom.html && pass "exact counts have no arcs: the page says so" ||
+	fail "no note on the missing arcs"
+
+# place --html: the same decision, written beside the fragment
+mkdir p
+"$RAMPLACE" place --budget 1K --map "$map" -o p/ramtext.ld --html p/report.html profile.db "$fw" >p.out
+grep -q '^wrote p/report.html$' p.out && browse "$work/p/report.html" dom pdom.html &&
+	python3 "$check_page" pdom.html curve.txt p/ramtext.ld.plan size.txt top.txt >pcheck.out &&
+	pass "place --html draws the plan it wrote" || { cat p.out pcheck.out; fail "place --html"; }
+
+# the JSON export carries the same curve
+"$RAMPLACE" report --elf "$fw" --map "$map" --budget 1K --json out.json profile.db >/dev/null
+python3 - curve.txt out.json <<'PY' && pass "--json holds the curve --budget-curve prints" || fail "JSON curve differs"
+import json, re, sys
+text = open(sys.argv[1]).read()
+rows = [tuple(int(x) for x in m.groups()) for m in re.finditer(r"^\s+(\d+)\s+(\d+)\s+[\d.]+%", text, re.M)]
+c = json.load(open(sys.argv[2]))["budget_curve"]
+sys.exit(0 if [(p["budget"], p["samples"]) for p in c["points"]] == rows and c["plan_budget"] == 1024 else 1)
+PY
+
+# sampled arcs (record through QEMU's gdbstub) draw a flame graph; --before draws `diff`'s table
+port=$(free_port)
+qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none -semihosting-config enable=on,target=native \
+	-kernel "$fw" -gdb "tcp:127.0.0.1:$port" -S >/dev/null 2>&1 &
+qemu_pid=$!
+on_exit 'stop_pid "$qemu_pid"'
+wait_port "$port" 10
+timeout 120 "$RAMPLACE" record --remote "127.0.0.1:$port" --rate 2000 --samples 1500 --timeout 5000 --quiet rec.db "$fw"
+stop_pid "$qemu_pid"
+"$RAMPLACE" report --elf "$fw" --map "$map" --budget 1K --html rec.html --before profile.db rec.db >/dev/null
+browse "$work/rec.html" dom recdom.html
+frames=$(grep -o '<rect [^>]*hsl' recdom.html | wc -l)
+[ "$frames" -ge 5 ] && grep -q '<title>main: ' recdom.html && pass "a flame graph of the sampled arcs ($frames frames)" ||
+	fail "no flame graph ($frames frames)"
+"$RAMPLACE" diff --limit 200 profile.db rec.db >diff.txt
+python3 - recdom.html diff.txt <<'PY' && pass "--before shows diff's table" || fail "the before/after differs from diff"
+import html, re, sys
+m = re.search(r'<pre id="diff-text">(.*?)</pre>', open(sys.argv[1]).read(), re.S)
+sys.exit(0 if m and html.unescape(m.group(1)) == open(sys.argv[2]).read() else 1)
+PY
+
+# bad uses: one line, exit 2, nothing written
+status=0
+"$RAMPLACE" report --html x.html profile.db >out 2>err || status=$?
+[ "$status" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q -- '--elf' err && [ ! -e x.html ] &&
+	pass "--html without --elf: exit 2, one line" || fail "--html without --elf (status $status)"
+status=0
+"$RAMPLACE" report --elf "$fw" --budget 1K --html nodir/x.html profile.db >out 2>err || status=$?
+[ "$status" -ne 0 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q 'nodir/x.html' err && [ -z "$(ls nodir 2>/dev/null)" ] &&
+	pass "an unwritable --html: one line naming it" || fail "unwritable --html (status $status)"
+
+# 50,000 functions: the page is written and rendered in seconds, the table summarises the rest
+# assembled, not compiled (gcc takes minutes over 50,000 functions): sizes vary with i, and the
+# samples fall off like a real profile's (a few hot functions, a long cold tail)
+python3 - <<'PY'
+n = 50000
+with open("big.s", "w") as f:
+    f.write(".syntax unified\n.thumb\n")
+    for i in range(n):
+        f.write(f'.section .text.f{i},"ax",%progbits\n.global f{i}\n.type f{i},%function\n.thumb_func\nf{i}:\n')
+        f.write("\tnop\n" * (1 + (i * 7919) % 23) + "\tbx lr\n" + f".size f{i}, .-f{i}\n")
+with open("big.pcs.idx", "w") as f:
+    for i in range(n):
+        f.write(f"{i} {max(1, 4000 // (i + 1) + (i * 31) % 5)}\n")
+PY
+arm-none-eabi-as -mcpu=cortex-m3 -o big.o big.s
+arm-none-eabi-ld -e f0 -Ttext=0 -Map=big.map -o big.elf big.o
+arm-none-eabi-nm big.elf | awk 'NR == FNR { k[$1] = $2; next } $3 ~ /^f[0-9]+$/ { n = substr($3, 2);
+	for (i = 0; i < k[n]; i++) print "0x" $1 }' big.pcs.idx - >big.pcs
+"$RAMPLACE" import --quiet --format pclist big.db big.elf big.pcs
+start=$(date +%s.%N)
+"$RAMPLACE" report --elf big.elf --map big.map --budget 4K --html big.html big.db >/dev/null
+t_write=$(echo "$(date +%s.%N) - $start" | bc)
+start=$(date +%s.%N)
+browse "$work/big.html" dom bigdom.html
+t_render=$(echo "$(date +%s.%N) - $start" | bc)
+rows=$(grep -c '^<tr[ >]' bigdom.html || true)
+rest=$(grep -o 'id="rest" data-functions="[0-9]*"' bigdom.html | sed 's/.*="\([0-9]*\)"$/\1/')
+echo "50,000 functions: written in ${t_write} s, rendered in ${t_render} s, $(stat -c %s big.html) bytes, rest $rest"
+[ "$rest" = 48000 ] && [ "$(echo "$t_write < 10 && $t_render < 20" | bc)" = 1 ] &&
+	[ "$(stat -c %s big.html)" -lt 3000000 ] &&
+	pass "50,000 functions: 2,000 rows, 48,000 summed up, written and rendered in seconds" ||
+	fail "50,000 functions (rows $rows, rest $rest, ${t_write} s, ${t_render} s)"
+finish
