@@ -7,6 +7,7 @@
 # the measured one (instructions + stall cycles of the flash-only build over those of the
 # relinked one), and for cache models the misses before and after.
 #   bench/bench_models.sh [BUILD_DIR] [ITERATIONS]      (default build/, 40)
+# MODELS="m1 m2" and BUDGETS="1 2" (KiB) run a subset.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -31,12 +32,12 @@ run "$work/flash/fw.elf" "$work/counts.txt"
 "$ramplace" import --quiet "$work/counts.db" "$work/flash/fw.elf" "$work/counts.txt"
 
 printf '%-40s %6s %14s %14s %9s %14s %14s\n' model budget "by insns" "by cycles" "ratio" "misses before" "misses after"
-for model in ws:5 art:ws=5,line=16,lines=64 art:ws=5,line=16,lines=8 cache:rp2040 cache:size=2048,ways=2,line=16,penalty=50; do
+for model in ${MODELS:-ws:5 art:ws=5,line=16,lines=64 art:ws=5,line=16,lines=8 cache:rp2040 cache:size=2048,ways=2,line=16,penalty=50}; do
 	tag=${model//[:,=]/_}
 	run "$work/flash/fw.elf" "$work/$tag.txt" "$model"
 	"$ramplace" import --quiet "$work/$tag.db" "$work/flash/fw.elf" "$work/$tag.txt"
 	base=$(cycles "$work/$tag.txt")
-	for kib in 1 2 4 8; do
+	for kib in ${BUDGETS:-1 2 4 8}; do
 		for by in counts cycles; do
 			db=$work/counts.db
 			[ "$by" = cycles ] && db=$work/$tag.db

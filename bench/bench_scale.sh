@@ -6,7 +6,9 @@
 # count" profile of half its functions, and times
 #   ramplace place --budget 96K --map fw.map profile.db fw.elf
 # against the baseline `arm-none-eabi-nm -S fw.elf` (reading the same ELF's symbols), best of
-# REPEAT runs each. Prints the ratio place/nm and place's own stage times (--timings).
+# REPEAT runs each, nm and place taking turns so that a change in the machine's load falls on
+# both. Prints the ratio place/nm of the wall-clock seconds and of the CPU seconds (user +
+# system: steadier on a loaded machine), and place's own stage times (--timings).
 # Goal: ratio within 3x at N = 50,000, and N = 200,000 in a few seconds.
 # Use: bench/bench_scale.sh [RAMPLACE] [N...]   (default N: 1000 12000 50000 200000)
 # REPEAT (default 3) and KEEP=DIR (keep the generated firmware there) from the environment.
@@ -22,18 +24,16 @@ for tool in arm-none-eabi-as arm-none-eabi-gcc arm-none-eabi-nm python3; do
 	command -v "$tool" >/dev/null || { echo "bench_scale.sh: $tool is needed (scripts/install-deps.sh)" >&2; exit 1; }
 done
 
-# best wall-clock seconds of $repeat runs of "$@" (output discarded)
-best_of() {
-	local best= t0 t1 t
-	for _ in $(seq "$repeat"); do
-		t0=$(date +%s.%N)
-		"$@" >/dev/null 2>"$work/err" || { echo "bench_scale.sh: failed: $*" >&2; cat "$work/err" >&2; exit 1; }
-		t1=$(date +%s.%N)
-		t=$(echo "$t1 - $t0" | bc -l)
-		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
-	done
-	echo "$best"
+# "wall cpu" seconds of one run of "$@" (output discarded), from bash's own time keyword
+one_run() {
+	local TIMEFORMAT='%R %U %S' t
+	t=$( { time "$@" >/dev/null 2>"$work/err"; } 2>&1 ) ||
+		{ echo "bench_scale.sh: failed: $*" >&2; cat "$work/err" >&2; exit 1; }
+	echo "$t" | awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }'
 }
+
+# the smaller of two numbers
+min() { echo "$1 $2" | awk '{ print ($1 < $2 ? $1 : $2) }'; }
 
 # the firmware of $1 functions in $2: sources, objects, fw.elf, fw.map, profile.db
 build_fw() {
@@ -49,13 +49,19 @@ build_fw() {
 	"$ramplace" import -q "$dir/profile.db" "$dir/fw.elf" "$dir/profile.prof"
 }
 
-printf '%8s %9s %9s %8s   %s\n' functions "nm -S s" "place s" ratio "place stages (s), from --timings"
+printf '%8s %9s %9s %8s %8s   %s\n' functions "nm -S s" "place s" ratio "cpu" "place stages (s), from --timings"
 for n in $sizes; do
 	dir=$work/n$n
 	build_fw "$n" "$dir" >/dev/null
 	place=("$ramplace" place -q --budget 96K --map "$dir/fw.map" -o "$dir/out.ld" "$dir/profile.db" "$dir/fw.elf")
-	t_nm=$(best_of arm-none-eabi-nm -S "$dir/fw.elf")
-	t_place=$(best_of "${place[@]}")
+	nm_wall=1e9 nm_cpu=1e9 pl_wall=1e9 pl_cpu=1e9
+	for _ in $(seq "$repeat"); do
+		read -r w c < <(one_run arm-none-eabi-nm -S "$dir/fw.elf")
+		nm_wall=$(min "$nm_wall" "$w") nm_cpu=$(min "$nm_cpu" "$c")
+		read -r w c < <(one_run "${place[@]}")
+		pl_wall=$(min "$pl_wall" "$w") pl_cpu=$(min "$pl_cpu" "$c")
+	done
 	stages=$("${place[@]}" --timings 2>&1 >/dev/null | sed -n 's/^ramplace: timings: //p' || true)
-	printf '%8d %9.3f %9.3f %7.1fx   %s\n' "$n" "$t_nm" "$t_place" "$(echo "$t_place / $t_nm" | bc -l)" "$stages"
+	printf '%8d %9.3f %9.3f %7.1fx %7.1fx   %s\n' "$n" "$nm_wall" "$pl_wall" "$(echo "$pl_wall / $nm_wall" | bc -l)" \
+		"$(awk "BEGIN { print $pl_cpu / ($nm_cpu > 0.001 ? $nm_cpu : 0.001) }")" "$stages"
 done

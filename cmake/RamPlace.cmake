@@ -132,6 +132,11 @@ function(ramplace_add_placement)
   if(NOT EXISTS "${fragment}")
     file(WRITE "${fragment}" "/* ramtext.ld: empty placement, every function stays in flash */\n")
   endif()
+  # and an empty .ramdata fragment beside it (place --data writes it there), for a linker script
+  # that INCLUDEs ramdata.ld; harmless to one that does not
+  if(NOT EXISTS "${fragment_dir}/ramdata.ld")
+    file(WRITE "${fragment_dir}/ramdata.ld" "/* ramdata.ld: empty placement, every const object stays in flash */\n")
+  endif()
   if(NOT RP_NO_FUNCTION_SECTIONS)
     target_compile_options(${tgt} PRIVATE -ffunction-sections)
   endif()

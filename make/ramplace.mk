@@ -8,7 +8,9 @@
 #
 # It adds -ffunction-sections to CFLAGS and "-L<fragment dir> -Wl,-Map=<map>" to LDFLAGS (set
 # RAMPLACE_ADD_FLAGS := no to add them yourself), creates an empty fragment on the first build so
-# it links, makes the ELF depend on the fragment (a new placement relinks), and gives:
+# it links (and an empty ramdata.ld beside it, for a script that INCLUDEs the .ramdata fragment
+# of `ramplace place --data`; copied from beside RAMPLACE_FRAGMENT_FROM when there is one there),
+# makes the ELF depend on the fragment (a new placement relinks), and gives:
 #
 #   make profile    run RAMPLACE_RECORD_COMMAND (the firmware under a gdbserver) and record it
 #                   into RAMPLACE_PROFILE with `ramplace record`
@@ -85,15 +87,19 @@ endif
 $(RAMPLACE_ELF): $(RAMPLACE_FRAGMENT)
 $(RAMPLACE_MAP): $(RAMPLACE_ELF)
 
+RAMPLACE_EMPTY_RAMDATA := /* ramdata.ld: empty placement, every const object stays in flash */
 ifeq ($(strip $(RAMPLACE_FRAGMENT_FROM)),)
 # First build: an empty fragment, everything stays in flash. Never overwritten afterwards.
 $(RAMPLACE_FRAGMENT):
 	@mkdir -p $(@D)
 	echo '/* $(notdir $@): empty placement, every function stays in flash */' > $@
+	@test -e $(@D)/ramdata.ld || echo '$(RAMPLACE_EMPTY_RAMDATA)' > $(@D)/ramdata.ld
 else
 $(RAMPLACE_FRAGMENT): $(RAMPLACE_FRAGMENT_FROM) ramplace-FORCE
 	@mkdir -p $(@D)
 	@cmp -s $< $@ || { echo "cp $< $@"; cp $< $@; }
+	@d='$(dir $(RAMPLACE_FRAGMENT_FROM))ramdata.ld'; if [ -f "$$d" ]; then cmp -s "$$d" $(@D)/ramdata.ld || cp "$$d" $(@D)/ramdata.ld; \
+	elif [ ! -e $(@D)/ramdata.ld ]; then echo '$(RAMPLACE_EMPTY_RAMDATA)' > $(@D)/ramdata.ld; fi
 endif
 
 .PHONY: ramplace ramplace-profile ramplace-check ramplace-FORCE

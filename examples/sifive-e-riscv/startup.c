@@ -2,7 +2,7 @@
  * -nostartfiles instead of picolibc's crt0.
  *
  * QEMU's mask ROM jumps to 0x20400000, the start of .boot (see sifive-e.ld), where _start sets
- * gp, tp and sp, copies .data/.tdata and .ramtext from flash into the DTIM, clears .tbss/.bss,
+ * gp, tp and sp, copies .data/.tdata, .ramtext and .ramdata from flash into the DTIM, clears .tbss/.bss,
  * makes the copied code visible to instruction fetch (fence.i) and only then calls into C.
  * It is written in assembly so that no compiler can turn the copy and clear loops into
  * memcpy/memset calls: a placement may move those into .ramtext, which the boot code would
@@ -35,6 +35,7 @@ BOOT_TEXT __attribute__((naked, noreturn)) void _start(void)
 		"la t0, trap_entry\n\tcsrw mtvec, t0\n\t"
 		COPY_WORDS("__data_start", "__data_load", "__data_end")
 		COPY_WORDS("__ramtext_start", "__ramtext_load", "__ramtext_end")
+		COPY_WORDS("__ramdata_start", "__ramdata_load", "__ramdata_end")	/* hot const data */
 		ZERO_WORDS("__bss_start", "__bss_end")
 		"fence.i\n\t"
 		/* from here on RAM is set up, so library code may run wherever a placement put it */

@@ -174,7 +174,7 @@ static int parse_one(import_run *r, const import_args *a, const rp_image *img, c
 	if (r->nfiles == 0)
 		r->detected = fmt == RP_IMPORT_AUTO ? rp_import_detect(text, len) : fmt;
 	rc = rp_import_file(&one, &meta, fmt, img, text, len, name, err);
-	if (!rc && meta.plugin_version == 3)
+	if (!rc && meta.plugin_version >= 3)
 		rc = add_costs(r, text, len, name, err);
 	if (mapped)
 		munmap(text, len);

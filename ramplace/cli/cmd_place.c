@@ -109,7 +109,8 @@ static const char usage[] =
 	"                        instead of failing\n"
 	"      --data            also move hot read-only data objects (needs --map and\n"
 	"                        -fdata-sections) to .ramdata: writes ramdata.ld and\n"
-	"                        ramdata.ld.plan beside the fragment, in the same budget\n"
+	"                        ramdata.ld.plan beside the fragment, in the same budget;\n"
+	"                        weighed in stall cycles like the code when placing in cycles\n"
 	"      --no-data         move code only (the default)\n"
 	"      --pin-data GLOB   always move matching const objects (implies --data)\n"
 	"      --html FILE       also write the decision as one self-contained HTML page (budget\n"
@@ -323,6 +324,8 @@ static int apply_config(place_args *a, rp_err *err)
 		o->cost = a->cfg->cost;
 		o->have_cost = a->cfg->have_cost && (a->cfg->cost.flash_fetch_cycles != 1.0 || !a->cfg->cost.have_model);
 		place_cycles_config(&a->cycles, &a->cfg->cost);
+		if (place_data_config(&a->data, a->cfg, err))
+			return err->code;
 		if (!a->time_limit_given)
 			o->time_limit_s = a->cfg->time_limit_s;
 	}
@@ -576,6 +579,7 @@ static int run_place(place_args *a, rp_err *err)
 	tm.profile = lap(&tm);
 	a->data.db_path = a->db_path;   /* the data side reads its flash reads per object */
 	a->data.cycles = &a->cycles;    /* and weighs them in cycles when the code is */
+	a->data.samples = &pr.totals;   /* its proxy counts samples, whatever the code weighs in */
 	const rp_db_totals *weights = &pr.totals;   /* samples, or cycles under a flash model */
 	if (!rc && pr.have)
 		rc = place_cycles_totals(&a->cycles, img, &pr.totals, &weights, err);

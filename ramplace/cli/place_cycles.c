@@ -97,6 +97,10 @@ void place_cycles_print(const place_cycles *pc, const rp_placement *p, const rp_
 	if (pc->weigh_cycles) {
 		saved = p->cycles_saved + pc->data_saved;   /* code and data in one currency */
 		before += pc->data_stall;
+		/* the weights credit a conflict miss to its victim and to its evictor: moving both
+		 * saves it once, so no plan saves more than the stall cycles there are */
+		if (saved > before - cy->insns)
+			saved = before - cy->insns;
 	} else {
 		uint64_t moved = 0;
 		for (size_t r = 0; r < p->nplans; r++)

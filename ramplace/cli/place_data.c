@@ -16,22 +16,40 @@
 #include "ramplace/profiledb.h"
 #include "ramplace/util.h"
 
+static int push_pin(place_data_args *a, const char *glob, rp_err *err)
+{
+	const char **bigger = realloc(a->pin, (a->npin + 1) * sizeof(char *));
+	if (!bigger)
+		return rp_err_nomem(err, "reading options");
+	a->pin = bigger;
+	a->pin[a->npin++] = glob;
+	return 0;
+}
+
 int place_data_option(place_data_args *a, int c, const char *arg, rp_err *err)
 {
 	switch (c) {
-	case PLACE_OPT_DATA: a->enabled = 1; return 0;
-	case PLACE_OPT_NO_DATA: a->enabled = 0; return 0;
-	case PLACE_OPT_PIN_DATA: {
-		const char **bigger = realloc(a->pin, (a->npin + 1) * sizeof(char *));
-		if (!bigger)
-			return rp_err_nomem(err, "reading options");
-		a->pin = bigger;
-		a->pin[a->npin++] = arg;
-		a->enabled = 1;   /* pinning data asks for data placement */
-		return 0;
-	}
+	case PLACE_OPT_DATA: a->enabled = a->option_given = 1; return 0;
+	case PLACE_OPT_NO_DATA: a->enabled = 0; a->option_given = 1; return 0;
+	case PLACE_OPT_PIN_DATA:
+		a->enabled = a->option_given = 1;   /* pinning data asks for data placement */
+		return push_pin(a, arg, err);
 	default: return 1;
 	}
+}
+
+int place_data_config(place_data_args *a, const rp_config *cfg, rp_err *err)
+{
+	for (size_t i = 0; i < cfg->npin_data; i++)
+		if (push_pin(a, cfg->pin_data[i], err))
+			return err->code;
+	if (a->option_given)
+		return 0;   /* --data, --no-data win over the file */
+	if (cfg->data >= 0)
+		a->enabled = cfg->data;   /* `data: off` wins over pin-data */
+	else
+		a->enabled = a->npin > 0;
+	return 0;
 }
 
 /* "<dir of first>/ramdata.ld" and its plan. */
@@ -115,7 +133,7 @@ int place_data_place(place_data_args *a, const char *first_fragment, const rp_im
 	if (rc)
 		return rc;
 	if (!a->nweighted) {
-		a->nweighted = rp_data_proxy_weights(a->weights, img, &a->objs, totals);
+		a->nweighted = rp_data_proxy_weights(a->weights, img, &a->objs, totals && a->samples ? a->samples : totals);
 		snprintf(a->weights_from, sizeof(a->weights_from), "literal-pool proxy, the samples of the functions "
 			 "that load each object's address (the profile has no flash reads per object)");
 	}

@@ -5,12 +5,14 @@
 #define RAMPLACE_CLI_PLACE_DATA_H
 
 #include <stddef.h>
+#include "ramplace/config.h"
 #include "ramplace/map.h"
 #include "place_cycles.h"
 #include "ramplace/place_data.h"
 
 typedef struct place_data_args {
 	int enabled;                 /* --data (off by default: see docs/config.md) */
+	int option_given;            /* --data or --no-data (they win over the config) */
 	const char **pin;            /* --pin-data globs (owned array, borrowed strings) */
 	size_t npin;
 	char *fragment, *plan;       /* ramdata.ld and its plan beside the first fragment (owned) */
@@ -18,6 +20,8 @@ typedef struct place_data_args {
 	double *weights;             /* one per object */
 	size_t nweighted;
 	const char *db_path;         /* profile.db, for its flash reads per object (borrowed) */
+	const rp_db_totals *samples; /* the profile's samples, for the proxy (the totals placed from
+					may be in cycles already; borrowed, NULL: those totals) */
 	char weights_from[160];      /* what the weights are, for the report */
 	char weights_in[160];        /* placing in cycles by estimate: the conversion, before that */
 	uint64_t read_stall;         /* stall cycles of the profile's data reads, when it has them */
@@ -35,6 +39,9 @@ enum { PLACE_OPT_DATA = 0x1d00, PLACE_OPT_NO_DATA, PLACE_OPT_PIN_DATA };
 
 /* Applies one of the options above; returns 1 when c is not one of them. */
 int place_data_option(place_data_args *a, int c, const char *arg, rp_err *err);
+/* ramplace.yaml's `data: on|off` and `pin-data` under the options: pins add to --pin-data;
+ * --data/--no-data win, then `data:`, and pins alone turn data placement on. */
+int place_data_config(place_data_args *a, const rp_config *cfg, rp_err *err);
 
 /* Places (rp_place_data when enabled, else rp_place) into *out. first_fragment names where the
  * data fragment goes (its directory). */

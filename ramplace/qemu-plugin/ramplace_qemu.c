@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "ramplace/flashmodel.h"
+#include "evictions.h"  /* model=: (evictor, victim) pairs, version 4's "e" lines */
 #include "swo_emit.h"   /* swo=FILE|tcp:PORT: the DWT PC sampler's SWO stream */
 
 /* ---- the QEMU 7.2 plugin API subset (include/qemu/qemu-plugin.h, QEMU_PLUGIN_VERSION 1) ---- */
@@ -263,89 +264,13 @@ static int data_add(uint64_t addr, uint64_t stall)
 	return table_add(&data_tab, &in, 1, stall);
 }
 
-/* model: (evictor, victim) -> the stall cycles of the victim's misses on lines the evictor had
- * evicted (version 4's "e" lines); open addressing, grows at half load. */
-typedef struct evict_slot {
-	uint64_t by, victim, stall;
-	uint8_t ops;             /* bit 0: evictor was a data read, bit 1: victim was; bit 7: used */
-} evict_slot;
-
-static struct {
-	evict_slot *slots;
-	size_t cap, used;
-	uint64_t stall;
-} ev_tab;
-
-static evict_slot *evict_find(evict_slot *slots, size_t cap, uint64_t by, uint64_t victim, uint8_t ops)
-{
-	size_t i = (size_t)(((by * 0x9e3779b97f4a7c15ull) ^ (victim * 0xc2b2ae3d27d4eb4full) ^ ops) >> 20) & (cap - 1);
-	while (slots[i].ops && (slots[i].by != by || slots[i].victim != victim || slots[i].ops != ops))
-		i = (i + 1) & (cap - 1);
-	return &slots[i];
-}
-
-static int evict_grow(void)
-{
-	size_t cap = ev_tab.cap ? ev_tab.cap * 2 : 4096;
-	evict_slot *bigger = calloc(cap, sizeof(evict_slot));
-	if (!bigger)
-		return -1;
-	for (size_t i = 0; i < ev_tab.cap; i++)
-		if (ev_tab.slots[i].ops)
-			*evict_find(bigger, cap, ev_tab.slots[i].by, ev_tab.slots[i].victim, ev_tab.slots[i].ops) = ev_tab.slots[i];
-	free(ev_tab.slots);
-	ev_tab.slots = bigger;
-	ev_tab.cap = cap;
-	return 0;
-}
-
-/* The last access's misses on evicted lines (flashmodel.h) into the table. */
+/* The last access's misses on evicted lines (flashmodel.h) into the table (evictions.c). */
 static void evictions_add(void)
 {
 	const rp_fm_evict *ev;
 	size_t n = rp_fm_last_evictions(st.model, &ev);
-	for (size_t i = 0; i < n; i++) {
-		if ((ev_tab.used + 1) * 2 > ev_tab.cap && evict_grow() != 0) {
-			st.failed = 1;
-			return;
-		}
-		uint8_t ops = (uint8_t)(0x80 | (ev[i].by_op == RP_FM_READ) | (ev[i].victim_op == RP_FM_READ) << 1);
-		evict_slot *s = evict_find(ev_tab.slots, ev_tab.cap, ev[i].by, ev[i].victim, ops);
-		if (!s->ops) {
-			*s = (evict_slot){ ev[i].by, ev[i].victim, 0, ops };
-			ev_tab.used++;
-		}
-		s->stall += ev[i].stall;
-		ev_tab.stall += ev[i].stall;
-	}
-}
-
-static int cmp_evict(const void *a, const void *b)
-{
-	const evict_slot *x = a, *y = b;
-	if (x->by != y->by)
-		return x->by < y->by ? -1 : 1;
-	if (x->victim != y->victim)
-		return x->victim < y->victim ? -1 : 1;
-	return x->ops < y->ops ? -1 : x->ops > y->ops;
-}
-
-/* Version 4's "e" lines: "e XY BY VICTIM STALL", X and Y F (fetch) or R (data read) for the
- * evictor and the victim, sorted. */
-static void write_evictions(FILE *fp)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < ev_tab.cap; i++)
-		if (ev_tab.slots[i].ops)
-			ev_tab.slots[n++] = ev_tab.slots[i];
-	if (n)
-		qsort(ev_tab.slots, n, sizeof(evict_slot), cmp_evict);
-	fprintf(fp, "# evictions %zu\n", n);
-	for (size_t k = 0; k < n; k++) {
-		const evict_slot *e = &ev_tab.slots[k];
-		fprintf(fp, "e %c%c %" PRIx64 " %" PRIx64 " %" PRIu64 "\n", e->ops & 1 ? 'R' : 'F', e->ops & 2 ? 'R' : 'F',
-			e->by, e->victim, e->stall);
-	}
+	if (n && evictions_record(ev, n) != 0)
+		st.failed = 1;
 }
 
 static int cmp_addr(const void *a, const void *b)
@@ -377,7 +302,7 @@ static void write_model_header(FILE *fp, uint64_t fetch_stall, uint64_t read_sta
 	rp_fm_get_stats(st.model, &ms);
 	fprintf(fp, "# model %s\n# flash %" PRIx64 "-%" PRIx64 "\n# stall-fetch %" PRIu64 "\n# stall-read %" PRIu64
 		"\n# misses %" PRIu64 "\n# stall-evicted %" PRIu64 "\n", st.model_cfg.name, st.flash_lo, st.flash_hi,
-		fetch_stall, read_stall, ms.misses, ev_tab.stall);
+		fetch_stall, read_stall, ms.misses, evictions_stall());
 }
 
 /* Writes the file; returns 0, or -1 with errno set (a write error, disk full). */
@@ -408,7 +333,7 @@ static int write_counts(FILE *fp, table *t, uint64_t tb_execs, uint64_t ntrans)
 		fprintf(fp, "d %" PRIx64 " %" PRIu64 " %" PRIu64 "\n", data_tab.slots[k].addr, data_tab.slots[k].count,
 			data_tab.slots[k].stall);
 	if (st.model)
-		write_evictions(fp);
+		evictions_write(fp);
 	fprintf(fp, "# end\n");
 	return fflush(fp) != 0 || ferror(fp) ? -1 : 0;
 }
@@ -478,7 +403,7 @@ static void at_exit(qemu_plugin_id_t id, void *userdata)
 	}
 	free(t.slots);
 	free(data_tab.slots);
-	free(ev_tab.slots);
+	evictions_free();
 	rp_fm_free(st.model);
 	if (st.trace && fclose(st.trace) != 0)
 		report("could not write the trace", errno);

@@ -34,6 +34,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint64_t s = rp_fm_access(m, addr, sz, q[4] & 16 ? RP_FM_READ : RP_FM_FETCH);
 			if (s > (uint64_t)worst * (sz + 1))   /* an access touches at most sz + 1 units */
 				abort();
+			/* misses on evicted lines are some of this access's misses */
+			const rp_fm_evict *ev;
+			size_t ne = rp_fm_last_evictions(m, &ev);
+			uint64_t evs = 0;
+			for (size_t k = 0; k < ne; k++)
+				evs += ev[k].stall;
+			if (ne > sz + 1 || evs > s)
+				abort();
 			total[pass] += s;
 		}
 		rp_fm_reset(m);

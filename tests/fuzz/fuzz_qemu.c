@@ -1,6 +1,6 @@
-/* fuzz_qemu.c: libFuzzer target for the QEMU readers: libramplace-qemu.so output (versions 1,
- * 2 and 3, with its flash-model costs) and -d exec,nochain,in_asm logs, and format detection;
- * each also weighed against a small synthetic Thumb image (instruction bytes compared,
+/* fuzz_qemu.c: libFuzzer target for the QEMU readers: libramplace-qemu.so output (versions 1
+ * to 4, with its flash-model costs and evictions) and -d exec,nochain,in_asm logs, and format
+ * detection; each also weighed against a small synthetic Thumb image (instruction bytes compared,
  * instruction starts decoded). */
 #include <elf.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
 # exactly what flashmodel.c counts. The bundled Cortex-M3 firmware runs under the plugin with
 # each kind of model and trace=; the trace replayed through the library's flashmodel.c
 # (fm_replay.c, built here) gives the same fetch and read stall cycles and misses as the file's
-# header, the per-address stalls add up to that header, data reads from flash are listed
+# header (evictions included), the per-address stalls and the eviction lines add up to that header, data reads from flash are listed
 # (the firmware reads const tables), and `ramplace import` stores the stall cycles: `report`
 # shows the same total. A zero-wait-state model stalls nothing; a cache model stalls less than
 # wait states on every fetch would.
@@ -23,7 +23,7 @@ for model in ws:5 ws:3,prefetch=0 art:ws=5,line=16,lines=8 cache:rp2040 cache:fe
 	name=${model//[:,=]/_}
 	run_fw "$fw" -plugin "$plugin,out=$name.txt,mode=insn,model=$qemu_model,flash=0-400000,trace=$name.trace" >"$name.out"
 	want=$(./fm_replay "$model" <"$name.trace")
-	got="stall-fetch $(hdr $name.txt stall-fetch) stall-read $(hdr $name.txt stall-read) misses $(hdr $name.txt misses)"
+	got="stall-fetch $(hdr $name.txt stall-fetch) stall-read $(hdr $name.txt stall-read) misses $(hdr $name.txt misses) stall-evicted $(hdr $name.txt stall-evicted)"
 	[ "$want" = "$got" ] && pass "$model: the plugin's totals are the replayed trace's: $got" \
 		|| fail "$model: plugin '$got', replay '$want'"
 	sum=$(awk '$1 != "d" && $1 != "e" && $1 != "#" { s += $4 } END { print s + 0 }' "$name.txt")
@@ -31,7 +31,17 @@ for model in ws:5 ws:3,prefetch=0 art:ws=5,line=16,lines=8 cache:rp2040 cache:fe
 	[ "$sum" = "$(hdr $name.txt stall-fetch)" ] && [ "$dsum" = "$(hdr $name.txt stall-read)" ] \
 		&& pass "$model: per-address stalls add up ($sum fetch, $dsum read)" \
 		|| fail "$model: per-address sums $sum/$dsum against the header"
+	esum=$(awk '/^e / { s += $5 } END { print s + 0 }' "$name.txt")
+	[ "$esum" = "$(hdr $name.txt stall-evicted)" ] && pass "$model: eviction lines add up ($esum)" \
+		|| fail "$model: eviction lines sum to $esum, header $(hdr $name.txt stall-evicted)"
 done
+# a cache too small for the hot code: most misses are on lines another access evicted, and the
+# evictor is named (the misses the stall cycles of a victim owe to it)
+ev=$(hdr cache_size_1024_ways_2_line_16_penalty_20.txt stall-evicted)
+all=$(( $(hdr cache_size_1024_ways_2_line_16_penalty_20.txt stall-fetch) + $(hdr cache_size_1024_ways_2_line_16_penalty_20.txt stall-read) ))
+[ "$ev" -gt $(( all / 2 )) ] && [ "$ev" -le "$all" ] && pass "1 KiB cache: $ev of $all stall cycles are misses on evicted lines" \
+	|| fail "1 KiB cache: $ev evicted of $all"
+[ "$(hdr ws_5.txt stall-evicted)" = 0 ] && pass "wait states evict nothing" || fail "ws:5 evicted $(hdr ws_5.txt stall-evicted)"
 reads=$(awk '/^d / { s += $3 } END { print s + 0 }' ws_5.txt)
 [ "$reads" -gt 1000 ] && pass "data reads from flash listed per address: $reads" || fail "only $reads data reads listed"
 fetch_ws=$(hdr ws_5.txt stall-fetch)

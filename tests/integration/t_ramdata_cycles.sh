@@ -8,7 +8,7 @@
 # it; each less the copy at boot (a load and a store per word). The modeled cycles' saving is
 # code + data. The code plan names its data plan, so `check` with only the code fragment
 # verifies .ramdata too, fails naming the object on a link that left it in flash, and a named
-# data plan that is missing is one error line (exit 2).
+# data plan that is missing is one error line (exit 2). ramplace.yaml's pin-data and data keys.
 # Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD; arm-none-eabi-gcc, qemu-system-arm.
 . "$(dirname "$0")/lib.sh"
 : "${RAMPLACE_BUILD:?}"
@@ -67,7 +67,7 @@ awk -v b="$before" -v a="$after" -v s=$((data + code)) 'BEGIN { d = (b - a) - s;
 	{ grep '^modeled' "$work/m.out"; fail "modeled saving is not code + data ($code + $data)"; }
 
 # 2. estimated from reads: another model than the profile's (ws:3): reads x 3, less the copy
-place "$work/e" "$work/ws5.db" --flash-model ws:3
+place "$work/e" "$work/ws5.db" --flash-model ws:3 --pin-data handlers   # pinned: in the plan at any worth
 want=$(awk -v r="$reads" -v w="$words" 'BEGIN { printf "%.0f", r * 3 - w * (2 + 3 / 2) }')
 got=$(unit_weight "$work/e")
 near "$got" "$want" && pass "estimated at ws:3: handlers weighs $got = $reads reads x 3 - copy" ||
@@ -97,6 +97,19 @@ status=0
 "$RAMPLACE" check -q -f "$work/m/ramtext.ld" "$work/flash/fw.elf" >"$work/stale.out" || status=$?
 [ "$status" -eq 1 ] && grep -q "^data object 'handlers' is at 0x[0-9a-f]*, not in .ramdata" "$work/stale.out" &&
 	pass "check fails on data left in flash, from the code plan alone" || { cat "$work/stale.out"; fail "stale: $status"; }
+# 5. ramplace.yaml: pin-data alone turns data placement on; data: off wins over it
+mkdir -p "$work/y1" "$work/y2"
+printf 'regions: [{name: sram, budget: 1K}]\npin-data: [handlers]\n' >"$work/y1.yaml"
+printf 'regions: [{name: sram, budget: 1K}]\npin-data: [handlers]\ndata: off\n' >"$work/y2.yaml"
+for y in y1 y2; do
+	"$RAMPLACE" place -c "$work/$y.yaml" --map "$work/flash/fw.map" -o "$work/$y/ramtext.ld" "$work/ws5.db" \
+		"$work/flash/fw.elf" >"$work/$y.out" || { cat "$work/$y.out"; fail "place -c $y.yaml"; }
+done
+grep -q '^object handlers interp.c$' "$work/y1/ramdata.ld.plan" && pass "config pin-data: handlers in .ramdata" ||
+	fail "config pin-data did not move handlers"
+[ ! -e "$work/y2/ramdata.ld.plan" ] && ! grep -q '^data-plan' "$work/y2/ramtext.ld.plan" &&
+	pass "config data: off: no data plan" || fail "data: off still placed data"
+
 mv "$work/m/ramdata.ld.plan" "$work/m/gone.plan"
 status=0
 "$RAMPLACE" check -f "$work/m/ramtext.ld" "$work/ram/fw.elf" >"$work/gone.out" 2>"$work/gone.err" || status=$?

@@ -72,7 +72,7 @@ static void test_refusals(void **state)
 	(void)state;
 	refused("regions:\n  - name: a\n    budgett: 4K\n",
 		"t.yaml:3:5: unknown key 'budgett' in a region (expected one of: name, memory, budget, reserve, align, output-section, fragment, speed)");
-	refused("region: []\n", "t.yaml:1:1: unknown key 'region' in the config (expected one of: regions, pin, exclude, closure, cost, runs, solver)");
+	refused("region: []\n", "t.yaml:1:1: unknown key 'region' in the config (expected one of: regions, pin, exclude, closure, cost, runs, solver, data, pin-data)");
 	refused("regions:\n  - name: a\n    budget: lots\n", "t.yaml:3:13: budget: 'lots' is not a size");
 	refused("regions:\n  - name: a\n", "t.yaml:2:5: region 'a' has no 'budget' (a size such as 96K, or auto)");
 	refused("regions:\n  - budget: 1K\n", "t.yaml:2:5: region 1 has no 'name'");

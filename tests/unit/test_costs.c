@@ -1,4 +1,4 @@
-/* test_costs.c: flash-model costs from the QEMU plugin's version 3 files (rp_import_qemu_costs)
+/* test_costs.c: flash-model costs from the QEMU plugin's version 3 and 4 files (rp_import_qemu_costs)
  * into profile.db and back (rp_db_store_costs, rp_db_costs_load), the refusals of a file whose
  * stall cycles do not add up, and the migration of a version 2 profile.db to version 3. */
 #include <stdarg.h>
@@ -21,6 +21,16 @@ static const char v3[] =
 	"# ramplace-qemu 3\n# target arm\n# mode insn\n# model ws:5\n# flash 0-400000\n"
 	"# stall-fetch 23\n# stall-read 10\n# misses 7\n# insns-executed 30\n# addresses 3\n"
 	"28 10 0a24 5\n2a 10 0a24 0\n32 10 0a24 18\n# data-addresses 1\nd 4000 4 10\n# end\n";
+
+/* Version 4: v3 with evictions. loop_b (0x32) evicted the line that loop_a (0x28) then missed
+ * on, 50 cycles; loop_a evicting its own
+ * line (0x28 -> 0x2a, 7) is not credited to it twice; a read of 0x4000 (no object) evicted a
+ * line of loop_b, 3. */
+static const char v4[] =
+	"# ramplace-qemu 4\n# target arm\n# mode insn\n# model cache:size=64,ways=2,line=16,penalty=10\n# flash 0-400000\n"
+	"# stall-fetch 23\n# stall-read 10\n# misses 7\n# stall-evicted 60\n# insns-executed 30\n# addresses 3\n"
+	"28 10 0a24 5\n2a 10 0a24 0\n32 10 0a24 18\n# data-addresses 1\nd 4000 4 10\n# evictions 3\n"
+	"e FF 28 2a 7\ne FF 32 28 50\ne RF 4000 32 3\n# end\n";
 
 static void costs_of(rp_costs *c, const char *text, int want_rc, const char *msg)
 {
@@ -53,6 +63,23 @@ static void test_parse(void **state)
 	rp_costs_release(&c);
 	costs_of(&c, "# ramplace-qemu 3\n# model ws:5\n# stall-fetch 0\n# stall-read 0\n# misses 0\nd 40 0 0\n# end\n", RP_EINPUT,
 		 "in.txt: line 6 (byte 73): expected 'd hex-address decimal-reads decimal-stall-cycles' (reads > 0): 'd 40 0 0'");
+	rp_costs_release(&c);
+	costs_of(&c, v4, 0, NULL);
+	assert_int_equal(c.nevict, 3);
+	assert_int_equal(c.evict[1].by, 0x32);
+	assert_int_equal(c.evict[1].victim, 0x28);
+	assert_int_equal(c.evict[1].stall, 50);
+	assert_true(c.evict[2].by_data && !c.evict[2].victim_data);
+	rp_costs_release(&c);
+	char bad4[sizeof(v4)];
+	memcpy(bad4, v4, sizeof(v4));
+	memcpy(strstr(bad4, "e FF 32 28 50"), "e FF 32 28 51", 13);
+	costs_of(&c, bad4, RP_EINPUT, "in.txt: byte 338: the eviction lines' stall cycles sum to 61 but the header says 60");
+	rp_costs_release(&c);
+	memcpy(bad4, v4, sizeof(v4));
+	memcpy(strstr(bad4, "e RF"), "e RX", 4);
+	costs_of(&c, bad4, RP_EINPUT, "in.txt: line 20 (byte 317): expected 'e F|R F|R hex-evictor hex-victim "
+		 "decimal-stall-cycles' (e FF 1a0 2b4 56): 'e RX 4000 32 3'");
 	rp_costs_release(&c);
 	costs_of(&c, "# ramplace-qemu 3\n28 1 0a24 0\n# end\n", RP_EINPUT,
 		 "in.txt: byte 0: version 3 without its '# model', '# stall-fetch', '# stall-read' and '# misses' lines");
@@ -160,11 +187,66 @@ static void test_migrate_2(void **state)
 	unlink(path);
 }
 
+/* Evictions into profile.db: credited to the evicting function or object, and to the victim as
+ * its share caused by others, except a function evicting itself. */
+static void test_store_evictions(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/test_costs_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	rp_err err = RP_ERR_INIT;
+	rp_image *img = NULL;
+	if (rp_image_load(&img, TEST_DATA_DIR "/qemu-counts/fw.elf", &err))
+		fail_msg("%s", err.msg);
+	rp_samples s;
+	rp_import_meta meta;
+	rp_costs c;
+	rp_samples_init(&s);
+	assert_int_equal(rp_import_file(&s, &meta, RP_IMPORT_QEMU, img, v4, strlen(v4), "in.txt", &err), 0);
+	assert_int_equal(meta.plugin_version, 4);
+	costs_of(&c, v4, 0, NULL);
+	rp_db *db;
+	int64_t run;
+	rp_run_info info = RP_RUN_INFO_INIT;
+	assert_int_equal(rp_db_open(&db, path, &err), 0);
+	assert_int_equal(rp_db_begin(db, &err), 0);
+	assert_int_equal(rp_db_store_run(db, img, &info, &s, &run, &err), 0);
+	assert_int_equal(rp_db_store_costs(db, img, run, &c, &err), 0);
+	assert_int_equal(rp_db_commit(db, &err), 0);
+	rp_db_costs dc;
+	assert_int_equal(rp_db_costs_load(db, &dc, &err), 0);
+	rp_db_close(db);
+	assert_int_equal(dc.fetch_stall, 23);   /* evictions add no stall cycles of their own */
+	assert_int_equal(dc.evicted, 53);      /* 50 + 3; the 7 of loop_a's self-eviction left out */
+	assert_int_equal(dc.nfuncs, 2);
+	assert_string_equal(dc.funcs[0].name, "loop_b");
+	assert_int_equal(dc.funcs[0].stall, 18);
+	assert_int_equal(dc.funcs[0].evicted, 50);
+	assert_int_equal(dc.funcs[0].victim, 3);
+	assert_string_equal(dc.funcs[1].name, "loop_a");
+	assert_int_equal(dc.funcs[1].stall, 5);
+	assert_int_equal(dc.funcs[1].evicted, 0);
+	assert_int_equal(dc.funcs[1].victim, 50);
+	assert_int_equal(dc.ndata, 1);
+	assert_string_equal(dc.data[0].name, "<unknown>");
+	assert_int_equal(dc.data[0].evicted, 3);
+	assert_int_equal(dc.data[0].stall, 10);
+	rp_db_costs_release(&dc);
+	rp_costs_release(&c);
+	rp_samples_release(&s);
+	rp_image_free(img);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_store_load),
+		cmocka_unit_test(test_store_evictions),
 		cmocka_unit_test(test_migrate_2),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -228,22 +228,25 @@ static uint64_t conflict_run(const char *spec, const uint64_t *loop, size_t n, i
 static void test_conflict(void **state)
 {
 	(void)state;
-	static const uint64_t loop[] = { 0x00, 0x20, 0x40 }, e_in_ram[] = { 0x20, 0x40 };
+	static const uint64_t loop0[] = { 0x00, 0x20, 0x40 }, e0_in_ram[] = { 0x20, 0x40 };
 	static const struct { const char *spec; uint64_t miss; } models[] = {
 		{ "cache:size=64,ways=2,line=16,penalty=10", 10 },
 		{ "art:ws=5,line=16,lines=2,prefetch=0", 5 },
 	};
-	for (size_t k = 0; k < N(models); k++) {
+	/* and the same in set 1 (0x10, 0x30, 0x50) */
+	static const uint64_t loop1[] = { 0x10, 0x30, 0x50 }, e1_in_ram[] = { 0x30, 0x50 };
+	for (size_t k = 0; k < 2 * N(models); k++) {
+		const uint64_t *loop = k < N(models) ? loop0 : loop1, *e_in_ram = k < N(models) ? e0_in_ram : e1_in_ram;
 		uint64_t ev[4][4];
 		memset(ev, 0, sizeof(ev));
-		uint64_t v_before = conflict_run(models[k].spec, loop, 3, 3, NULL, 0, 0x00, ev);
-		assert_int_equal(v_before, 3 * models[k].miss);
-		assert_int_equal(ev[2][0], 2 * models[k].miss);   /* E (0x40) evicted V's line twice */
-		assert_int_equal(ev[0][1], 2 * models[k].miss);   /* V evicted E's 0x20 line twice */
-		assert_int_equal(ev[1][2], 2 * models[k].miss);   /* E's own lines evict each other */
+		uint64_t v_before = conflict_run(models[k % N(models)].spec, loop, 3, 3, NULL, 0, loop[0], ev);
+		assert_int_equal(v_before, 3 * models[k % N(models)].miss);
+		assert_int_equal(ev[2][0], 2 * models[k % N(models)].miss);   /* E (0x40) evicted V's line twice */
+		assert_int_equal(ev[0][1], 2 * models[k % N(models)].miss);   /* V evicted E's 0x20 line twice */
+		assert_int_equal(ev[1][2], 2 * models[k % N(models)].miss);   /* E's own lines evict each other */
 		assert_int_equal(ev[0][0] + ev[1][0] + ev[0][2] + ev[1][1] + ev[2][1] + ev[2][2], 0);
-		uint64_t v_after = conflict_run(models[k].spec, loop, 3, 3, e_in_ram, 2, 0x00, NULL);
-		assert_int_equal(v_after, models[k].miss);        /* one cold miss */
+		uint64_t v_after = conflict_run(models[k % N(models)].spec, loop, 3, 3, e_in_ram, 2, loop[0], NULL);
+		assert_int_equal(v_after, models[k % N(models)].miss);        /* one cold miss */
 		assert_int_equal(v_before - v_after, ev[2][0] + ev[1][0]);
 	}
 	/* cold misses evict nothing; wait states have no lines to evict */
@@ -251,7 +254,7 @@ static void test_conflict(void **state)
 	uint64_t ev[4][4];
 	memset(ev, 0, sizeof(ev));
 	conflict_run("cache:size=64,ways=2,line=16,penalty=10", two, 2, 5, NULL, 0, 0, ev);
-	conflict_run("ws:5", loop, 3, 3, NULL, 0, 0, ev);
+	conflict_run("ws:5", loop0, 3, 3, NULL, 0, 0, ev);
 	for (int b = 0; b < 4; b++)
 		for (int v = 0; v < 4; v++)
 			assert_int_equal(ev[b][v], 0);

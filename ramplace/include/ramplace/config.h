@@ -49,6 +49,10 @@ typedef struct rp_config {
 	int have_cost;               /* a cost: section was given */
 	rp_weighting weighting;
 	double time_limit_s;         /* ILP time limit; 10 */
+	int data;                    /* `data: on|off`: 1 on, 0 off, -1 not given (off unless
+					`pin-data` names objects) */
+	char **pin_data;             /* `pin-data`: const objects (globs) that must go to .ramdata */
+	size_t npin_data;
 } rp_config;
 
 int rp_config_load(rp_config **out, const char *path, rp_err *err);

@@ -21,8 +21,6 @@ typedef struct rp_elfsyms {
 	rp_elfsym *syms;
 	size_t nsyms;
 	char *names;       /* owned: the string tables the names point into */
-	size_t *slots;     /* owned: hash of the names, index + 1 of each name's first symbol */
-	size_t nslots;     /* a power of two, 0 without symbols */
 } rp_elfsyms;
 
 int rp_elfsyms_load(rp_elfsyms *out, const rp_image *img, rp_err *err);

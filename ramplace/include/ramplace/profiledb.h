@@ -155,6 +155,8 @@ typedef struct rp_cost_total {
 	uint64_t reads;    /* data: reads from flash; functions: 0 */
 	uint64_t evicted;  /* stall cycles of other code's or data's misses on lines this one's
 			      accesses had evicted (cache, art): saved too if this one moves */
+	uint64_t victim;   /* the part of stall that others caused: misses on lines another
+			      function's or object's accesses had evicted */
 } rp_cost_total;
 
 /* What the flash model charged every run that had one. The read API for placing hot const

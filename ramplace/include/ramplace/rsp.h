@@ -120,6 +120,11 @@ int rp_rsp_wait_stop(rp_rsp *rsp, int64_t timeout_ns, rp_rsp_stop *stop, rp_err 
  * target: from the stop's expedited registers when present, else with `p` or `g`. */
 int rp_rsp_read_pc(rp_rsp *rsp, const rp_rsp_stop *stop, uint64_t *pc, uint64_t *ra, rp_err *err);
 
+/* Reads the RISC-V trap vector CSR mtvec of the halted target (`p`, its number from the
+ * target description). Returns 0 with *val, 1 when the description names no mtvec or the
+ * gdbserver does not answer with a value, or a negative code (connection lost, timeout). */
+int rp_rsp_read_trap_vector(rp_rsp *rsp, uint64_t *val, rp_err *err);
+
 /* Like rp_rsp_read_pc, then resumes the target (`c`, not waited for). Where the gdbserver
  * allows (rp_rsp_pipelines), the reads and the `c` go out in one write, so the target is halted
  * one round trip less per sample. */

@@ -153,6 +153,9 @@ static int locate_regs(rp_rsp *rsp, const rp_rsp_tdesc *td, rp_err *err)
 		rsp->ra_bytes = is_arm ? 4 : xlen;
 	}
 	rsp->ra_found &= rsp->opts.want_ra;
+	const rp_rsp_reg *tv = is_riscv ? rp_rsp_tdesc_find(td, "mtvec") : NULL;
+	rsp->mtvec_regnum = tv ? tv->regnum : 0;
+	rsp->mtvec_bytes = reg_bytes(tv, 0);
 	rsp->pc_goff = td->nregs ? rp_rsp_tdesc_g_offset(td, rsp->pc_regnum) : -1;
 	rsp->ra_goff = td->nregs && rsp->ra_found ? rp_rsp_tdesc_g_offset(td, rsp->ra_regnum) : -1;
 	return 0;

@@ -51,6 +51,7 @@ struct rp_rsp {
 	unsigned pc_bytes, ra_bytes;
 	int64_t pc_goff, ra_goff; /* offsets in a `g` reply, -1 unknown */
 	int ra_found;
+	unsigned mtvec_regnum, mtvec_bytes; /* RISC-V trap vector CSR; mtvec_bytes 0: not described */
 	enum read_mode mode;
 	int64_t cancel_at;     /* when a wait first saw opts.cancel set, 0 before */
 	unsigned late;         /* requests that timed out unanswered: a gdbserver such as pyOCD

@@ -138,6 +138,22 @@ int rp_rspi_read_reg_p(rp_rsp *rsp, unsigned regnum, unsigned nbytes, uint64_t *
 	return rc < 0 ? rc : rp_rspi_parse_p_reply(rsp, cmd, reply, len, nbytes, val, err);
 }
 
+int rp_rsp_read_trap_vector(rp_rsp *rsp, uint64_t *val, rp_err *err)
+{
+	char cmd[16];
+	const char *reply;
+	size_t len;
+	if (!rsp->mtvec_bytes)
+		return 1;
+	snprintf(cmd, sizeof(cmd), "p%x", rsp->mtvec_regnum);
+	int rc = rp_rsp_transact(rsp, cmd, &reply, &len, err);
+	if (rc < 0)
+		return rc;
+	if (len == 0 || reply[0] == 'E') /* not served: the check is skipped, not the run */
+		return 1;
+	return rp_rspi_parse_p_reply(rsp, cmd, reply, len, rsp->mtvec_bytes, val, err);
+}
+
 int rp_rspi_parse_g_reply(rp_rsp *rsp, const char *reply, size_t len, uint64_t *pc, uint64_t *ra,
 			  rp_err *err)
 {

@@ -25,6 +25,15 @@
  * entry of it while lr holds an EXC_RETURN value is such a halt and is dropped (counted in
  * res->exc_entry): the halt came at a random moment, so what is dropped is an unbiased subset.
  *
+ * RISC-V has no table to read once: the trap vector (mtvec, direct or vectored) is whatever the
+ * firmware wrote last, often at boot or when a profiler starts. It is read while halted, again
+ * after 5 ms, then at doubling intervals up to every 500 ms (a dozen reads in a 3 s run, each a
+ * round trip), and a halting sample on a trap entry (mtvec's base; vectored: base + 4 * cause) is
+ * dropped the same way. Nothing marks a trap's first instruction as on Cortex-M (ra is not
+ * changed by a trap), so a trap entry that really was running is dropped too: one instruction.
+ * Measured on QEMU's sifive_e with a 1 kHz timer interrupt: 30 % of the samples at --rate 0 and
+ * 4.5 % at the default rate landed on the trap entry, which ran 0.004 % of the instructions.
+ *
  * DWT (Cortex-M): the target runs throughout; one sample is a memory read of DWT_PCSR at a
  * randomized interval. Tried first with RP_SAMPLER_METHOD_AUTO on an M-profile target; any
  * sign that it does not work (reads 0, an error, or a gdbserver that halts the target to read
@@ -44,6 +53,8 @@
 #define OWED_CAP_NS 250000000 /* the longest pause that pays back halts over the aim */
 #define VTOR 0xE000ED08u
 #define NVECTORS 64
+#define MTVEC_FIRST_NS 5000000    /* the first re-read of mtvec after the start */
+#define MTVEC_MAX_NS 500000000    /* the longest interval between reads of mtvec */
 
 static int64_t now_ns(void)
 {
@@ -123,6 +134,9 @@ struct loop {
 	double halt_ewma_ns;  /* recent cost of one halt */
 	uint32_t entries[NVECTORS]; /* Cortex-M exception handler entries (thumb bit clear) */
 	size_t nentries;
+	int riscv_traps;      /* mtvec is read and trap entries dropped (RISC-V) */
+	uint64_t mtvec;       /* its last value */
+	int64_t mtvec_next, mtvec_every; /* when to read it again, and the interval after that */
 };
 
 /* The target runs from t (a continue went out); a halt of the sampler's ends there. A sample's
@@ -235,6 +249,53 @@ static int at_exception_entry(const rp_rsp *rsp, const struct loop *lp, uint64_t
 	return 0;
 }
 
+/* Whether a halting sample on RISC-V stopped on a trap's entry: mtvec's base in direct mode
+ * (MODE 0), base + 4 * cause for the NVECTORS first causes in vectored mode (MODE 1). */
+static int at_trap_entry(const struct loop *lp, uint64_t pc)
+{
+	uint64_t base = lp->mtvec & ~(uint64_t)3;
+	if (base == 0)
+		return 0; /* not set yet: reset value */
+	if ((lp->mtvec & 3) == 1)
+		return pc >= base && pc < base + 4 * NVECTORS && (pc - base) % 4 == 0;
+	return pc == base;
+}
+
+/* Reads mtvec of the halted target when due (see the top). Returns 0, or a negative code
+ * (the connection failed); a gdbserver that stops serving it ends the check, not the run. */
+static int refresh_mtvec(rp_rsp *rsp, struct loop *lp, int64_t now, rp_sampler_result *res, rp_err *err)
+{
+	if (!lp->riscv_traps || now < lp->mtvec_next)
+		return 0;
+	int rc = rp_rsp_read_trap_vector(rsp, &lp->mtvec, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
+		lp->riscv_traps = 0;
+		snprintf(res->exc_note, sizeof(res->exc_note), "mtvec stopped being readable");
+		return 0;
+	}
+	lp->mtvec_next = now + lp->mtvec_every;
+	lp->mtvec_every = lp->mtvec_every * 2 > MTVEC_MAX_NS ? MTVEC_MAX_NS : lp->mtvec_every * 2;
+	return 0;
+}
+
+/* Sets up the RISC-V trap entry check: the first read of mtvec, while halted at the start. */
+static int start_trap_check(rp_rsp *rsp, struct loop *lp, rp_sampler_result *res, rp_err *err)
+{
+	int rc = rp_rsp_read_trap_vector(rsp, &lp->mtvec, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
+		snprintf(res->exc_note, sizeof(res->exc_note), "no vector table (not a Cortex-M) and no mtvec read");
+		return 0;
+	}
+	lp->riscv_traps = 1;
+	lp->mtvec_every = MTVEC_FIRST_NS;
+	lp->mtvec_next = now_ns() + lp->mtvec_every;
+	return 0;
+}
+
 /* Reads the vector table of a halted Cortex-M (VTOR; 0 where VTOR reads as zero or not at all,
  * as on ARMv6-M) into lp->entries: the handlers of exceptions 2 and up. */
 static void read_vectors(rp_rsp *rsp, struct loop *lp, rp_sampler_result *res)
@@ -296,6 +357,8 @@ static int sample_once(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, 
 		return rc;
 	if (stop.kind == RP_RSP_EXITED || stop.kind == RP_RSP_KILLED)
 		return target_gone(res, &stop);
+	if ((rc = refresh_mtvec(rsp, lp, now_ns(), res, err)) < 0)
+		return rc;
 	uint64_t pc, ra;
 	int more = limit_reached(opts, n + 1, lp->end) < 0;
 	/* pipelined, the continue goes out with the reads: the halt ends when the gdbserver gets
@@ -310,7 +373,7 @@ static int sample_once(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, 
 	if (more)
 		mark_resumed(lp, rp_rsp_pipelines(rsp) ? t_res : now_ns(), 1);
 	lp->running = more;
-	if (lp->nentries && at_exception_entry(rsp, lp, pc, ra)) {
+	if ((lp->nentries && at_exception_entry(rsp, lp, pc, ra)) || (lp->riscv_traps && at_trap_entry(lp, pc))) {
 		res->exc_entry++;
 		return 0;
 	}
@@ -565,9 +628,12 @@ int rp_sampler_run(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, rp_s
 		else /* it ran until the read that halted it, about the settling time, halted since */
 			mark_stopped(&lp, lp.resumed_at + DWT_SETTLE_NS, 1);
 	}
-	if (rp_rsp_is_m_profile(rsp))
+	if (rp_rsp_is_m_profile(rsp)) {
 		read_vectors(rsp, &lp, res);
-	else
-		snprintf(res->exc_note, sizeof(res->exc_note), "not a Cortex-M target");
+	} else {
+		int rc = start_trap_check(rsp, &lp, res, err);
+		if (rc < 0)
+			return finish_outcome(rsp, res, &lp, rc, err);
+	}
 	return run_halting(rsp, s, opts, &lp, res, err);
 }

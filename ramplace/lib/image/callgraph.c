@@ -29,7 +29,7 @@ typedef struct start_slot {
 typedef struct start_index {
 	start_slot *slots;
 	size_t mask;
-	unsigned char *veneer;   /* per function: 0 not yet asked, 1 no, 2 its name has "_veneer" */
+	unsigned char *veneer;   /* per function in the index: its name has "_veneer" */
 } start_index;
 
 typedef struct build_ctx {
@@ -113,8 +113,10 @@ static int starts_build(start_index *ix, const rp_image *img, rp_err *err)
 		size_t k = start_hash(a, ix->mask);
 		while (ix->slots[k].fi && ix->slots[k].addr != a)
 			k = (k + 1) & ix->mask;
-		if (!ix->slots[k].fi)
+		if (!ix->slots[k].fi) {
 			ix->slots[k] = (start_slot){ a, (size_t)(f - img->funcs) + 1 };
+			ix->veneer[f - img->funcs] = strstr(f->name, "_veneer") != NULL;
+		}
 	}
 	return 0;
 }
@@ -140,14 +142,11 @@ static const rp_func *start_at(const start_index *ix, const rp_image *img, uint6
 	return NULL;
 }
 
-/* rp_callgraph_entered through the index, asking each function's name for "_veneer" once. */
+/* rp_callgraph_entered through the index, each name asked for "_veneer" once, in order. */
 static const rp_func *entered(build_ctx *b, uint64_t target)
 {
 	const rp_func *t = start_at(&b->starts, b->img, target, 0);
-	unsigned char *v = t ? &b->starts.veneer[t - b->img->funcs] : NULL;
-	if (v && !*v)
-		*v = strstr(t->name, "_veneer") ? 2 : 1;
-	if (!t || *v == 2) {
+	if (!t || b->starts.veneer[t - b->img->funcs]) {
 		const rp_func *real = through_veneer(b->img, target);
 		if (real)
 			t = real;

@@ -110,9 +110,29 @@ static const void *owner(const objects *o, const rp_image *img, uint64_t addr, i
 	return data ? (const void *)object_at(o, addr) : (const void *)rp_image_func_at(img, addr);
 }
 
-/* The eviction records: each (evictor, victim) pair's stall cycles are credited to the
- * evictor's function ("fetch-evicted") or data object ("data-evicted"), except where both are
- * the same one: moving it saves those misses once, and its own stall cycles count them. */
+/* One side of an eviction record: the stall cycles under kind ("fetch-evicted" ...) by the
+ * function or data object that access belongs to and its offset there. */
+static int store_side(rp_db *db, sqlite3_stmt *st, const rp_image *img, int64_t run_id, const char *kind, const void *who,
+		      uint64_t addr, int data, uint64_t stall, rp_err *err)
+{
+	const char *name = "<unknown>", *file = "";
+	uint64_t off = addr;
+	if (who && data) {
+		name = ((const rp_elfsym *)who)->name;
+		off = addr - ((const rp_elfsym *)who)->value;
+	} else if (who) {
+		const rp_func *f = who;
+		name = f->name;
+		file = f->file ? f->file : "";
+		off = (img->machine == EM_ARM ? addr & ~(uint64_t)1 : addr) - f->addr;
+	}
+	return insert(db, st, run_id, kind, name, file, off, stall, err);
+}
+
+/* The eviction records: each (evictor, victim) pair's stall cycles are stored for the evictor
+ * ("fetch-evicted", "data-evicted": misses it caused) and for the victim ("fetch-victim",
+ * "data-victim": its misses that another caused), except where both are the same function or
+ * object: moving it saves those misses once, and its own stall cycles count them. */
 static int store_evict(rp_db *db, sqlite3_stmt *st, const objects *o, const rp_image *img, int64_t run_id,
 		       const rp_costs *c, rp_err *err)
 {
@@ -121,18 +141,10 @@ static int store_evict(rp_db *db, sqlite3_stmt *st, const objects *o, const rp_i
 		const void *by = owner(o, img, e->by, e->by_data), *victim = owner(o, img, e->victim, e->victim_data);
 		if (by && by == victim && e->by_data == e->victim_data)
 			continue;
-		const char *name = "<unknown>", *file = "";
-		uint64_t off = e->by;
-		if (by && e->by_data) {
-			name = ((const rp_elfsym *)by)->name;
-			off = e->by - ((const rp_elfsym *)by)->value;
-		} else if (by) {
-			const rp_func *f = by;
-			name = f->name;
-			file = f->file ? f->file : "";
-			off = (img->machine == EM_ARM ? e->by & ~(uint64_t)1 : e->by) - f->addr;
-		}
-		if (insert(db, st, run_id, e->by_data ? "data-evicted" : "fetch-evicted", name, file, off, e->stall, err))
+		if (store_side(db, st, img, run_id, e->by_data ? "data-evicted" : "fetch-evicted", by, e->by, e->by_data,
+			       e->stall, err) ||
+		    store_side(db, st, img, run_id, e->victim_data ? "data-victim" : "fetch-victim", victim, e->victim,
+			       e->victim_data, e->stall, err))
 			return err->code;
 	}
 	return 0;
@@ -211,6 +223,7 @@ static int load_rows(rp_db *db, rp_db_costs *out, rp_err *err)
 		uint64_t v = (uint64_t)sqlite3_column_int64(st, 3);
 		int code = kind && strncmp(kind, "fetch-", 6) == 0, reads = kind && strcmp(kind, "data-reads") == 0;
 		int evicted = kind && (strcmp(kind, "fetch-evicted") == 0 || strcmp(kind, "data-evicted") == 0);
+		int victim = kind && (strcmp(kind, "fetch-victim") == 0 || strcmp(kind, "data-victim") == 0);
 		rp_cost_total *r = code ? row(&out->funcs, &out->nfuncs, &fcap, name ? name : "", file ? file : "", 0, err)
 					: row(&out->data, &out->ndata, &dcap, name ? name : "", "", 1, err);
 		if (!r)
@@ -219,6 +232,8 @@ static int load_rows(rp_db *db, rp_db_costs *out, rp_err *err)
 			r->reads += v;
 		else if (evicted)
 			r->evicted += v;
+		else if (victim)
+			r->victim += v;
 		else
 			r->stall += v;
 	}

@@ -1,5 +1,6 @@
-/* profiledb_internal.h: what the three parts of profile.db share (profiledb.c: the connection,
- * schema and transactions; profiledb_store.c: storing runs; profiledb_read.c: reading them).
+/* profiledb_internal.h: what the parts of profile.db share (profiledb.c: the connection,
+ * schema and transactions; profiledb_store.c: storing runs; profiledb_read.c: reading them;
+ * profiledb_totals.c: the per-function totals).
  * Not installed. */
 #ifndef RAMPLACE_PROFILEDB_INTERNAL_H
 #define RAMPLACE_PROFILEDB_INTERNAL_H

@@ -311,7 +311,22 @@ static int solver_field(parse *p, const yaml_node_t *k, const yaml_node_t *v, vo
 	return get_number(p, v, "time-limit", 0.01, 86400, &((rp_config *)obj)->time_limit_s);
 }
 
-static const char *const top_keys[] = { "regions", "pin", "exclude", "closure", "cost", "runs", "solver", NULL };
+static const char *const top_keys[] = { "regions", "pin", "exclude", "closure", "cost", "runs", "solver", "data",
+					"pin-data", NULL };
+
+/* `data: on|off`: read-only data placement (place --data, --no-data). */
+static int get_data(parse *p, const yaml_node_t *v, rp_config *cfg)
+{
+	if (want_scalar(p, v, "data"))
+		return p->err->code;
+	if (strcmp(scalar(v), "on") == 0)
+		cfg->data = 1;
+	else if (strcmp(scalar(v), "off") == 0)
+		cfg->data = 0;
+	else
+		return fail(p, v, "'data' must be 'on' or 'off', not '%s'", scalar(v));
+	return 0;
+}
 
 static int top_field(parse *p, const yaml_node_t *k, const yaml_node_t *v, void *obj)
 {
@@ -331,6 +346,10 @@ static int top_field(parse *p, const yaml_node_t *k, const yaml_node_t *v, void 
 	}
 	if (strcmp(key, "runs") == 0)
 		return walk_mapping(p, v, "'runs'", runs_keys, runs_field, cfg);
+	if (strcmp(key, "data") == 0)
+		return get_data(p, v, cfg);
+	if (strcmp(key, "pin-data") == 0)
+		return get_names(p, v, key, &cfg->pin_data, &cfg->npin_data);
 	return walk_mapping(p, v, "'solver'", solver_keys, solver_field, cfg);
 }
 
@@ -426,6 +445,7 @@ int rp_config_parse(rp_config **out, const char *text, size_t len, const char *n
 		return rp_err_nomem(err, "reading the config");
 	cfg->cost = (rp_cost_model)RP_COST_MODEL_INIT;
 	cfg->time_limit_s = 10.0;
+	cfg->data = -1;
 	if (rp_strdup(&cfg->path, name, err)) {
 		rp_config_free(cfg);
 		return err->code;
@@ -481,6 +501,7 @@ void rp_config_free(rp_config *cfg)
 	free_names(cfg->pin, cfg->npin);
 	free_names(cfg->exclude, cfg->nexclude);
 	free_names(cfg->closure, cfg->nclosure);
+	free_names(cfg->pin_data, cfg->npin_data);
 	free(cfg->path);
 	free(cfg);
 }

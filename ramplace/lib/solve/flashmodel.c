@@ -265,9 +265,9 @@ static size_t ev_slot(const rp_fm *m, uint64_t line)
 }
 
 /* LRU lookup of key in one set of `ways` entries; a miss replaces the invalid or oldest entry,
- * and a valid line replaced is recorded as evicted by the access being served. Returns 1 on a
- * hit. */
-static int lru(rp_fm *m, uint64_t *tag, uint64_t *age, size_t ways, uint64_t key)
+ * and with record a valid line replaced is recorded as evicted by the access being served
+ * (instruction or unified lines; the art's few data lines are not tracked). Returns 1 on a hit. */
+static int lru(rp_fm *m, uint64_t *tag, uint64_t *age, size_t ways, uint64_t key, int record)
 {
 	size_t victim = 0;
 	for (size_t w = 0; w < ways; w++) {
@@ -278,7 +278,7 @@ static int lru(rp_fm *m, uint64_t *tag, uint64_t *age, size_t ways, uint64_t key
 		if (!tag[w] || (tag[victim] && age[w] < age[victim]))
 			victim = w;
 	}
-	if (tag[victim] && tag == m->tag) {
+	if (tag[victim] && record) {
 		size_t e = ev_slot(m, tag[victim] - 1);
 		m->ev_line[e] = tag[victim];
 		m->ev_by[e] = m->cur_addr;
@@ -337,19 +337,19 @@ static uint64_t access_unit(rp_fm *m, uint64_t unit, rp_fm_op op)
 		return fetch_read(m, unit);
 	case RP_FM_ART:
 		if (op == RP_FM_READ) {
-			if (lru(m, m->dtag, m->dage, m->dways, unit))
+			if (lru(m, m->dtag, m->dage, m->dways, unit, 0))
 				return 0;
 			m->s.misses++;
 			return m->c.ws;
 		}
-		return lru(m, m->tag, m->age, m->ways, unit) ? 0 : blame(m, unit, fetch_read(m, unit));
+		return lru(m, m->tag, m->age, m->ways, unit, 1) ? 0 : blame(m, unit, fetch_read(m, unit));
 	default:
 		if (op == RP_FM_READ && !m->c.dcache) {
 			m->s.misses++;
 			return m->c.penalty;
 		}
 		size_t set = (size_t)(unit % m->nsets);
-		if (lru(m, m->tag + set * m->ways, m->age + set * m->ways, m->ways, unit))
+		if (lru(m, m->tag + set * m->ways, m->age + set * m->ways, m->ways, unit, 1))
 			return 0;
 		m->s.misses++;
 		return blame(m, unit, m->c.penalty);
