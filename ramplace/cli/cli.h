@@ -69,6 +69,14 @@ void cli_record_opts_init(cli_record_opts *o, int runtime);
  * the method's help and returns 1 after --help; returns 0 to go on, or a usage error. */
 int cli_record_opts_parse(cli_record_opts *o, int argc, char **argv, rp_err *err);
 
+/* A number of `what` in [min, max] into *out, else a usage error of `record` saying `what`. */
+int cli_record_number(double *out, const char *text, double min, double max, const char *what,
+		      rp_err *err);
+
+/* Before anything remote is touched: loads the ELF into *img and checks that profile.db could
+ * store a run (rp_db_probe). Returns 0, or a negative rp_code with *img NULL (nothing open). */
+int cli_record_open(rp_image **img, const char *elf_path, const char *db_path, rp_err *err);
+
 /* The signals that stop a recording and keep what it gathered: SIGINT, SIGTERM, SIGHUP. */
 typedef struct cli_record_sigs {
 	struct sigaction old[3];

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli_html.h"
+#include "cli_stability.h"
 #include "ramplace/budget.h"
 #include "ramplace/present.h"
 #include "ramplace/report.h"
@@ -99,6 +100,7 @@ typedef struct html_data {
 	before_side before;
 	rp_profile after;         /* --before: this profile without arcs, as `diff` has it */
 	rp_curve curve;
+	char stability[768];      /* the verdict at the plan's budget, or "" */
 } html_data;
 
 static int load_data(html_data *d, const cli_html_job *j, rp_err *err)
@@ -118,6 +120,11 @@ static int load_data(html_data *d, const cli_html_job *j, rp_err *err)
 		memset(&d->after, 0, sizeof(d->after));
 	if (!rc && j->placement && j->placement->nplans)
 		rc = cli_budget_curve(&d->curve, j->img, j->map, j->placement, err);
+	rp_err ignored = RP_ERR_INIT;   /* no verdict (no sampled function fits): the page says so */
+	if (!rc && j->placement && j->placement->nplans &&
+	    cli_stability_verdict(d->stability, sizeof(d->stability), j->img, j->totals, j->placement->plans[0]->budget,
+				  &ignored))
+		d->stability[0] = '\0';
 	return rc;
 }
 
@@ -146,7 +153,7 @@ int cli_html_write(const cli_html_job *j, rp_err *err)
 				     d.curve.npoints ? &d.curve : NULL, j->cycles_per_sample,
 				     d.before.have ? &d.before.p : NULL, j->before, j->db_path, d.before.exact,
 				     all_exact(d.runs, d.nruns, j->run), RAMPLACE_VERSION, 0,
-				     d.before.have ? &d.after : NULL };
+				     d.before.have ? &d.after : NULL, d.stability[0] ? d.stability : NULL };
 		rc = rp_present_html(af.fp, &in, err);
 		if (rc)
 			rp_afile_abort(&af);

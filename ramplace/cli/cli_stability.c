@@ -27,21 +27,27 @@ static uint64_t all_bytes(const rp_stab_items *it)
 	return b;
 }
 
-void cli_stability_line(FILE *out, const rp_image *img, const rp_db_totals *t, uint64_t budget)
+int cli_stability_verdict(char *buf, size_t cap, const rp_image *img, const rp_db_totals *t, uint64_t budget,
+			  rp_err *err)
 {
 	rp_stab_items it = { 0 };
 	rp_stability s = { 0 };
-	rp_err err = RP_ERR_INIT;
-	char line[768];
-	int rc = rp_stab_items_build(&it, img, t, CLI_STAB_ALIGN, CLI_STAB_MIN_SHARE, &err);
-	if (!rc && !(rc = rp_stability_run(&s, it.items, it.n, it.rest, budget, NULL, &err))) {
-		rp_stability_verdict(line, sizeof(line), &s, cli_stab_seconds(t));
-		fprintf(out, "stability: %s\n", line);
-	}
+	int rc = rp_stab_items_build(&it, img, t, CLI_STAB_ALIGN, CLI_STAB_MIN_SHARE, err);
+	if (!rc && !(rc = rp_stability_run(&s, it.items, it.n, it.rest, budget, NULL, err)))
+		rp_stability_verdict(buf, cap, &s, cli_stab_seconds(t));
 	rp_stab_items_release(&it);
 	rp_stability_release(&s);
-	if (rc)
+	return rc;
+}
+
+void cli_stability_line(FILE *out, const rp_image *img, const rp_db_totals *t, uint64_t budget)
+{
+	rp_err err = RP_ERR_INIT;
+	char line[768];
+	if (cli_stability_verdict(line, sizeof(line), img, t, budget, &err))
 		fprintf(stderr, "ramplace: note: no stability estimate: %s\n", err.msg);
+	else
+		fprintf(out, "stability: %s\n", line);
 }
 
 /* Stable up to the first budget that is not (the larger ones need even more), or up to the one

@@ -18,6 +18,11 @@ extern const uint64_t cli_stab_budgets[CLI_STAB_NBUDGETS];
 /* How long the profile took, when its rate is known (0: unknown). */
 double cli_stab_seconds(const rp_db_totals *t);
 
+/* The verdict for the decision at budget bytes into buf ("the 4 KiB choice is stable: ..."), as
+ * cli_stability_line prints it. Fails on memory or as rp_stability_run does. */
+int cli_stability_verdict(char *buf, size_t cap, const rp_image *img, const rp_db_totals *t, uint64_t budget,
+			  rp_err *err);
+
 /* "stability: the 4 KiB choice is stable: ..." for the decision at budget bytes. Never fails
  * the command (its outputs are written): a failure is printed as a note. */
 void cli_stability_line(FILE *out, const rp_image *img, const rp_db_totals *t, uint64_t budget);

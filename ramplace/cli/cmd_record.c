@@ -182,12 +182,8 @@ int cmd_record(int argc, char **argv, rp_err *err)
 	o.sampler.duration_s = o.duration_s;
 
 	rp_image *img = NULL;
-	if ((rc = rp_image_load(&img, o.elf_path, err)) < 0)
+	if ((rc = cli_record_open(&img, o.elf_path, o.db_path, err)) < 0)
 		return rc;
-	if ((rc = rp_db_probe(o.db_path, err)) < 0) {
-		rp_image_free(img);
-		return rc;
-	}
 	o.rsp.elf_machine = img->machine;
 	o.rsp.elfclass = img->elfclass;
 	o.rsp.big_endian = img->big_endian;

@@ -9,7 +9,6 @@
  * the ELF and the database are checked before anything remote is touched; profile.db is
  * created or changed only when there are samples. Owns the connections and the decoder for the
  * command's duration. */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -68,17 +67,6 @@ static void on_signal(int sig)
 enum { O_SWO = 256, O_REMOTE, O_SWO_CLOCK, O_CPU_CLOCK, O_INTERVAL, O_FRAMING, O_NO_CONFIG, O_DURATION,
        O_SAMPLES, O_CTIMEOUT, O_TIMEOUT, O_QUIET, O_HELP };
 
-static int number(double *out, const char *text, double min, double max, const char *what, rp_err *err)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(text, &end);
-	if (errno || end == text || *end || !(v >= min && v <= max))
-		return cli_usage_error(err, "record", what);
-	*out = v;
-	return 0;
-}
-
 static int option(swo_args *a, int c, const char *arg, rp_err *err)
 {
 	double v = 0;
@@ -92,11 +80,11 @@ static int option(swo_args *a, int c, const char *arg, rp_err *err)
 		return cli_parse_remote(a->host, sizeof(a->host), &a->port, arg, "record", err);
 	case O_SWO_CLOCK:
 	case O_CPU_CLOCK:
-		if (!(rc = number(&v, arg, 1, 4e9, "--swo-clock and --cpu-clock want a frequency in Hz", err)))
+		if (!(rc = cli_record_number(&v, arg, 1, 4e9, "--swo-clock and --cpu-clock want a frequency in Hz", err)))
 			*(c == O_SWO_CLOCK ? &a->cfg.swo_clock_hz : &a->cfg.cpu_clock_hz) = (uint32_t)v;
 		return rc;
 	case O_INTERVAL:
-		if (!(rc = number(&v, arg, 64, 16384, "--swo-interval wants 64..16384 cycles", err)))
+		if (!(rc = cli_record_number(&v, arg, 64, 16384, "--swo-interval wants 64..16384 cycles", err)))
 			a->cfg.interval = (uint32_t)v;
 		return rc;
 	case O_FRAMING:
@@ -105,14 +93,14 @@ static int option(swo_args *a, int c, const char *arg, rp_err *err)
 		a->no_config = 1;
 		return 0;
 	case O_DURATION:
-		return number(&a->live.duration_s, arg, 0.001, 1e7, "--duration wants a positive number of seconds", err);
+		return cli_record_number(&a->live.duration_s, arg, 0.001, 1e7, "--duration wants a positive number of seconds", err);
 	case O_SAMPLES:
-		if (!(rc = number(&v, arg, 1, 1e18, "--samples wants a positive count", err)))
+		if (!(rc = cli_record_number(&v, arg, 1, 1e18, "--samples wants a positive count", err)))
 			a->live.max_samples = (uint64_t)v;
 		return rc;
 	case O_CTIMEOUT:
 	case O_TIMEOUT:
-		if (!(rc = number(&v, arg, 1, 3600000, "timeouts want milliseconds (1..3600000)", err))) {
+		if (!(rc = cli_record_number(&v, arg, 1, 3600000, "timeouts want milliseconds (1..3600000)", err))) {
 			*(c == O_TIMEOUT ? &a->rsp.timeout_ms : &a->rsp.connect_timeout_ms) = (int)v;
 			if (c == O_TIMEOUT)
 				a->live.silence_ms = (int)v;
@@ -289,12 +277,8 @@ int cmd_record_swo(int argc, char **argv, rp_err *err)
 	if (rc)
 		return rc > 0 ? 0 : rc;
 	rp_image *img = NULL;
-	if ((rc = rp_image_load(&img, a.elf_path, err)) < 0)
+	if ((rc = cli_record_open(&img, a.elf_path, a.db_path, err)) < 0)
 		return rc;
-	if ((rc = rp_db_probe(a.db_path, err)) < 0) {
-		rp_image_free(img);
-		return rc;
-	}
 	cli_record_sigs sigs;
 	interrupted = 0;
 	cli_record_signals_set(&sigs, on_signal);

@@ -5,15 +5,57 @@
  * and gives the modeled cycles of the profiled workload before and after. Owns the profile's
  * costs and the weights for the length of one place. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "place_cycles.h"
+#include "ramplace/util.h"
+
+/* "SPEC@LO-HI" or "SPEC@MEMORY" into the next option entry. */
+static int ranged_option(place_cycles *pc, const char *spec, const char *at, rp_err *err)
+{
+	char model[160], why[200];
+	if (pc->nopt_flash >= RP_FM_MAX_RANGES)
+		return rp_err_set(err, RP_EUSAGE, "--flash-model: at most %d ranged models", RP_FM_MAX_RANGES);
+	if ((size_t)(at - spec) >= sizeof(model) || !at[1])
+		return rp_err_set(err, RP_EUSAGE, "--flash-model '%s': expected SPEC@LO-HI or SPEC@MEMORY", spec);
+	snprintf(model, sizeof(model), "%.*s", (int)(at - spec), spec);
+	rp_flash_cfg *f = &pc->opt_flash[pc->nopt_flash];
+	memset(f, 0, sizeof(*f));
+	if (rp_fm_parse(&f->model, model, why, sizeof(why)) != 0)
+		return rp_err_set(err, RP_EUSAGE, "--flash-model: %s", why);
+	const char *dash = strchr(at + 1, '-');
+	if (at[1] >= '0' && at[1] <= '9' && dash) {
+		char lo[64];
+		rp_err e = RP_ERR_INIT;
+		snprintf(lo, sizeof(lo), "%.*s", (int)(dash - at - 1), at + 1);
+		if (rp_parse_size(&f->lo, lo, "--flash-model range", &e) || rp_parse_size(&f->hi, dash + 1, "--flash-model range", &e))
+			return rp_err_set(err, RP_EUSAGE, "--flash-model '%s': %s", spec, e.msg);
+		if (f->lo >= f->hi)
+			return rp_err_set(err, RP_EUSAGE, "--flash-model '%s': the start must be below the end", spec);
+	} else if (rp_strdup(&f->memory, at + 1, err)) {
+		return err->code;
+	}
+	pc->nopt_flash++;
+	if (rp_strdup(&f->where, spec, err))
+		return err->code;
+	pc->model = pc->opt_flash[0].model;
+	return 0;
+}
 
 int place_cycles_option(place_cycles *pc, const char *spec, rp_err *err)
 {
 	char why[200];
-	if (rp_fm_parse(&pc->model, spec, why, sizeof(why)) != 0)
+	const char *at = strchr(spec, '@');
+	if (pc->option_given && !at != !pc->nopt_flash)
+		return rp_err_set(err, RP_EUSAGE, "--flash-model '%s': give one model, or each with its range "
+				  "(SPEC@LO-HI or SPEC@MEMORY), not both", spec);
+	if (at) {
+		if (ranged_option(pc, spec, at, err))
+			return err->code;
+	} else if (rp_fm_parse(&pc->model, spec, why, sizeof(why)) != 0) {
 		return rp_err_set(err, RP_EUSAGE, "--flash-model: %s", why);
+	}
 	pc->have_model = pc->option_given = 1;
 	return 0;
 }
@@ -23,7 +65,45 @@ void place_cycles_config(place_cycles *pc, const rp_cost_model *cost)
 	if (!pc->option_given && cost->have_model) {
 		pc->model = cost->model;
 		pc->have_model = 1;
+	} else if (!pc->option_given && cost->nflash) {
+		pc->cfg_flash = cost->flash;
+		pc->ncfg_flash = cost->nflash;
+		pc->model = cost->flash[0].model;
+		pc->have_model = 1;
 	}
+}
+
+/* The entries (options or config) into pc->models, MEMORY names looked up in the map. */
+static int resolve_models(place_cycles *pc, rp_err *err)
+{
+	int opt = pc->nopt_flash > 0;
+	const rp_flash_cfg *f = opt ? pc->opt_flash : pc->cfg_flash;
+	size_t n = opt ? pc->nopt_flash : pc->ncfg_flash;
+	int code = opt ? RP_EUSAGE : RP_EINPUT;
+	const char *pre = opt ? "--flash-model '" : "", *post = opt ? "'" : "";
+	char why[200];
+	memset(&pc->models, 0, sizeof(pc->models));
+	if (!n)
+		return rp_fm_map_add(&pc->models, &pc->model, 0, 0, why, sizeof(why));   /* one, everywhere: cannot fail */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t lo = f[i].lo, hi = f[i].hi;
+		if (f[i].memory) {
+			const rp_map_region *r = pc->map ? rp_map_region_find(pc->map, f[i].memory, 0) : NULL;
+			if (!pc->map)
+				return rp_err_set(err, code, "%s%s%s: memory '%s' needs the link map (--map)", pre, f[i].where, post,
+						  f[i].memory);
+			if (!r || strcmp(r->name, "*default*") == 0 || !r->length)
+				return rp_err_set(err, code, "%s%s%s: memory '%s' is not a MEMORY region of %s", pre, f[i].where,
+						  post, f[i].memory, pc->map->path);
+			lo = r->origin;   /* the map parser checked that the region does not wrap (rp_check_region) */
+			hi = r->origin + r->length;
+			if (!hi)
+				hi = UINT64_MAX;   /* a region ending at the top of the address space */
+		}
+		if (rp_fm_map_add(&pc->models, &f[i].model, lo, hi, why, sizeof(why)) != 0)
+			return rp_err_set(err, code, "%s%s%s: %s", pre, f[i].where, post, why);
+	}
+	return 0;
 }
 
 int place_cycles_load(place_cycles *pc, rp_db *db, rp_place_opts *opts, rp_err *err)
@@ -63,7 +143,9 @@ int place_cycles_totals(place_cycles *pc, const rp_image *img, const rp_db_total
 			const rp_db_totals **out, rp_err *err)
 {
 	*out = samples;
-	int rc = rp_cycles_prepare(&pc->cy, pc->have_model ? &pc->model : NULL, samples, &pc->costs, img, err);
+	int rc = pc->have_model ? resolve_models(pc, err) : 0;
+	if (!rc)
+		rc = rp_cycles_prepare(&pc->cy, pc->have_model ? &pc->models : NULL, samples, &pc->costs, img, err);
 	if (rc)
 		return rc;
 	pc->prepared = 1;
@@ -72,10 +154,33 @@ int place_cycles_totals(place_cycles *pc, const rp_image *img, const rp_db_total
 	return 0;
 }
 
+/* "5 wait states" or, a model per range, "5 wait states at 0-92c; an RP2040 XIP cache ... at 92c-400000". */
+static void describe_models(const rp_fm_map *m, char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < m->n && at < len; i++) {
+		char one[160];
+		rp_fm_describe(&m->r[i].cfg, one, sizeof(one));
+		int n = m->r[i].hi ? snprintf(buf + at, len - at, "%s%s at %llx-%llx", i ? "; " : "", one,
+					      (unsigned long long)m->r[i].lo, (unsigned long long)m->r[i].hi)
+				   : snprintf(buf + at, len - at, "%s", one);
+		at += n > 0 ? (size_t)n : 0;
+	}
+}
+
+static int any_cache(const rp_fm_map *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->r[i].cfg.kind == RP_FM_CACHE)
+			return 1;
+	return 0;
+}
+
 static void print_notes(const place_cycles *pc)
 {
 	const rp_cycles *cy = &pc->cy;
-	if (pc->weigh_cycles && cy->model.kind == RP_FM_CACHE && cy->nnot_worth)
+	if (pc->weigh_cycles && any_cache(&cy->models) && cy->nnot_worth)
 		printf("cache model: %zu function(s) with %.1f%% of the instructions miss the cache too rarely to be worth "
 		       "RAM (their stall cycles do not pay for their copy at boot): they stay in flash however hot\n",
 		       cy->nnot_worth, cy->insns > 0 ? 100.0 * (double)cy->not_worth_insns / cy->insns : 0.0);
@@ -109,9 +214,15 @@ void place_cycles_print(const place_cycles *pc, const rp_placement *p, const rp_
 		before = cy->insns * (1.0 + rp_fm_fetch_estimate(m));
 	}
 	double after = before - saved;
-	char what[160];
-	rp_fm_describe(m, what, sizeof(what));
-	printf("modeled cycles (%s%s): %.3g -> %.3g, %.2fx fewer; flash: %s; %s\n", m->name,
+	char what[600];
+	const char *name = m->name;
+	if (pc->weigh_cycles) {   /* every model with its range */
+		describe_models(&cy->models, what, sizeof(what));
+		name = cy->model_name;
+	} else {
+		rp_fm_describe(m, what, sizeof(what));
+	}
+	printf("modeled cycles (%s%s): %.3g -> %.3g, %.2fx fewer; flash: %s; %s\n", name,
 	       pc->have_model ? "" : pc->weigh_cycles ? ", the profile's" : opts->have_cost ? "" : ", default", before, after, after > 0 ? before / after : 0.0, what,
 	       pc->weigh_cycles && cy->measured ? "stall cycles measured by the QEMU plugin under this model"
 	       : cy->measured || !pc->weigh_cycles ? "estimated: one flash fetch per sample, placed by samples"
@@ -121,6 +232,11 @@ void place_cycles_print(const place_cycles *pc, const rp_placement *p, const rp_
 
 void place_cycles_release(place_cycles *pc)
 {
+	for (size_t i = 0; i < pc->nopt_flash; i++) {
+		free(pc->opt_flash[i].memory);
+		free(pc->opt_flash[i].where);
+	}
+	pc->nopt_flash = 0;
 	rp_db_costs_release(&pc->costs);
 	if (pc->prepared)
 		rp_cycles_release(&pc->cy);

@@ -3,8 +3,9 @@
  * cmd_record_runtime.c). One table and one parser serve both, so the options they share
  * (--remote, --duration, the timeouts, --quiet, the operands) are read and checked the same
  * way; each method sees only its own options, so an option of the other method is unknown to
- * it, and abbreviations are resolved among its own. Also the signals both methods take as
- * "stop and keep what was gathered". Owns nothing: o points into argv. */
+ * it, and abbreviations are resolved among its own. Also what every method (--swo included:
+ * cmd_record_swo.c) shares: the number parser, the checks before anything remote is touched,
+ * and the signals taken as "stop and keep what was gathered". Owns nothing: o points into argv. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "ramplace/profiledb.h"
 #include "ramplace/runtime.h"
 
 static const char sampling_usage[] =
@@ -117,9 +119,8 @@ void cli_record_opts_init(cli_record_opts *o, int runtime)
 	o->sampler.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 }
 
-/* Parses a number of `what` in [min, max]. */
-static int parse_double(double *out, const char *text, double min, double max, const char *what,
-			rp_err *err)
+int cli_record_number(double *out, const char *text, double min, double max, const char *what,
+		      rp_err *err)
 {
 	char *end;
 	errno = 0;
@@ -144,17 +145,17 @@ static int parse_u64(uint64_t *out, const char *text, uint64_t max, const char *
 /* One option of either method; getopt_long has already refused those of the other one. */
 static int parse_option(cli_record_opts *o, int c, const char *arg, int *have_remote, int *now, rp_err *err)
 {
-	double d = 0; /* set when parse_double succeeds, which GCC -O2 cannot always see */
+	double d = 0; /* set when cli_record_number succeeds, which GCC -O2 cannot always see */
 	int rc;
 	switch (c) {
 	case OPT_REMOTE:
 		*have_remote = 1;
 		return cli_parse_remote(o->host, sizeof(o->host), &o->port, arg, "record", err);
 	case OPT_DURATION:
-		return parse_double(&o->duration_s, arg, 0.001, 1e7, "--duration wants a positive number of seconds", err);
+		return cli_record_number(&o->duration_s, arg, 0.001, 1e7, "--duration wants a positive number of seconds", err);
 	case OPT_CTIMEOUT:
 	case OPT_TIMEOUT:
-		rc = parse_double(&d, arg, 1, 3600000, "timeouts want milliseconds (1..3600000)", err);
+		rc = cli_record_number(&d, arg, 1, 3600000, "timeouts want milliseconds (1..3600000)", err);
 		if (rc == 0)
 			*(c == OPT_TIMEOUT ? &o->rsp.timeout_ms : &o->rsp.connect_timeout_ms) = (int)d;
 		return rc;
@@ -172,15 +173,15 @@ static int parse_option(cli_record_opts *o, int c, const char *arg, int *have_re
 			o->sampler.rate_hz = RP_SAMPLER_RATE_AUTO;
 			return 0;
 		}
-		return parse_double(&o->sampler.rate_hz, arg, 0, 1e7,
+		return cli_record_number(&o->sampler.rate_hz, arg, 0, 1e7,
 				    "--rate wants a rate in Hz (0: as fast as possible) or auto", err);
 	case OPT_MAX_SLOWDOWN:
-		rc = parse_double(&d, arg, 0.01, 1000, "--max-slowdown wants a percentage (0.01..1000)", err);
+		rc = cli_record_number(&d, arg, 0.01, 1000, "--max-slowdown wants a percentage (0.01..1000)", err);
 		if (rc == 0)
 			o->sampler.max_slowdown = d / 100;
 		return rc;
 	case OPT_MIN_RUN:
-		return parse_double(&o->sampler.min_run_us, arg, 0, 1e7, "--min-run wants microseconds (0..10000000)", err);
+		return cli_record_number(&o->sampler.min_run_us, arg, 0, 1e7, "--min-run wants microseconds (0..10000000)", err);
 	case OPT_METHOD:
 		if (strcmp(arg, "auto") == 0)
 			o->sampler.method = RP_SAMPLER_METHOD_AUTO;
@@ -244,6 +245,19 @@ int cli_record_opts_parse(cli_record_opts *o, int argc, char **argv, rp_err *err
 		return cli_usage_error(err, "record", "wants profile.db and firmware.elf");
 	o->db_path = argv[optind];
 	o->elf_path = argv[optind + 1];
+	return 0;
+}
+
+int cli_record_open(rp_image **img, const char *elf_path, const char *db_path, rp_err *err)
+{
+	int rc = rp_image_load(img, elf_path, err);
+	if (rc < 0)
+		return rc;
+	if ((rc = rp_db_probe(db_path, err)) < 0) {
+		rp_image_free(*img);
+		*img = NULL;
+		return rc;
+	}
 	return 0;
 }
 

@@ -27,7 +27,9 @@
  * file (version 4) gains per address the fetch stall cycles, per data address the reads and
  * their stall cycles, and per (evicting access, missing access) pair the stall cycles of misses
  * on lines the first had evicted (the conflict misses it caused, for placement by cycles). trace=FILE also writes every access fed to the model ("F|R hex-addr
- * size"), for replaying through flashmodel.c (tests/unit/test_plugin_trace.c). One vCPU: a
+ * size"), for replaying through flashmodel.c (tests/unit/test_plugin_trace.c). model= and
+ * flash= may be repeated (a part with two flashes of different timing): the n-th model applies
+ * to the n-th range, each range has a model instance of its own (flashmap.h). One vCPU: a
  * second would interleave two streams into one model. */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,6 +43,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ramplace/flashmap.h"     /* model=,flash= pairs: one model per flash range */
 #include "ramplace/flashmodel.h"
 #include "evictions.h"  /* model=: (evictor, victim) pairs, version 4's "e" lines */
 #include "swo_emit.h"   /* swo=FILE|tcp:PORT: the DWT PC sampler's SWO stream */
@@ -103,6 +106,7 @@ typedef struct insn_rec {
 	uint8_t len;             /* bytes kept of the instruction as translated */
 	uint8_t bytes[MAX_INSN_BYTES];
 	uint64_t stall;          /* model: fetch stall cycles of this translation's executions */
+	uint8_t fm;              /* model: the flash range holding vaddr (its model) */
 } insn_rec;
 
 /* One translation: its instructions and their counters (one per block in tb mode). */
@@ -121,14 +125,18 @@ static struct {
 	char target[32];
 	int per_insn;
 	int failed;              /* an allocation failed: the output says so instead of lying */
-	rp_fm *model;            /* model=: NULL without */
-	rp_fm_cfg model_cfg;
-	uint64_t flash_lo, flash_hi;
+	rp_fm *model;            /* model=: the first range's model; NULL without any */
+	rp_fm *models[RP_FM_MAX_RANGES];   /* the n-th model= with the n-th flash= */
+	rp_fm_cfg cfgs[RP_FM_MAX_RANGES];
+	size_t ncfgs, nflash;
+	rp_fm_map fmap;          /* the pairs, once model_ready has checked them */
+	uint64_t flash_lo[RP_FM_MAX_RANGES], flash_hi[RP_FM_MAX_RANGES];
+	uint64_t fetch_stall[RP_FM_MAX_RANGES], read_stall[RP_FM_MAX_RANGES], evicted[RP_FM_MAX_RANGES];   /* per range */
 	FILE *trace;             /* trace=: NULL without */
-} st = { PTHREAD_MUTEX_INITIALIZER, NULL, NULL, "", 0, 0, NULL, { 0 }, 0, 0, NULL };
+} st = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int data_add(uint64_t addr, uint64_t stall);
-static void evictions_add(void);
+static void evictions_add(size_t fm);
 
 /* model=: the instruction's fetch, then (QEMU calls memory callbacks after the instruction's
  * own) its data reads, in program order. */
@@ -136,11 +144,11 @@ static void model_fetch(unsigned int vcpu, void *udata)
 {
 	(void)vcpu;
 	insn_rec *in = udata;
-	if (in->vaddr < st.flash_lo || in->vaddr >= st.flash_hi)
-		return;
 	unsigned size = in->len ? in->len : 2;
-	in->stall += rp_fm_access(st.model, in->vaddr, size, RP_FM_FETCH);
-	evictions_add();
+	uint64_t stall = rp_fm_access(st.models[in->fm], in->vaddr, size, RP_FM_FETCH);
+	in->stall += stall;
+	st.fetch_stall[in->fm] += stall;
+	evictions_add(in->fm);
 	if (st.trace)
 		fprintf(st.trace, "F %" PRIx64 " %u\n", in->vaddr, size);
 }
@@ -149,13 +157,15 @@ static void model_read(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t v
 {
 	(void)vcpu;
 	(void)udata;
-	if (qemu_plugin_mem_is_store(info) || vaddr < st.flash_lo || vaddr >= st.flash_hi)
+	int fm = qemu_plugin_mem_is_store(info) ? -1 : rp_fm_map_find(&st.fmap, vaddr);
+	if (fm < 0)
 		return;
 	unsigned size = 1u << qemu_plugin_mem_size_shift(info);
-	uint64_t stall = rp_fm_access(st.model, vaddr, size, RP_FM_READ);
+	uint64_t stall = rp_fm_access(st.models[fm], vaddr, size, RP_FM_READ);
+	st.read_stall[fm] += stall;
 	if (data_add(vaddr, stall) != 0)
 		st.failed = 1;
-	evictions_add();
+	evictions_add((size_t)fm);
 	if (st.trace)
 		fprintf(st.trace, "R %" PRIx64 " %u\n", vaddr, size);
 }
@@ -186,7 +196,9 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &b->insn_counts[i], 1);
 		if (st.model) {
 			/* code outside flash (copied to RAM) costs no stall: no callback at all */
-			if (b->insns[i].vaddr >= st.flash_lo && b->insns[i].vaddr < st.flash_hi)
+			int fm = rp_fm_map_find(&st.fmap, b->insns[i].vaddr);
+			b->insns[i].fm = (uint8_t)(fm < 0 ? 0 : fm);
+			if (fm >= 0)
 				qemu_plugin_register_vcpu_insn_exec_cb(insn, model_fetch, QEMU_PLUGIN_CB_NO_REGS, &b->insns[i]);
 			/* MEM_RW, loads picked by model_read: Debian's QEMU 7.2 calls a MEM_R callback
 			 * for stores only (measured: every call it made was a store) */
@@ -260,15 +272,17 @@ static table data_tab;
 
 static int data_add(uint64_t addr, uint64_t stall)
 {
-	insn_rec in = { addr, 0, { 0 }, 0 };
+	insn_rec in = { addr, 0, { 0 }, 0, 0 };
 	return table_add(&data_tab, &in, 1, stall);
 }
 
 /* The last access's misses on evicted lines (flashmodel.h) into the table (evictions.c). */
-static void evictions_add(void)
+static void evictions_add(size_t fm)
 {
 	const rp_fm_evict *ev;
-	size_t n = rp_fm_last_evictions(st.model, &ev);
+	size_t n = rp_fm_last_evictions(st.models[fm], &ev);
+	for (size_t k = 0; k < n; k++)
+		st.evicted[fm] += ev[k].stall;
 	if (n && evictions_record(ev, n) != 0)
 		st.failed = 1;
 }
@@ -295,14 +309,38 @@ static size_t compact(table *t, uint64_t *total, uint64_t *stall)
 	return n;
 }
 
-/* Version 3's model header: what the model was and what it counted. */
+/* The "# model" name: one range keeps its model's plain name ("ws:5"), as before several
+ * ranges were possible; more name each model with its range (flashmap.h). -1: too long. */
+static int model_name(char *buf, size_t len)
+{
+	if (st.fmap.n == 1) {
+		rp_fm_map one = { 1, { { 0, 0, st.cfgs[0] } } };
+		return rp_fm_map_name(&one, buf, len);
+	}
+	return rp_fm_map_name(&st.fmap, buf, len);
+}
+
+/* Version 3's model header: what the model was and what it counted. With several flash
+ * ranges the model is the map's name (flashmap.h: every model with its range), "# flash" is
+ * given per range, and "# range" lines say what each range's model counted. */
 static void write_model_header(FILE *fp, uint64_t fetch_stall, uint64_t read_stall)
 {
-	rp_fm_stats ms;
-	rp_fm_get_stats(st.model, &ms);
-	fprintf(fp, "# model %s\n# flash %" PRIx64 "-%" PRIx64 "\n# stall-fetch %" PRIu64 "\n# stall-read %" PRIu64
-		"\n# misses %" PRIu64 "\n# stall-evicted %" PRIu64 "\n", st.model_cfg.name, st.flash_lo, st.flash_hi,
-		fetch_stall, read_stall, ms.misses, evictions_stall());
+	char name[96];
+	uint64_t misses = 0;
+	model_name(name, sizeof(name));   /* model_ready checked that it fits */
+	fprintf(fp, "# model %s\n", name);
+	for (size_t i = 0; i < st.fmap.n; i++) {
+		rp_fm_stats ms;
+		rp_fm_get_stats(st.models[i], &ms);
+		misses += ms.misses;
+		fprintf(fp, "# flash %" PRIx64 "-%" PRIx64 "\n", st.fmap.r[i].lo, st.fmap.r[i].hi);
+		if (st.fmap.n > 1)
+			fprintf(fp, "# range %" PRIx64 "-%" PRIx64 " %s stall-fetch %" PRIu64 " stall-read %" PRIu64
+				" misses %" PRIu64 " stall-evicted %" PRIu64 "\n", st.fmap.r[i].lo, st.fmap.r[i].hi,
+				st.cfgs[i].name, st.fetch_stall[i], st.read_stall[i], ms.misses, st.evicted[i]);
+	}
+	fprintf(fp, "# stall-fetch %" PRIu64 "\n# stall-read %" PRIu64 "\n# misses %" PRIu64 "\n# stall-evicted %" PRIu64
+		"\n", fetch_stall, read_stall, misses, evictions_stall());
 }
 
 /* Writes the file; returns 0, or -1 with errno set (a write error, disk full). */
@@ -404,7 +442,8 @@ static void at_exit(qemu_plugin_id_t id, void *userdata)
 	free(t.slots);
 	free(data_tab.slots);
 	evictions_free();
-	rp_fm_free(st.model);
+	for (size_t i = 0; i < st.ncfgs; i++)
+		rp_fm_free(st.models[i]);
 	if (st.trace && fclose(st.trace) != 0)
 		report("could not write the trace", errno);
 	while (st.blocks) {
@@ -436,19 +475,27 @@ static int check_out(void)
 	return 0;
 }
 
-/* model=SPEC, flash=LO-HI, trace=FILE: 0, or -1 after saying why. */
+/* model=SPEC, flash=LO-HI, trace=FILE: 0, or -1 after saying why. model= and flash= may be
+ * repeated: the n-th model applies to the n-th range, each with a model instance of its own. */
 static int model_option(const char *a)
 {
 	char why[200], *end;
-	if (strncmp(a, "model=", 6) == 0) {
-		if (rp_fm_parse(&st.model_cfg, a + 6, why, sizeof(why)) != 0) {
+	int is_model = strncmp(a, "model=", 6) == 0;
+	if ((is_model ? st.ncfgs : st.nflash) >= RP_FM_MAX_RANGES && strncmp(a, "trace=", 6) != 0) {
+		fprintf(stderr, "ramplace-qemu: '%s': at most %d model=/flash= pairs\n", a, RP_FM_MAX_RANGES);
+		return -1;
+	}
+	if (is_model) {
+		if (rp_fm_parse(&st.cfgs[st.ncfgs], a + 6, why, sizeof(why)) != 0) {
 			fprintf(stderr, "ramplace-qemu: %s\n", why);
 			return -1;
 		}
-		if (!(st.model = rp_fm_new(&st.model_cfg))) {
+		if (!(st.models[st.ncfgs] = rp_fm_new(&st.cfgs[st.ncfgs]))) {
 			fprintf(stderr, "ramplace-qemu: out of memory\n");
 			return -1;
 		}
+		st.model = st.models[0];
+		st.ncfgs++;
 		return 0;
 	}
 	if (strncmp(a, "trace=", 6) == 0) {
@@ -458,26 +505,45 @@ static int model_option(const char *a)
 		return -1;
 	}
 	errno = 0;
-	st.flash_lo = strtoull(a + 6, &end, 16);
+	uint64_t lo = strtoull(a + 6, &end, 16);
 	if (!errno && end != a + 6 && *end == '-') {
 		const char *hi = end + 1;
-		st.flash_hi = strtoull(hi, &end, 16);
-		if (!errno && end != hi && !*end && st.flash_hi > st.flash_lo)
+		uint64_t h = strtoull(hi, &end, 16);
+		if (!errno && end != hi && !*end && h > lo) {
+			st.flash_lo[st.nflash] = lo;
+			st.flash_hi[st.nflash++] = h;
 			return 0;
+		}
 	}
 	fprintf(stderr, "ramplace-qemu: '%s': expected flash=LO-HI, hex addresses, LO below HI (e.g. flash=0-400000)\n", a);
 	return -1;
 }
 
-/* model= needs flash=, and flash= and trace= need model=. */
+/* model= needs flash=, and flash= and trace= need model=; as many of each, ranges apart. */
 static int model_ready(void)
 {
-	if (!st.model && (st.flash_hi || st.trace)) {
+	char why[200], name[96];
+	if (!st.model && (st.nflash || st.trace)) {
 		fprintf(stderr, "ramplace-qemu: flash= and trace= need model=SPEC (e.g. model=ws:5)\n");
 		return -1;
 	}
-	if (st.model && !st.flash_hi) {
+	if (st.model && !st.nflash) {
 		fprintf(stderr, "ramplace-qemu: model= needs flash=LO-HI: the addresses the model applies to\n");
+		return -1;
+	}
+	if (st.ncfgs != st.nflash) {
+		fprintf(stderr, "ramplace-qemu: %zu model= but %zu flash=: the n-th model applies to the n-th flash range\n",
+			st.ncfgs, st.nflash);
+		return -1;
+	}
+	for (size_t i = 0; i < st.ncfgs; i++)
+		if (rp_fm_map_add(&st.fmap, &st.cfgs[i], st.flash_lo[i], st.flash_hi[i], why, sizeof(why)) != 0) {
+			fprintf(stderr, "ramplace-qemu: %s\n", why);
+			return -1;
+		}
+	if (st.ncfgs && model_name(name, sizeof(name)) != 0) {
+		fprintf(stderr, "ramplace-qemu: the models with their ranges take more than %zu characters (profile.db "
+			"keeps that many)\n", sizeof(name) - 1);
 		return -1;
 	}
 	return 0;

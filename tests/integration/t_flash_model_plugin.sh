@@ -6,7 +6,9 @@
 # header (evictions included), the per-address stalls and the eviction lines add up to that header, data reads from flash are listed
 # (the firmware reads const tables), and `ramplace import` stores the stall cycles: `report`
 # shows the same total. A zero-wait-state model stalls nothing; a cache model stalls less than
-# wait states on every fetch would.
+# wait states on every fetch would. Two flash ranges (the interpreter below crc32_init at 5 wait
+# states, the rest behind a small cache) each run their own model: each range's stall cycles are
+# the replay's, and place prices each function by its range's model (options and cost.flash).
 # Needs: $RAMPLACE_SRC, $RAMPLACE_BUILD; qemu-system-arm, arm-none-eabi-gcc, cc.
 . "$(dirname "$0")/lib.sh"
 : "${RAMPLACE_BUILD:?}"
@@ -15,7 +17,7 @@ plugin=$RAMPLACE_BUILD/libramplace-qemu.so
 make -s -C "$RAMPLACE_SRC/examples/qemu-cortex-m3" BUILD="$work/fw" ITERATIONS=2 >/dev/null
 fw=$work/fw/fw.elf
 cc -O2 -I"$RAMPLACE_SRC/ramplace/include" "$RAMPLACE_SRC/tests/integration/fm_replay.c" \
-	"$RAMPLACE_SRC/ramplace/lib/solve/flashmodel.c" -o fm_replay
+	"$RAMPLACE_SRC/ramplace/lib/solve/flashmodel.c" "$RAMPLACE_SRC/ramplace/lib/solve/flashmap.c" -o fm_replay
 hdr() { awk -v k="# $2" 'index($0, k " ") == 1 { print $3 }' "$1"; }
 
 for model in ws:5 ws:3,prefetch=0 art:ws=5,line=16,lines=8 cache:rp2040 cache:fe310 cache:size=1024,ways=2,line=16,penalty=20; do
@@ -89,4 +91,70 @@ run_fw "$fw" -plugin "$plugin,out=x.txt,model=ws:5" >/dev/null 2>err.txt || stat
 	|| fail "model= without flash=: exit $status"
 run_fw "$fw" -plugin "$plugin,out=x.txt,model=cache:pico,flash=0-400000" >/dev/null 2>err.txt || status=$?
 grep -qF "flash model 'cache:pico': unknown cache preset" err.txt && pass "a bad model refused at load" || fail "cache:pico"
+
+# two flash ranges, each with its own model: the interpreter (below crc32_init) at 5 wait states,
+# the rest behind a 1 KiB cache
+split=$(printf '%x' $(( 0x$(nm_addr "$fw" crc32_init) )))
+c1k=cache:size=1024,ways=2,line=16,penalty=20
+run_fw "$fw" -plugin "$plugin,out=two.txt,mode=insn,model=ws:5,flash=0-$split,model=${c1k//,/,,},flash=$split-400000,trace=two.trace" >/dev/null
+two_name="ws:5@0-$split;$c1k@$split-400000"
+[ "$(hdr two.txt model)" = "$two_name" ] && [ "$(grep -c '^# flash ' two.txt)" = 2 ] \
+	&& pass "two ranges: the header names each model with its range ($two_name)" || fail "two ranges: header '$(hdr two.txt model)'"
+want=$(./fm_replay "ws:5@0-$split" "$c1k@$split-400000" <two.trace)
+got=$(sed -n 's/^# range /range /p' two.txt; echo "stall-fetch $(hdr two.txt stall-fetch) stall-read $(hdr two.txt stall-read) misses $(hdr two.txt misses) stall-evicted $(hdr two.txt stall-evicted)")
+[ "$want" = "$got" ] && pass "two ranges: each range's stall cycles are the replayed trace's" \
+	|| fail "two ranges: plugin '$got', replay '$want'"
+f1=$(awk '/^# range 0-/ { print $6 }' two.txt)
+f2=$(awk -v s="# range $split-" 'index($0, s) == 1 { print $6 }' two.txt)
+lo_sum=$(awk -v s=$((0x$split)) 'function hex(h, i, v) { for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return v }
+	$1 != "d" && $1 != "e" && $1 != "#" && hex($1) < s { t += $4 } END { print t + 0 }' two.txt)
+[ "$f1" -gt 0 ] && [ "$f2" -gt 0 ] && [ "$lo_sum" = "$f1" ] \
+	&& pass "two ranges: both stall ($f1 at 5 wait states, $f2 behind the cache); per-address stalls below the split add up to the first" \
+	|| fail "two ranges: f1 $f1 (per-address $lo_sum), f2 $f2"
+"$RAMPLACE" import --quiet two.db "$fw" two.txt
+"$RAMPLACE" place --budget 1K --map "$work/fw/fw.map" -o two.ld two.db "$fw" >place5.out
+grep -qF "modeled cycles ($two_name, the profile's): " place5.out && grep -qF "flash: 5 wait states at 0-$split; " place5.out \
+	&& grep -q 'stall cycles measured by the QEMU plugin' place5.out \
+	&& pass "place names every model of the profile with its range, measured" || { fail "place, two ranges"; cat place5.out; }
+"$RAMPLACE" place --budget 1K --map "$work/fw/fw.map" -o two2.ld --flash-model "ws:5@0-0x$split" \
+	--flash-model "$c1k@0x$split-0x400000" two.db "$fw" >place6.out
+grep -qF "modeled cycles ($two_name): " place6.out && grep -q 'measured by the QEMU plugin' place6.out \
+	&& pass "--flash-model SPEC@LO-HI twice: the profile's stall cycles are for these models" || { fail "--flash-model ranges"; cat place6.out; }
+
+# cost.flash: placed from samples (estimates) under ws:0 below the split and ws:5 above it, only
+# code above the split is worth RAM; with the two models swapped only code below it
+cat >flash.yaml <<EOF
+regions:
+  - name: sram
+    budget: 1K
+cost:
+  flash:
+    - range: 0-0x$split
+      model: ws:0
+    - memory: FLASH
+      model: ws:5
+EOF
+status=0
+"$RAMPLACE" place --config flash.yaml --map "$work/fw/fw.map" -o cf.ld plain.db "$fw" >place7.out 2>&1 || status=$?
+[ "$status" = 2 ] && grep -q "^ramplace: flash.yaml:8:7: flash range 0x0-0x400000 overlaps an earlier one$" place7.out && [ "$(wc -l <place7.out)" = 1 ] && [ ! -e cf.ld ] \
+	&& pass "cost.flash: a MEMORY region overlapping a range is refused at its file:line:col" || { fail "overlap refusal ($status)"; cat place7.out; }
+sed -i "s/memory: FLASH/range: 0x$split-0x400000/" flash.yaml
+"$RAMPLACE" place --config flash.yaml --map "$work/fw/fw.map" -o cf.ld plain.db "$fw" >place8.out
+sed -i 's/ws:0/ws:X/; s/ws:5/ws:0/; s/ws:X/ws:5/' flash.yaml
+"$RAMPLACE" place --config flash.yaml --map "$work/fw/fw.map" -o cf2.ld plain.db "$fw" >place9.out
+side() { # PLAN: "below above", the moved functions by address against the split (a static
+	# name that several files define, such as fold, is left out: nm cannot tell which one moved)
+	local lo=0 hi=0 a
+	for f in $(awk '$1 == "func" { print $2 }' "$1"); do
+		[ "$(arm-none-eabi-nm "$fw" | awk -v n="$f" '$3 == n' | wc -l)" = 1 ] || continue
+		a=$(nm_addr "$fw" "$f")
+		if (( 0x$a < 0x$split )); then lo=$((lo + 1)); else hi=$((hi + 1)); fi
+	done
+	echo "$lo $hi"
+}
+s8=$(side cf.ld.plan); s9=$(side cf2.ld.plan)
+[ "${s8%% *}" = 0 ] && [ "${s8##* }" -gt 0 ] && [ "${s9##* }" = 0 ] && [ "${s9%% *}" -gt 0 ] \
+	&& grep -qF "modeled cycles (ws:0@0-$split;ws:5@$split-400000): " place8.out \
+	&& pass "cost.flash: each function is priced by its range's model (moved below/above the split: $s8; models swapped: $s9)" \
+	|| { fail "cost.flash per range: moved $s8 and $s9"; cat place8.out place9.out; }
 finish

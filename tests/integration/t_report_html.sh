@@ -5,7 +5,9 @@
 # checks what a person would: the curve has as many points as `report --budget-curve` prints
 # and they are the same, the marked budget and the plan's point are the plan's that `place`
 # writes, every region of the map adds up to the ELF's section sizes (arm-none-eabi-size -A),
-# the table's top rows are `report`'s top functions. Then: `place --html` writes the same
+# the table's top rows are `report`'s top functions; the run's facts are `report --runs`' and the
+# stability verdict `place`'s; the stack and heap the linker script reserves by symbol are drawn
+# in RAM; every function left in flash gives `place`'s reason. Then: `place --html` writes the same
 # decision; a profile recorded through the gdbstub (sampled arcs) draws a flame graph; --before
 # gives the diff as `diff` prints it; bad uses are one line, exit 2, no file; and a synthetic
 # firmware of 50,000 functions gives a page that is written and rendered in seconds.
@@ -39,6 +41,12 @@ run_fw "$fw" -plugin "$RAMPLACE_BUILD/libramplace-qemu.so,out=$work/counts.txt" 
 "$RAMPLACE" report --elf "$fw" --map "$map" --budget 1K --budget-curve --html report.html profile.db >curve.txt
 "$RAMPLACE" place --budget 1K --map "$map" -o ramtext.ld profile.db "$fw" >place.out
 arm-none-eabi-size -A "$fw" >size.txt
+"$RAMPLACE" report --runs profile.db >runs.txt
+arm-none-eabi-nm "$fw" | awk '$2 == "A" && $3 ~ /^(_Min_Stack_Size|__stack_size|_Min_Heap_Size|__heap_min_size)$/' |
+	while read -r value _ sym; do
+		case $sym in *tack*) echo "stack $sym $((16#$value))" ;; *) echo "heap $sym $((16#$value))" ;; esac
+	done >reserves.txt
+[ "$(wc -l <reserves.txt)" -eq 2 ] || fail "the example's linker script declares its stack and heap by symbol"
 "$RAMPLACE" report --limit 10 profile.db | awk 'found && NF { print $NF } /^ *time / { found = 1 }' >top.txt
 grep -q 'wrote report.html' curve.txt && pass "report --html says where it wrote" || fail "no 'wrote' line"
 ! grep -Eq '<(script|link|img)[^>]* (src|href)=' report.html && ! grep -q '@import\|url(' report.html &&
@@ -47,7 +55,7 @@ browse "$work/report.html" png shot.png
 [ "$(head -c 8 shot.png | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] && [ "$(stat -c %s shot.png)" -gt 20000 ] &&
 	pass "Chromium renders the page to a PNG" || fail "no screenshot"
 browse "$work/report.html" dom dom.html
-if python3 "$check_page" dom.html curve.txt ramtext.ld.plan size.txt top.txt >check.out; then
+if python3 "$check_page" dom.html curve.txt ramtext.ld.plan size.txt top.txt place.out runs.txt reserves.txt >check.out; then
 	pass "the rendered page ($(grep -c '^ok' check.out) checks)"
 else
 	cat check.out
@@ -60,7 +68,7 @@ grep -q 'No call arcs in this profile' dom.html && pass "exact counts have no ar
 mkdir p
 "$RAMPLACE" place --budget 1K --map "$map" -o p/ramtext.ld --html p/report.html profile.db "$fw" >p.out
 grep -q '^wrote p/report.html$' p.out && browse "$work/p/report.html" dom pdom.html &&
-	python3 "$check_page" pdom.html curve.txt p/ramtext.ld.plan size.txt top.txt >pcheck.out &&
+	python3 "$check_page" pdom.html curve.txt p/ramtext.ld.plan size.txt top.txt p.out runs.txt reserves.txt >pcheck.out &&
 	pass "place --html draws the plan it wrote" || { cat p.out pcheck.out; fail "place --html"; }
 
 # the JSON export carries the same curve
@@ -87,6 +95,19 @@ browse "$work/rec.html" dom recdom.html
 frames=$(grep -o '<rect [^>]*hsl' recdom.html | wc -l)
 [ "$frames" -ge 5 ] && grep -q '<title>main: ' recdom.html && pass "a flame graph of the sampled arcs ($frames frames)" ||
 	fail "no flame graph ($frames frames)"
+"$RAMPLACE" report --runs rec.db >recruns.txt
+python3 - recdom.html recruns.txt <<'PY' && pass "a recorded run shows its rate, slowdown and coverage as stored" ||
+import html, re, sys
+page = open(sys.argv[1]).read()
+fact = lambda k: html.unescape(re.search(r'id="run-%s">([^<]*)<' % k, page).group(1))
+run = open(sys.argv[2]).read().splitlines()[1].split(None, 6)
+slow = re.search(r"slowdown ([\d.]+) %", run[6]).group(1)
+covered = "no" if "did not cover the whole run" in run[6] else "yes"
+print(fact("rate"), fact("slowdown"), fact("covered"), "vs", run[4], slow, covered)
+sys.exit(0 if (fact("rate"), fact("slowdown"), fact("covered"), fact("method")) ==
+         (run[4] + " Hz", slow + " %", covered, run[3]) else 1)
+PY
+	fail "the recorded run's facts differ from report --runs"
 "$RAMPLACE" diff --limit 200 profile.db rec.db >diff.txt
 python3 - recdom.html diff.txt <<'PY' && pass "--before shows diff's table" || fail "the before/after differs from diff"
 import html, re, sys

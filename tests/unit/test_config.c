@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -117,11 +118,57 @@ static void test_flash_model(void **state)
 		"t.yaml:4:10: 'model' must be a single value, not a list");
 }
 
+/* cost.flash: a model per range or MEMORY region; ranges apart, one of memory/range, not with
+ * cost.model. Unknown memories are found by place, against the map (t_flash_model_plugin.sh). */
+static void test_flash_list(void **state)
+{
+	(void)state;
+	rp_config *cfg = parse_ok("regions:\n  - {name: a, budget: 1K}\ncost:\n  flash:\n"
+				  "    - {memory: FLASH, model: \"art:ws=5,line=16\"}\n"
+				  "    - range: 0x90000000-0x90800000\n      model: cache:rp2040\n");
+	assert_false(cfg->cost.have_model);
+	assert_int_equal(cfg->cost.nflash, 2);
+	assert_string_equal(cfg->cost.flash[0].memory, "FLASH");
+	assert_string_equal(cfg->cost.flash[0].model.name, "art:ws=5,line=16");
+	assert_string_equal(cfg->cost.flash[0].where, "t.yaml:5:7");
+	assert_null(cfg->cost.flash[1].memory);
+	assert_true(cfg->cost.flash[1].lo == 0x90000000u && cfg->cost.flash[1].hi == 0x90800000u);
+	assert_int_equal(cfg->cost.flash[1].model.kind, RP_FM_CACHE);
+	rp_config_free(cfg);
+	const char *head = "regions:\n  - {name: a, budget: 1K}\ncost:\n  flash:\n";
+	char text[512];
+	snprintf(text, sizeof(text), "%s    - {range: 0-0x8000, model: ws:5}\n    - {range: 0x4000-0x10000, model: ws:1}\n", head);
+	refused(text, "t.yaml:6:7: flash range 0x4000-0x10000 overlaps an earlier one");
+	snprintf(text, sizeof(text), "%s    - {range: 0x8000-0x4000, model: ws:5}\n", head);
+	refused(text, "t.yaml:5:15: 'range' 0x8000-0x4000: the start must be below the end");
+	snprintf(text, sizeof(text), "%s    - {range: 0-zz, model: ws:5}\n", head);
+	refused(text, "t.yaml:5:15: range: 'zz' is not a size");
+	snprintf(text, sizeof(text), "%s    - {memory: FLASH, range: 0-8, model: ws:5}\n", head);
+	refused(text, "t.yaml:5:7: a 'cost.flash' entry needs 'model' and one of 'memory' (a MEMORY region of the map) "
+		"or 'range' (LO-HI)");
+	snprintf(text, sizeof(text), "%s    - {memory: FLASH}\n", head);
+	refused(text, "t.yaml:5:7: a 'cost.flash' entry needs 'model' and one of 'memory' (a MEMORY region of the map) "
+		"or 'range' (LO-HI)");
+	snprintf(text, sizeof(text), "%s    - {memory: FLASH, model: ws:5}\n    - {memory: FLASH, model: ws:2}\n", head);
+	refused(text, "t.yaml:6:7: memory 'FLASH' has a flash model already");
+	snprintf(text, sizeof(text), "%s    - {memory: FLASH, model: cache:pico}\n", head);
+	refused(text, "t.yaml:5:30: flash model 'cache:pico': unknown cache preset (rp2040, fe310, esp32) or missing '='");
+	snprintf(text, sizeof(text), "%s    - {memory: FLASH, model: ws:5, size: 4}\n", head);
+	refused(text, "t.yaml:5:36: unknown key 'size' in a 'cost.flash' entry (expected one of: memory, range, model)");
+	refused("regions:\n  - {name: a, budget: 1K}\ncost:\n  model: ws:5\n  flash: [{memory: F, model: ws:1}]\n",
+		"t.yaml:5:3: give either 'model' (one flash) or 'flash' (a model per flash), not both");
+	refused("regions:\n  - {name: a, budget: 1K}\ncost:\n  flash: ws:5\n",
+		"t.yaml:4:10: 'flash' must be a list of {memory: NAME or range: LO-HI, model: SPEC}");
+	refused("regions:\n  - {name: a, budget: 1K}\ncost:\n  flash: []\n",
+		"t.yaml:4:10: 'flash' must be a list of {memory: NAME or range: LO-HI, model: SPEC}");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_flash_model),
+		cmocka_unit_test(test_flash_list),
 		cmocka_unit_test(test_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

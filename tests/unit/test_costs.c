@@ -86,14 +86,22 @@ static void test_parse(void **state)
 	rp_costs_release(&c);
 }
 
-static void test_store_load(void **state)
+/* A name for a profile.db that does not exist yet: path is a mkstemp template. */
+static void fresh_path(char *path)
 {
-	(void)state;
-	char path[] = "/tmp/test_costs_XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
 	unlink(path);
+}
+
+/* The fixture of the store tests: imports the plugin file text (of version `version`) on
+ * tests/data/qemu-counts/fw.elf, stores its samples and costs as one run in a new profile.db
+ * in one transaction, and reads the costs back into *dc from the file reopened read-only. */
+static void store_and_load(const char *text, int version, rp_db_costs *dc)
+{
+	char path[] = "/tmp/test_costs_XXXXXX";
+	fresh_path(path);
 	rp_err err = RP_ERR_INIT;
 	rp_image *img = NULL;
 	if (rp_image_load(&img, TEST_DATA_DIR "/qemu-counts/fw.elf", &err))
@@ -102,9 +110,9 @@ static void test_store_load(void **state)
 	rp_import_meta meta;
 	rp_costs c;
 	rp_samples_init(&s);
-	assert_int_equal(rp_import_file(&s, &meta, RP_IMPORT_QEMU, img, v3, strlen(v3), "in.txt", &err), 0);
-	assert_int_equal(meta.plugin_version, 3);
-	costs_of(&c, v3, 0, NULL);
+	assert_int_equal(rp_import_file(&s, &meta, RP_IMPORT_QEMU, img, text, strlen(text), "in.txt", &err), 0);
+	assert_int_equal(meta.plugin_version, version);
+	costs_of(&c, text, 0, NULL);
 	rp_db *db;
 	int64_t run;
 	rp_run_info info = RP_RUN_INFO_INIT;
@@ -115,9 +123,19 @@ static void test_store_load(void **state)
 	assert_int_equal(rp_db_commit(db, &err), 0);
 	rp_db_close(db);
 	assert_int_equal(rp_db_open_existing(&db, path, &err), 0);
-	rp_db_costs dc;
-	assert_int_equal(rp_db_costs_load(db, &dc, &err), 0);
+	assert_int_equal(rp_db_costs_load(db, dc, &err), 0);
 	rp_db_close(db);
+	rp_costs_release(&c);
+	rp_samples_release(&s);
+	rp_image_free(img);
+	unlink(path);
+}
+
+static void test_store_load(void **state)
+{
+	(void)state;
+	rp_db_costs dc;
+	store_and_load(v3, 3, &dc);
 	assert_int_equal(dc.nruns, 1);
 	assert_string_equal(dc.model, "ws:5");
 	assert_int_equal(dc.fetch_stall, 23);
@@ -134,10 +152,6 @@ static void test_store_load(void **state)
 	assert_int_equal(dc.data[0].reads, 4);
 	assert_int_equal(dc.data[0].stall, 10);
 	rp_db_costs_release(&dc);
-	rp_costs_release(&c);
-	rp_samples_release(&s);
-	rp_image_free(img);
-	unlink(path);
 }
 
 static int64_t user_version(const char *path)
@@ -159,10 +173,7 @@ static void test_migrate_2(void **state)
 {
 	(void)state;
 	char path[] = "/tmp/test_costs_XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	unlink(path);
+	fresh_path(path);
 	rp_err err = RP_ERR_INIT;
 	rp_db *db;
 	assert_int_equal(rp_db_open(&db, path, &err), 0);
@@ -192,33 +203,8 @@ static void test_migrate_2(void **state)
 static void test_store_evictions(void **state)
 {
 	(void)state;
-	char path[] = "/tmp/test_costs_XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	unlink(path);
-	rp_err err = RP_ERR_INIT;
-	rp_image *img = NULL;
-	if (rp_image_load(&img, TEST_DATA_DIR "/qemu-counts/fw.elf", &err))
-		fail_msg("%s", err.msg);
-	rp_samples s;
-	rp_import_meta meta;
-	rp_costs c;
-	rp_samples_init(&s);
-	assert_int_equal(rp_import_file(&s, &meta, RP_IMPORT_QEMU, img, v4, strlen(v4), "in.txt", &err), 0);
-	assert_int_equal(meta.plugin_version, 4);
-	costs_of(&c, v4, 0, NULL);
-	rp_db *db;
-	int64_t run;
-	rp_run_info info = RP_RUN_INFO_INIT;
-	assert_int_equal(rp_db_open(&db, path, &err), 0);
-	assert_int_equal(rp_db_begin(db, &err), 0);
-	assert_int_equal(rp_db_store_run(db, img, &info, &s, &run, &err), 0);
-	assert_int_equal(rp_db_store_costs(db, img, run, &c, &err), 0);
-	assert_int_equal(rp_db_commit(db, &err), 0);
 	rp_db_costs dc;
-	assert_int_equal(rp_db_costs_load(db, &dc, &err), 0);
-	rp_db_close(db);
+	store_and_load(v4, 4, &dc);
 	assert_int_equal(dc.fetch_stall, 23);   /* evictions add no stall cycles of their own */
 	assert_int_equal(dc.evicted, 53);      /* 50 + 3; the 7 of loop_a's self-eviction left out */
 	assert_int_equal(dc.nfuncs, 2);
@@ -235,10 +221,6 @@ static void test_store_evictions(void **state)
 	assert_int_equal(dc.data[0].evicted, 3);
 	assert_int_equal(dc.data[0].stall, 10);
 	rp_db_costs_release(&dc);
-	rp_costs_release(&c);
-	rp_samples_release(&s);
-	rp_image_free(img);
-	unlink(path);
 }
 
 int main(void)

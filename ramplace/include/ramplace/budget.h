@@ -18,6 +18,19 @@ typedef struct rp_ram_map {
 	uint64_t budget;
 } rp_ram_map;
 
+/* A stack or heap reservation the linker script declares only by a size symbol. */
+typedef struct rp_ram_reserve {
+	const char *what;     /* "stack" or "heap" */
+	const char *symbol;   /* "_Min_Stack_Size", "__heap_min_size", ... (static text) */
+	uint64_t bytes;
+} rp_ram_reserve;
+
+/* The reservations of region by symbol, stack first (*n: 0 to 2); none when an allocated
+ * section of the region already holds a stack or heap (its bytes are counted as a section).
+ * Fails on memory or an unreadable symbol table. */
+int rp_budget_reserves(const rp_image *img, const rp_map_region *region, rp_ram_reserve out[2], size_t *n,
+		       rp_err *err);
+
 /* region: the memory region (from the link map); outsecs: the code sections being placed, in
  * this region or others (not subtracted: their current contents are what is being placed, and
  * a relinked ELF already holds them); reserve: stack+heap bytes when no symbol says; align: the

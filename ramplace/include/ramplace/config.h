@@ -24,15 +24,25 @@ typedef struct rp_region_cfg {
 	double speed;        /* fetch speed relative to zero-wait-state memory, (0, 1]; 1 */
 } rp_region_cfg;
 
+/* cost.flash[]: one flash model for an address range or a MEMORY region of the map. */
+typedef struct rp_flash_cfg {
+	rp_fm_cfg model;
+	char *memory;        /* MEMORY region name (resolved against the map by place); NULL: range */
+	uint64_t lo, hi;     /* range: [lo, hi) */
+	char *where;         /* "file:line:col" of the entry, for messages when memory is unknown */
+} rp_flash_cfg;
+
 typedef struct rp_cost_model {
 	double flash_fetch_cycles;   /* cycles per instruction fetch from flash; 1 + wait states */
 	int64_t veneer_bytes;        /* per RAM->flash call target; -1: by architecture */
 	double veneer_cycles;        /* extra cycles per call through a veneer; -1: by architecture */
 	rp_fm_cfg model;             /* cost.model: the flash model placement weighs cycles with */
 	int have_model;
+	rp_flash_cfg *flash;         /* cost.flash: a model per range (owned by the config); NULL */
+	size_t nflash;
 } rp_cost_model;
 
-#define RP_COST_MODEL_INIT { 1.0, -1, -1.0, { 0 }, 0 }
+#define RP_COST_MODEL_INIT { 1.0, -1, -1.0, { 0 }, 0, NULL, 0 }
 
 typedef enum rp_weighting {
 	RP_WEIGHT_SAMPLES = 0,   /* runs add up as sampled */

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include "ramplace/error.h"
+#include "ramplace/flashmap.h"
 #include "ramplace/flashmodel.h"
 #include "ramplace/image.h"
 #include "ramplace/profiledb.h"
@@ -18,10 +19,13 @@
 #define RP_CYCLES_DEFAULT_MODEL "ws:5"
 
 typedef struct rp_cycles {
-	rp_fm_cfg model;
+	rp_fm_map models;         /* a model per flash range (one without a range: everywhere) */
+	char model_name[128];     /* their name (flashmap.h), as the plugin writes it */
+	rp_fm_cfg model;          /* the first range's model: what data objects and copies are priced by
+				     where no range says otherwise */
 	int model_default;        /* no model given: RP_CYCLES_DEFAULT_MODEL or the profile's own */
 	int measured;             /* stall cycles counted by the plugin under this very model */
-	char estimated_why[320];  /* when not measured: why, for the output */
+	char estimated_why[400];  /* when not measured: why, for the output */
 	double insns;             /* instructions (exact profiles) or samples of the profile */
 	double stall;             /* stall cycles of the whole profile under the model */
 	double per_sample;        /* estimated: stall cycles charged per sample */
@@ -31,9 +35,11 @@ typedef struct rp_cycles {
 	uint64_t not_worth_insns; /* their instructions (samples) */
 } rp_cycles;
 
-/* model: NULL for the default (the profile's model when it has stall cycles, else ws:5).
- * costs may be NULL or hold no runs. Fails only for lack of memory. */
-int rp_cycles_prepare(rp_cycles *out, const rp_fm_cfg *model, const rp_db_totals *samples, const rp_db_costs *costs,
+/* models: NULL for the default (the profile's model(s) when it has stall cycles, else ws:5).
+ * A function is priced by the model of the range holding its address; one in no range (code
+ * already in RAM) stalls nothing. costs may be NULL or hold no runs. Fails only for lack of
+ * memory. */
+int rp_cycles_prepare(rp_cycles *out, const rp_fm_map *models, const rp_db_totals *samples, const rp_db_costs *costs,
 		      const rp_image *img, rp_err *err);
 void rp_cycles_release(rp_cycles *c);
 

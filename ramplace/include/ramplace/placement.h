@@ -83,6 +83,10 @@ typedef struct rp_placement {
 				     largest: every veneer, call sites at full length), for the budget
 				     curve (curve.h); empty when nothing was placed */
 	size_t nitems;
+	const char **func_why;    /* owned array, one per image function (img->funcs): why its unit
+				     stays in flash ("name: why" of kept without the name, static
+				     text), or NULL for a candidate the solver weighed (HTML report) */
+	size_t nfunc_why;
 } rp_placement;
 
 /* Builds the plan. map and totals may be NULL (no map: patterns guessed from names; no

@@ -38,6 +38,8 @@ typedef struct rp_present_in {
 	size_t max_rows;                 /* table rows before the rest is summed up; 0: 2000 */
 	const rp_profile *diff_after;    /* the new side of the diff, built without arcs as `diff`
 					    builds it (arcs add functions without samples); NULL: prof */
+	const char *stability;           /* the stability verdict at the plan's budget, as `place`
+					    prints it, or NULL (not computed) */
 } rp_present_in;
 
 /* Writes the page. Fails only on memory (the stream's errors are the caller's to check). */

@@ -87,19 +87,27 @@ const char *rp_escape_name(const char *name, char *buf, size_t bufsize);
 void rp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 void rp_sort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *arg);
 
-/* A name index: records looked up by (name, sub) in O(log n) instead of a scan, with sub an
- * optional second key (a defining file, an object; NULL sorts first). The strings are borrowed
- * from the records and must outlive the index. Fill: rp_name_index_init(ix, n), then set every
- * e[i] (index: the record's position, the tiebreak among equal keys), then rp_name_index_sort.
- * Fails only on memory. An index of no entries ({NULL, 0}) finds nothing. */
+/* A name index: records looked up by (name, sub) through a hash table instead of a scan, with
+ * sub an optional second key (a defining file, an object; NULL sorts first). The strings are
+ * borrowed from the records and must outlive the index. Fill: rp_name_index_init(ix, n), then
+ * set every e[i] (index: the record's position, the tiebreak among equal keys; hash is the
+ * index's own, computed by rp_name_index_sort), then rp_name_index_sort. Fails only on memory.
+ * An index of no entries ({0}) finds nothing. */
 typedef struct rp_name_entry {
 	const char *name;
 	const char *sub;
 	size_t index;
+	uint64_t hash;
 } rp_name_entry;
+typedef struct rp_name_slot {
+	size_t start; /* 1 + the first entry of one name's run; 0: a free slot */
+	size_t len;
+} rp_name_slot;
 typedef struct rp_name_index {
 	rp_name_entry *e;
 	size_t n;
+	rp_name_slot *slot; /* open addressing, nslot a power of two */
+	size_t nslot;
 } rp_name_index;
 int rp_name_index_init(rp_name_index *ix, size_t n, rp_err *err);
 void rp_name_index_sort(rp_name_index *ix);

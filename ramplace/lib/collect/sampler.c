@@ -9,30 +9,15 @@
  * periodic sampling aliases with periodic code; the minimum run window keeps --rate 0 from
  * starving the target (interrupt right after continue: the target barely runs at all).
  *
- * The rate: a halt costs the target the time from the interrupt to the continue, so every sample
- * is timed and the halted time is summed against the time run. With RP_SAMPLER_RATE_AUTO the
- * mean period is chosen from the recent cost of a halt so that halted / run stays under
- * opts->max_slowdown (aiming at 80 % of it), and a whole run that got over the aim (a slow
- * start, a host stall) pauses until it is paid back; a forced rate is kept and only measured.
- * The DWT probe is skipped on QEMU, whose gdbstub halts on any packet: its wait for late
- * replies alone was 5 % of a one-second run.
+ * The rate: a halt costs the target the time from the interrupt to the continue, so every halt
+ * is timed and fed to the rate controller (rate_control.c), which sums halted time against time
+ * run; with RP_SAMPLER_RATE_AUTO it chooses the mean period that keeps halted / run under
+ * opts->max_slowdown and the pause that pays back a run over it; a forced rate is kept and only
+ * measured. The DWT probe is skipped on QEMU, whose gdbstub halts on any packet: its wait for
+ * late replies alone was 5 % of a one-second run.
  *
- * Exception entries (Cortex-M): a halt that finds an interrupt pending takes it first and stops
- * on the handler's first instruction (QEMU's stub does, and the architecture allows a probe's
- * halt request to do the same), so halting samples pile up on handler entries that never ran:
- * SysTick_Handler got 4 % of the samples of a firmware where it ran 0.0002 % of the
- * instructions. The vector table is read once (VTOR, 64 entries); a sample whose pc is an
- * entry of it while lr holds an EXC_RETURN value is such a halt and is dropped (counted in
- * res->exc_entry): the halt came at a random moment, so what is dropped is an unbiased subset.
- *
- * RISC-V has no table to read once: the trap vector (mtvec, direct or vectored) is whatever the
- * firmware wrote last, often at boot or when a profiler starts. It is read while halted, again
- * after 5 ms, then at doubling intervals up to every 500 ms (a dozen reads in a 3 s run, each a
- * round trip), and a halting sample on a trap entry (mtvec's base; vectored: base + 4 * cause) is
- * dropped the same way. Nothing marks a trap's first instruction as on Cortex-M (ra is not
- * changed by a trap), so a trap entry that really was running is dropped too: one instruction.
- * Measured on QEMU's sifive_e with a 1 kHz timer interrupt: 30 % of the samples at --rate 0 and
- * 4.5 % at the default rate landed on the trap entry, which ran 0.004 % of the instructions.
+ * Halts that stopped on an exception or trap entry (a pending interrupt taken at the halt) are
+ * dropped and counted by sample_filter.c.
  *
  * DWT (Cortex-M): the target runs throughout; one sample is a memory read of DWT_PCSR at a
  * randomized interval. Tried first with RP_SAMPLER_METHOD_AUTO on an M-profile target; any
@@ -44,17 +29,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "ramplace/rate_control.h"
 #include "ramplace/sampler.h"
+#include "sample_filter.h"
 
 #define PROGRESS_NS 250000000
 #define DWT_SETTLE_NS 2000000 /* the target runs this long before the first DWT read */
-#define AUTO_START_HZ 50.0    /* the automatic rate before the first halt was timed */
-#define AUTO_AIM 0.8          /* aim at this share of max_slowdown */
-#define OWED_CAP_NS 250000000 /* the longest pause that pays back halts over the aim */
-#define VTOR 0xE000ED08u
-#define NVECTORS 64
-#define MTVEC_FIRST_NS 5000000    /* the first re-read of mtvec after the start */
-#define MTVEC_MAX_NS 500000000    /* the longest interval between reads of mtvec */
 
 static int64_t now_ns(void)
 {
@@ -129,29 +109,17 @@ struct loop {
 	uint64_t base;        /* samples in the rp_samples before this run */
 	int64_t resumed_at;   /* when the target was last resumed, 0 while halted */
 	int64_t halted_at;    /* when the sampler last halted it, 0 when it did not (at connect) */
-	int64_t halted_ns, ran_ns; /* summed intrusion (see rp_sampler_result) */
-	uint64_t halts;       /* timed halts */
-	double halt_ewma_ns;  /* recent cost of one halt */
-	uint32_t entries[NVECTORS]; /* Cortex-M exception handler entries (thumb bit clear) */
-	size_t nentries;
-	int riscv_traps;      /* mtvec is read and trap entries dropped (RISC-V) */
-	uint64_t mtvec;       /* its last value */
-	int64_t mtvec_next, mtvec_every; /* when to read it again, and the interval after that */
+	rp_ratectl ctl;       /* the summed intrusion (see rp_sampler_result) and the automatic rate */
+	rp_sfilter filter;    /* exception and trap entry drops */
 };
 
 /* The target runs from t (a continue went out); a halt of the sampler's ends there. A sample's
- * halt (sample != 0) also feeds the recent cost of one halt; the halt that the DWT probe ends
+ * halt (sample != 0) also feeds the estimated cost of one halt; the halt that the DWT probe ends
  * with, which waits for late replies, counts in the whole only. */
 static void mark_resumed(struct loop *lp, int64_t t, int sample)
 {
-	if (lp->halted_at && t > lp->halted_at) {
-		int64_t h = t - lp->halted_at;
-		lp->halted_ns += h;
-		if (sample) {
-			lp->halt_ewma_ns = lp->halts ? lp->halt_ewma_ns + ((double)h - lp->halt_ewma_ns) / 8 : (double)h;
-			lp->halts++;
-		}
-	}
+	if (lp->halted_at && t > lp->halted_at)
+		rp_ratectl_halted(&lp->ctl, t - lp->halted_at, sample);
 	lp->halted_at = 0;
 	lp->resumed_at = t;
 }
@@ -160,21 +128,9 @@ static void mark_resumed(struct loop *lp, int64_t t, int sample)
 static void mark_stopped(struct loop *lp, int64_t t, int halted)
 {
 	if (lp->resumed_at && t > lp->resumed_at)
-		lp->ran_ns += t - lp->resumed_at;
+		rp_ratectl_ran(&lp->ctl, t - lp->resumed_at);
 	lp->resumed_at = 0;
 	lp->halted_at = halted ? t : 0;
-}
-
-/* The automatic rate: the mean period P with h / P = s / (1 + s) for the aimed slowdown s and
- * the recent cost h of a halt, so that halted / run = s (next_wait also pays back a whole run
- * that got over s). */
-static double auto_rate(const rp_sampler_opts *opts, const struct loop *lp)
-{
-	if (!lp->halts)
-		return AUTO_START_HZ;
-	double h = lp->halt_ewma_ns < 1000 ? 1000 : lp->halt_ewma_ns;
-	double s = opts->max_slowdown * AUTO_AIM;
-	return s / (h * 1e-9 * (1 + s));
 }
 
 /* The wait before the next interrupt. Samples are due at randomized intervals around the
@@ -184,7 +140,7 @@ static double auto_rate(const rp_sampler_opts *opts, const struct loop *lp)
  * is at least the minimum run window and never past the deadline. */
 static int64_t next_wait(struct loop *lp, const rp_sampler_opts *opts, int64_t now)
 {
-	double rate_hz = opts->rate_hz >= 0 ? opts->rate_hz : auto_rate(opts, lp);
+	double rate_hz = opts->rate_hz >= 0 ? opts->rate_hz : rp_ratectl_rate_hz(&lp->ctl);
 	int64_t wait = 0;
 	if (rate_hz > 0) {
 		int64_t period = (int64_t)(1e9 / rate_hz);
@@ -193,18 +149,12 @@ static int64_t next_wait(struct loop *lp, const rp_sampler_opts *opts, int64_t n
 		lp->due += rp_sampler_interval_ns(&lp->prng, rate_hz);
 		wait = lp->due - now;
 	}
-	if (opts->rate_hz < 0 && lp->halts) {
+	if (opts->rate_hz < 0 && lp->ctl.halts) {
 		/* the whole run so far over the aim (a slow start, a gdbserver that got slower): no
 		 * halt until the run has paid it back, but a host stall that made one halt last long
 		 * (seen: 400 ms once on a loaded machine) is paid back over several waits, not by a
 		 * silence of many seconds */
-		double s = opts->max_slowdown * AUTO_AIM;
-		int64_t owed = (int64_t)((double)lp->halted_ns / s) - lp->ran_ns;
-		int64_t cap = rate_hz > 0 ? (int64_t)(10e9 / rate_hz) : 0;
-		if (cap < OWED_CAP_NS)
-			cap = OWED_CAP_NS;
-		if (owed > cap)
-			owed = cap;
+		int64_t owed = rp_ratectl_owed_ns(&lp->ctl);
 		if (owed > wait) {
 			wait = owed;
 			lp->due = now + owed;
@@ -235,87 +185,6 @@ static int add_sample(rp_samples *s, const rp_sampler_opts *opts, uint64_t pc, u
 	if (rc == 0 && opts->callers && ra)
 		rc = rp_samples_add_arc(s, ra & ~(uint64_t)1, pc, 1, err);
 	return rc;
-}
-
-/* Whether a halting sample stopped on an exception handler's first instruction (see the top):
- * lr is an EXC_RETURN value there, which rp_rsp_read_pc gives as 0 (no caller). */
-static int at_exception_entry(const rp_rsp *rsp, const struct loop *lp, uint64_t pc, uint64_t ra)
-{
-	if (rp_rsp_has_ra(rsp) && ra != 0)
-		return 0;
-	for (size_t i = 0; i < lp->nentries; i++)
-		if (lp->entries[i] == pc)
-			return 1;
-	return 0;
-}
-
-/* Whether a halting sample on RISC-V stopped on a trap's entry: mtvec's base in direct mode
- * (MODE 0), base + 4 * cause for the NVECTORS first causes in vectored mode (MODE 1). */
-static int at_trap_entry(const struct loop *lp, uint64_t pc)
-{
-	uint64_t base = lp->mtvec & ~(uint64_t)3;
-	if (base == 0)
-		return 0; /* not set yet: reset value */
-	if ((lp->mtvec & 3) == 1)
-		return pc >= base && pc < base + 4 * NVECTORS && (pc - base) % 4 == 0;
-	return pc == base;
-}
-
-/* Reads mtvec of the halted target when due (see the top). Returns 0, or a negative code
- * (the connection failed); a gdbserver that stops serving it ends the check, not the run. */
-static int refresh_mtvec(rp_rsp *rsp, struct loop *lp, int64_t now, rp_sampler_result *res, rp_err *err)
-{
-	if (!lp->riscv_traps || now < lp->mtvec_next)
-		return 0;
-	int rc = rp_rsp_read_trap_vector(rsp, &lp->mtvec, err);
-	if (rc < 0)
-		return rc;
-	if (rc == 1) {
-		lp->riscv_traps = 0;
-		snprintf(res->exc_note, sizeof(res->exc_note), "mtvec stopped being readable");
-		return 0;
-	}
-	lp->mtvec_next = now + lp->mtvec_every;
-	lp->mtvec_every = lp->mtvec_every * 2 > MTVEC_MAX_NS ? MTVEC_MAX_NS : lp->mtvec_every * 2;
-	return 0;
-}
-
-/* Sets up the RISC-V trap entry check: the first read of mtvec, while halted at the start. */
-static int start_trap_check(rp_rsp *rsp, struct loop *lp, rp_sampler_result *res, rp_err *err)
-{
-	int rc = rp_rsp_read_trap_vector(rsp, &lp->mtvec, err);
-	if (rc < 0)
-		return rc;
-	if (rc == 1) {
-		snprintf(res->exc_note, sizeof(res->exc_note), "no vector table (not a Cortex-M) and no mtvec read");
-		return 0;
-	}
-	lp->riscv_traps = 1;
-	lp->mtvec_every = MTVEC_FIRST_NS;
-	lp->mtvec_next = now_ns() + lp->mtvec_every;
-	return 0;
-}
-
-/* Reads the vector table of a halted Cortex-M (VTOR; 0 where VTOR reads as zero or not at all,
- * as on ARMv6-M) into lp->entries: the handlers of exceptions 2 and up. */
-static void read_vectors(rp_rsp *rsp, struct loop *lp, rp_sampler_result *res)
-{
-	unsigned char b[4 * NVECTORS];
-	rp_err ignored = RP_ERR_INIT;
-	uint32_t vtor = 0;
-	if (rp_rsp_read_mem(rsp, VTOR, b, 4, &ignored) == 0)
-		vtor = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-	if (rp_rsp_read_mem(rsp, vtor & ~0x7fu, b, sizeof(b), &ignored) < 0) {
-		snprintf(res->exc_note, sizeof(res->exc_note), "the vector table at 0x%08x is not readable",
-			 vtor & ~0x7fu);
-		return;
-	}
-	for (size_t i = 2; i < NVECTORS; i++) {
-		const unsigned char *v = b + 4 * i;
-		uint32_t e = ((uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 | (uint32_t)v[3] << 24);
-		if ((e & 1) && e != 0xffffffffu)  /* Thumb handlers only: anything else is no vector */
-			lp->entries[lp->nentries++] = e & ~1u;
-	}
 }
 
 /* Lets the target run for wait, then interrupts it (at *t_int) and waits for the stop, or for
@@ -357,7 +226,7 @@ static int sample_once(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, 
 		return rc;
 	if (stop.kind == RP_RSP_EXITED || stop.kind == RP_RSP_KILLED)
 		return target_gone(res, &stop);
-	if ((rc = refresh_mtvec(rsp, lp, now_ns(), res, err)) < 0)
+	if ((rc = rp_sfilter_refresh(&lp->filter, rsp, now_ns(), res, err)) < 0)
 		return rc;
 	uint64_t pc, ra;
 	int more = limit_reached(opts, n + 1, lp->end) < 0;
@@ -373,7 +242,7 @@ static int sample_once(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, 
 	if (more)
 		mark_resumed(lp, rp_rsp_pipelines(rsp) ? t_res : now_ns(), 1);
 	lp->running = more;
-	if ((lp->nentries && at_exception_entry(rsp, lp, pc, ra)) || (lp->riscv_traps && at_trap_entry(lp, pc))) {
+	if (rp_sfilter_drops(&lp->filter, rsp, pc, ra)) {
 		res->exc_entry++;
 		return 0;
 	}
@@ -391,12 +260,12 @@ static void intrusion(rp_sampler_result *res, struct loop *lp)
 {
 	int64_t t = now_ns();
 	if (lp->halted_at && t > lp->halted_at)
-		lp->halted_ns += t - lp->halted_at;
+		rp_ratectl_halted(&lp->ctl, t - lp->halted_at, 0);
 	lp->halted_at = 0;
 	mark_stopped(lp, t, 0);
-	res->halted_s = (double)lp->halted_ns / 1e9;
-	res->ran_s = (double)lp->ran_ns / 1e9;
-	res->slowdown = lp->ran_ns > 0 ? (double)lp->halted_ns / (double)lp->ran_ns : 0.0;
+	res->halted_s = (double)lp->ctl.halted_ns / 1e9;
+	res->ran_s = (double)lp->ctl.ran_ns / 1e9;
+	res->slowdown = rp_ratectl_slowdown(&lp->ctl);
 }
 
 /* Ends a run that stopped while the target is halted: lets it run on without the debugger. A
@@ -614,6 +483,7 @@ int rp_sampler_run(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, rp_s
 	lp.due = lp.start;
 	if (opts->duration_s > 0)
 		lp.end = lp.start + (int64_t)(opts->duration_s * 1e9);
+	rp_ratectl_init(&lp.ctl, opts->max_slowdown);
 	memset(res, 0, sizeof(*res));
 	res->method = "halt";
 	if (opts->method == RP_SAMPLER_METHOD_AUTO && rp_rsp_is_m_profile(rsp)) {
@@ -628,12 +498,8 @@ int rp_sampler_run(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, rp_s
 		else /* it ran until the read that halted it, about the settling time, halted since */
 			mark_stopped(&lp, lp.resumed_at + DWT_SETTLE_NS, 1);
 	}
-	if (rp_rsp_is_m_profile(rsp)) {
-		read_vectors(rsp, &lp, res);
-	} else {
-		int rc = start_trap_check(rsp, &lp, res, err);
-		if (rc < 0)
-			return finish_outcome(rsp, res, &lp, rc, err);
-	}
+	int rc = rp_sfilter_start(&lp.filter, rsp, now_ns(), res, err);
+	if (rc < 0)
+		return finish_outcome(rsp, res, &lp, rc, err);
 	return run_halting(rsp, s, opts, &lp, res, err);
 }

@@ -36,6 +36,7 @@ typedef struct build_ctx {
 	rp_callgraph *cg;
 	const rp_image *img;
 	size_t self;
+	uint64_t inner_lo, inner_hi;   /* (lo, hi): inside self, where no function starts; empty if one does */
 	site *sites;
 	size_t nsites, cap;
 	start_index starts;
@@ -142,16 +143,33 @@ static const rp_func *start_at(const start_index *ix, const rp_image *img, uint6
 	return NULL;
 }
 
-/* rp_callgraph_entered through the index, each name asked for "_veneer" once, in order. */
+/* rp_callgraph_entered through the index, each name asked for "_veneer" once, in order. A
+ * branch inside its own function (a loop, a condition) is answered without the index, whose
+ * probe misses the cache: no function starts there. */
 static const rp_func *entered(build_ctx *b, uint64_t target)
 {
-	const rp_func *t = start_at(&b->starts, b->img, target, 0);
+	int inside = target > b->inner_lo && target < b->inner_hi;
+	const rp_func *t = inside ? NULL : start_at(&b->starts, b->img, target, 0);
 	if (!t || b->starts.veneer[t - b->img->funcs]) {
 		const rp_func *real = through_veneer(b->img, target);
 		if (real)
 			t = real;
 	}
 	return t;
+}
+
+/* The open interval (start, end) of function i when no function starts inside it (the next
+ * start in address order is at or past its end), else an empty one. */
+static void set_inner(build_ctx *b, const rp_image *img, size_t i)
+{
+	const rp_func *f = &img->funcs[i];
+	size_t j = i + 1;
+	while (j < img->nfuncs && img->funcs[j].addr == f->addr)
+		j++;   /* aliases at its own address */
+	int alone = f->size > 0 && f->addr <= UINT64_MAX - f->size &&
+		    (j == img->nfuncs || img->funcs[j].addr >= f->addr + f->size);
+	b->inner_lo = alone ? f->addr : 0;
+	b->inner_hi = alone ? f->addr + f->size : 0;
 }
 
 static int on_insn(void *p, const rp_insn *in)
@@ -260,7 +278,7 @@ int rp_callgraph_build(rp_callgraph **out, const rp_image *img, rp_err *err)
 	cg->nfuncs = img->nfuncs;
 	cg->address_taken = calloc(img->nfuncs ? img->nfuncs : 1, 1);
 	rp_disasm *d = NULL;
-	build_ctx b = { cg, img, 0, NULL, 0, 0, { NULL, 0, NULL }, err };
+	build_ctx b = { cg, img, 0, 0, 0, NULL, 0, 0, { NULL, 0, NULL }, err };
 	int rc = cg->address_taken ? starts_build(&b.starts, img, err) : rp_err_nomem(err, "building the call graph");
 	if (!rc)
 		rc = rp_disasm_new(&d, img, err);
@@ -269,6 +287,7 @@ int rp_callgraph_build(rp_callgraph **out, const rp_image *img, rp_err *err)
 		if (f->section >= img->nsections || !img->sections[f->section].is_exec)
 			continue;
 		b.self = i;
+		set_inner(&b, img, i);
 		rc = rp_disasm_func(d, f, on_insn, &b, err);
 		if (rc == RP_EINPUT)
 			rc = 0;   /* no file bytes (NOBITS): nothing to decode */

@@ -31,6 +31,7 @@ struct rp_disasm {
 	struct disassemble_info info;
 	mapsym *maps;
 	size_t nmaps;
+	size_t map_cursor;  /* skip_data's last answer: a function's instructions come in address order */
 	/* per instruction */
 	char text[256];
 	size_t textlen;
@@ -87,11 +88,19 @@ static int load_mapping_symbols(rp_disasm *d, rp_err *err)
 	const rp_image *img = d->img;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return rp_err_set(err, RP_EIO, "%s: libelf: %s", img->path, elf_errmsg(-1));
-	char *copy = malloc(img->nbytes ? img->nbytes : 1);
-	if (!copy)
+	/* libelf converts a foreign-endian image in place, so only that one is read from a copy
+	 * (as rp_elfsyms_load does): copying every image was 2.5 % of `place` at 50,000 functions */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	int foreign = img->big_endian;
+#else
+	int foreign = 1;
+#endif
+	char *copy = foreign ? malloc(img->nbytes ? img->nbytes : 1) : NULL;
+	if (foreign && !copy)
 		return rp_err_nomem(err, "reading mapping symbols");
-	memcpy(copy, img->bytes, img->nbytes);
-	Elf *elf = elf_memory(copy, img->nbytes);
+	if (foreign)
+		memcpy(copy, img->bytes, img->nbytes);
+	Elf *elf = elf_memory(foreign ? copy : (char *)img->bytes, img->nbytes);
 	size_t cap = 0;
 	int rc = 0;
 	Elf_Scn *scn = NULL;
@@ -307,14 +316,33 @@ next:
 	}
 }
 
-/* Next address at or after pc that holds code: skips ARM data ($d) up to the next mapping symbol. */
-static uint64_t skip_data(const rp_disasm *d, uint64_t pc, uint64_t end)
+/* map_at(d, addr) for an address at or a little after the previous one: steps the cursor
+ * forward (a binary search per instruction was 6 % of `place` at 50,000 functions), and falls
+ * back to the search after a few steps or when addr went backwards. */
+static size_t map_seek(rp_disasm *d, uint64_t addr)
 {
-	if (d->img->machine != EM_ARM || !rp_disasm_is_data(d, pc))
+	size_t k = d->map_cursor;
+	if (k < d->nmaps && d->maps[k].addr <= addr) {
+		for (int steps = 0; k + 1 < d->nmaps && d->maps[k + 1].addr <= addr; steps++, k++)
+			if (steps == 8) {
+				k = map_at(d, addr);
+				break;
+			}
+	} else {
+		k = map_at(d, addr);
+	}
+	d->map_cursor = k;
+	return k;
+}
+
+/* Next address at or after pc that holds code: skips ARM data ($d) up to the next mapping symbol. */
+static uint64_t skip_data(rp_disasm *d, uint64_t pc, uint64_t end)
+{
+	if (d->img->machine != EM_ARM)
 		return pc;
-	size_t k = map_at(d, pc);
-	while (k + 1 < d->nmaps && d->maps[k + 1].addr <= pc)
-		k++;
+	size_t k = map_seek(d, pc);
+	if (k == SIZE_MAX || d->maps[k].kind != 'd')
+		return pc;
 	return k + 1 < d->nmaps && d->maps[k + 1].addr < end ? d->maps[k + 1].addr : end;
 }
 

@@ -291,7 +291,7 @@ static int index_names(rp_image *img, rp_err *err)
 	if (rp_name_index_init(&img->by_name, img->nfuncs, err))
 		return err->code;
 	for (size_t i = 0; i < img->nfuncs; i++)
-		img->by_name.e[i] = (rp_name_entry){ img->funcs[i].name, img->funcs[i].file, i };
+		img->by_name.e[i] = (rp_name_entry){ img->funcs[i].name, img->funcs[i].file, i, 0 };
 	rp_name_index_sort(&img->by_name);
 	return 0;
 }

@@ -1,7 +1,10 @@
 /* html_memmap.c: the RAM and flash maps (present.h): one bar per memory region, one piece per
  * allocated section of the ELF at the address it runs from (.data, .bss, heap, stack, code,
  * .ramtext ...), the load images of copied sections (.data's and .ramtext's bytes in flash),
- * the plan's bytes where the ELF does not hold them yet, and the free rest. Regions come from
+ * the plan's bytes where the ELF does not hold them yet, the stack and heap the linker script
+ * reserves only by a size symbol (budget.h: what `budget: auto` subtracts; drawn in the region
+ * that holds .bss: the heap after the sections, the stack at the region's end), and the free
+ * rest. Regions come from
  * the link map's Memory Configuration; without a map, sections are grouped by the top four
  * address bits and no length (so no free space) is known. Every piece carries its exact bytes
  * (data-bytes), which add up to the ELF's section sizes. Owns its scratch list. Workload: tens
@@ -10,6 +13,7 @@
 #include <string.h>
 
 #include "html.h"
+#include "ramplace/budget.h"
 #include "ramplace/util.h"
 
 typedef struct mm_region {
@@ -128,18 +132,56 @@ static void legend(FILE *out, const mm_piece *p, size_t n)
 	fputs("</tbody></table>\n", out);
 }
 
+/* The region holds .bss (or another allocated section without bits that is not a stack or
+ * heap): the RAM where the reservations of the linker script go. */
+static int holds_bss(const rp_image *img, const mm_region *r)
+{
+	for (size_t i = 0; i < img->nsections; i++) {
+		const rp_section *s = &img->sections[i];
+		if (s->is_alloc && s->is_nobits && s->size && !s->is_exec && in_region(r, s->vma))
+			return 1;
+	}
+	return 0;
+}
+
+/* The stack and heap of region r declared only by symbols (budget.h), when it holds .bss. */
+static int reserves_of(const rp_present_in *in, const mm_region *r, rp_ram_reserve res[2], size_t *n, rp_err *err)
+{
+	*n = 0;
+	if (!holds_bss(in->img, r))
+		return 0;
+	rp_map_region mr = { (char *)(r->name ? r->name : "memory"), r->origin, r->length, "" };
+	if (!r->name)
+		mr.length = 1ull << 28;   /* guessed: the sections' top address bits */
+	return rp_budget_reserves(in->img, &mr, res, n, err);
+}
+
+static void draw_reserve(FILE *out, const rp_ram_reserve *res, uint64_t addr, uint64_t scale)
+{
+	char cls[48], name[96];
+	snprintf(cls, sizeof(cls), "%s reserve", res->what);
+	snprintf(name, sizeof(name), "%s (%s)", res->what, res->symbol);
+	seg(out, cls, name, addr, res->bytes, scale ? 100.0 * (double)res->bytes / (double)scale : 0);
+}
+
 static int region_bar(FILE *out, const rp_present_in *in, const mm_region *r, rp_err *err)
 {
 	mm_piece *p = NULL;
-	size_t n = 0;
-	int rc = collect(in, r, &p, &n, err);
-	if (rc)
+	size_t n = 0, nres = 0;
+	rp_ram_reserve res[2];
+	int rc = reserves_of(in, r, res, &nres, err);
+	if (rc || (rc = collect(in, r, &p, &n, err)))
 		return rc;
 	const char *outsec = NULL;
-	uint64_t used = 0, plan = planned_bytes(in, r, &outsec);
-	for (size_t i = 0; i < n; i++)
+	uint64_t used = 0, end = r->origin, plan = planned_bytes(in, r, &outsec), reserved = 0;
+	for (size_t i = 0; i < n; i++) {
 		used += p[i].bytes;
-	uint64_t scale = r->length > used + plan ? r->length : used + plan;
+		if (p[i].addr + p[i].bytes > end)
+			end = p[i].addr + p[i].bytes;
+	}
+	for (size_t i = 0; i < nres; i++)
+		reserved += res[i].bytes;
+	uint64_t scale = r->length > used + plan + reserved ? r->length : used + plan + reserved;
 	char title[64], b1[32], b2[32];
 	if (r->name)
 		snprintf(title, sizeof(title), "%s", r->name);
@@ -155,6 +197,9 @@ static int region_bar(FILE *out, const rp_present_in *in, const mm_region *r, rp
 		fprintf(out, " of %s (%.1f %%)", rp_present_bytes(r->length, b2, sizeof(b2)), 100.0 * (double)used / (double)r->length);
 	if (plan)
 		fprintf(out, "; the plan adds %llu bytes", (unsigned long long)plan);
+	for (size_t i = 0; i < nres; i++)
+		fprintf(out, "; %s %s reserved by <code>%s</code>", rp_present_bytes(res[i].bytes, b1, sizeof(b1)), res[i].what,
+			res[i].symbol);
 	fputs("</div>\n<div class=\"bar\">", out);
 	for (size_t i = 0; i < n; i++) {
 		char cls[32];   /* "sec": a section of the ELF, as against the plan and free pieces */
@@ -166,9 +211,18 @@ static int region_bar(FILE *out, const rp_present_in *in, const mm_region *r, rp
 		snprintf(name, sizeof(name), "%s (planned)", outsec);
 		seg(out, "plan", name, r->origin + used, plan, 100.0 * (double)plan / (double)scale);
 	}
-	if (r->length > used + plan)
-		seg(out, "free", "free", r->origin + used + plan, r->length - used - plan,
-		    100.0 * (double)(r->length - used - plan) / (double)scale);
+	/* the heap grows up from the end of the sections, the stack down from the region's end */
+	const rp_ram_reserve *stack = NULL;
+	for (size_t i = 0; i < nres; i++)
+		if (strcmp(res[i].what, "stack") != 0 || !r->length)
+			draw_reserve(out, &res[i], end + plan, scale);
+		else
+			stack = &res[i];
+	if (r->length > used + plan + reserved)
+		seg(out, "free", "free", end + plan + reserved - (stack ? stack->bytes : 0), r->length - used - plan - reserved,
+		    100.0 * (double)(r->length - used - plan - reserved) / (double)scale);
+	if (stack)
+		draw_reserve(out, stack, r->origin + r->length - stack->bytes, scale);
 	fputs("</div>\n", out);
 	legend(out, p, n);
 	fputs("</div>\n", out);

@@ -2,6 +2,7 @@
  * "how much RAM, what moved, what it gained", the sections in order, the run, and the one
  * script (table sorting). Self-contained: no link, font or script leaves the file. Owns
  * nothing. Workload: one page per command. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "html.h"
@@ -21,6 +22,7 @@ static const char css[] =
 	".seg.ramtext{background:#2e8b57}.seg.load{background:#b7a57a}.seg.other{background:#777}\n"
 	".seg.plan{background:repeating-linear-gradient(45deg,#2e8b57,#2e8b57 4px,#9fd4b4 4px,#9fd4b4 8px)}\n"
 	".seg.free{background:#fafafa;color:#666}\n"
+	".seg.reserve{background-image:repeating-linear-gradient(-45deg,transparent,transparent 5px,rgba(255,255,255,.35) 5px,rgba(255,255,255,.35) 10px)}\n"
 	"pre{background:#f7f7f7;padding:.5em;overflow-x:auto;font-size:12px}\n"
 	"svg text{font:11px system-ui,sans-serif}.muted{color:#666}\n";
 
@@ -72,20 +74,105 @@ static void summary(FILE *out, const rp_present_in *in)
 	fputs("</div>\n", out);
 }
 
+/* What record stored in the run's notes (cmd_record.c): "...; slowdown 3.1 % (bound ...), ...;
+ * covered the whole run". Runs imported or recorded before carry neither. */
+static int run_slowdown(const rp_run_row *r, double *pct)
+{
+	const char *s = r->stop_reason ? strstr(r->stop_reason, "slowdown ") : NULL;
+	char *end;
+	if (!s)
+		return 0;
+	*pct = strtod(s + 9, &end);
+	return end != s + 9 && !strncmp(end, " %", 2);
+}
+
+static const char *run_covered(const rp_run_row *r)
+{
+	if (!r->stop_reason)
+		return "-";
+	if (strstr(r->stop_reason, "did not cover the whole run"))
+		return "no";
+	return strstr(r->stop_reason, "covered the whole run") ? "yes" : "-";
+}
+
 static void run_row(FILE *out, const rp_run_row *r)
 {
+	double slow;
 	fprintf(out, "<tr><td class=\"n\">%lld</td><td>", (long long)r->id);
 	html_text(out, r->build_id);
 	fputs("</td><td>", out);
 	html_text(out, r->tool);
 	fputs("</td><td>", out);
 	html_text(out, r->method && r->method[0] ? r->method : "-");
-	fprintf(out, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">%.2f</td><td>",
+	fprintf(out, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">%.2f</td>",
 		r->rate_hz, r->samples, r->duration_s);
+	if (run_slowdown(r, &slow))
+		fprintf(out, "<td class=\"n\">%.1f %%</td>", slow);
+	else
+		fputs("<td class=\"n\">-</td>", out);
+	fprintf(out, "<td>%s</td><td>", run_covered(r));
 	html_text(out, r->source);
 	fputs("</td><td>", out);
 	html_text(out, r->stop_reason);
 	fputs("</td></tr>\n", out);
+}
+
+static void fact(FILE *out, const char *id, const char *label, const char *value)
+{
+	fprintf(out, "<tr><th>%s</th><td id=\"%s\">", label, id);
+	html_text(out, value);
+	fputs("</td></tr>\n", out);
+}
+
+/* Values of the runs joined by ", " without repeats ("exact", "halting, exact"). */
+static void joined(char *buf, size_t cap, const rp_present_in *in, int what)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < in->nruns; i++) {
+		const rp_run_row *r = &in->runs[i];
+		char v[64];
+		double slow;
+		if (what == 0)
+			snprintf(v, sizeof(v), "%s", r->method && r->method[0] ? r->method : "-");
+		else if (what == 1 && r->rate_hz > 0)
+			snprintf(v, sizeof(v), "%.0f Hz", r->rate_hz);
+		else if (what == 1)   /* counted, not sampled (the plugin, a trace) */
+			snprintf(v, sizeof(v), "none (counted)");
+		else if (what == 2 && run_slowdown(r, &slow))
+			snprintf(v, sizeof(v), "%.1f %%", slow);
+		else if (what == 2)
+			snprintf(v, sizeof(v), "-");
+		else
+			snprintf(v, sizeof(v), "%s", run_covered(r));
+		const char *at = strstr(buf, v);
+		size_t len = strlen(v), have = strlen(buf);
+		if (at && (at == buf || at[-1] == ' ') && (at[len] == '\0' || at[len] == ','))
+			continue;   /* the same value again */
+		snprintf(buf + have, cap - have, "%s%s", have ? ", " : "", v);
+	}
+}
+
+/* The run's facts in one small table (method, rate, samples, slowdown, coverage, stability,
+ * build-id, version), then one row per run as `report --runs` lists them. */
+static void run_facts(FILE *out, const rp_present_in *in)
+{
+	char buf[512];
+	fputs("<table id=\"run-facts\"><tbody>\n", out);
+	joined(buf, sizeof(buf), in, 0);
+	fact(out, "run-method", "collection method", in->nruns ? buf : "-");
+	joined(buf, sizeof(buf), in, 1);
+	fact(out, "run-rate", "rate", in->nruns ? buf : "-");
+	snprintf(buf, sizeof(buf), "%.0f", in->totals->taken);
+	fact(out, "run-samples", "samples", buf);
+	joined(buf, sizeof(buf), in, 2);
+	fact(out, "run-slowdown", "slowdown", in->nruns ? buf : "-");
+	joined(buf, sizeof(buf), in, 3);
+	fact(out, "run-covered", "covered the whole run", in->nruns ? buf : "-");
+	fact(out, "run-stability", "profile stability",
+	     in->stability ? in->stability : "not computed (no placement, or no sampled function fits)");
+	fact(out, "run-build-id", "build-id", in->img->build_id[0] ? in->img->build_id : "-");
+	fact(out, "run-version", "ramplace version", in->version);
+	fputs("</tbody></table>\n", out);
 }
 
 static void run_section(FILE *out, const rp_present_in *in)
@@ -98,8 +185,10 @@ static void run_section(FILE *out, const rp_present_in *in)
 	html_text(out, in->version);
 	fprintf(out, ". %.0f samples in %zu run(s) on %zu build(s).</p>\n", in->totals->taken, in->totals->nruns,
 		in->totals->nimages);
+	run_facts(out, in);
 	fputs("<table id=\"runs\"><thead><tr><th>run</th><th>build</th><th>tool</th><th>method</th><th class=\"n\">rate Hz</th>"
-	      "<th class=\"n\">samples</th><th class=\"n\">seconds</th><th>source</th><th>notes</th></tr></thead><tbody>\n", out);
+	      "<th class=\"n\">samples</th><th class=\"n\">seconds</th><th class=\"n\">slowdown</th><th>covered</th>"
+	      "<th>source</th><th>notes</th></tr></thead><tbody>\n", out);
 	for (size_t i = 0; i < in->nruns; i++)
 		run_row(out, &in->runs[i]);
 	fputs("</tbody></table>\n", out);

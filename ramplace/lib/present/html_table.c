@@ -26,18 +26,19 @@ static const char *planned_in(const rp_placement *p, const char *name, const cha
 	return NULL;
 }
 
-/* Why a sampled function stays in flash: the placement's "name: why" line, or the solver. */
-static const char *why_kept(const rp_placement *p, const char *name, const rp_func *f)
+/* Why a sampled function stays in flash: its unit's reason as `place` gives it in its "kept in
+ * flash:" lines (boot path, --exclude, --min-share, no section of its own), else the solver's. */
+static const char *why_kept(const rp_present_in *in, const rp_func *f)
 {
+	const rp_placement *p = in->placement;
 	if (!p)
 		return "";
 	if (!f)
 		return "not in this ELF";
-	size_t len = strlen(name);
-	for (size_t i = 0; i < p->nkept; i++)
-		if (!strncmp(p->kept[i], name, len) && p->kept[i][len] == ':' && p->kept[i][len + 1] == ' ')
-			return p->kept[i] + len + 2;
-	return "not chosen: too few samples per byte (veneers counted) for this budget";
+	size_t fi = (size_t)(f - in->img->funcs);
+	if (fi < p->nfunc_why && p->func_why[fi])
+		return p->func_why[fi];
+	return "did not fit: the budget went to code with more samples per byte (its veneers counted)";
 }
 
 static void cell_text(FILE *out, const char *s)
@@ -75,7 +76,7 @@ static void row(FILE *out, const rp_present_in *in, const rp_func_total *t, doub
 	}
 	fputs("</td>", out);
 	cell_text(out, in->placement ? (plan ? plan : "flash") : "-");
-	cell_text(out, plan || !t->count ? "" : why_kept(in->placement, t->func, f));
+	cell_text(out, plan || !t->count ? "" : why_kept(in, f));
 	fputs("</tr>\n", out);
 }
 

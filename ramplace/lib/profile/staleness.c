@@ -79,7 +79,7 @@ static int index_parents(guess_index *gi, const rp_image *img, rp_err *err)
 	for (size_t i = 0; i < img->nfuncs; i++) {
 		size_t n = strlen(rp_clone_parent(img->funcs[i].name, buf, sizeof(buf))) + 1;
 		memcpy(gi->parent_text + at, buf, n);
-		gi->parents.e[i] = (rp_name_entry){ gi->parent_text + at, NULL, i };
+		gi->parents.e[i] = (rp_name_entry){ gi->parent_text + at, NULL, i, 0 };
 		at += n;
 	}
 	rp_name_index_sort(&gi->parents);
@@ -270,7 +270,7 @@ int rp_staleness_assess(rp_staleness *out, const rp_image *img, const rp_db_imag
 	}
 	if (!rc && out->nvanished && out->nother)
 		load_olds(&o, img, images, nimages);
-	guess_index gi = { { NULL, 0 }, NULL, NULL };
+	guess_index gi = { { NULL, 0, NULL, 0 }, NULL, NULL };
 	if (!rc && out->nvanished)
 		rc = index_parents(&gi, img, err);
 	if (!rc && out->nvanished && o.n)

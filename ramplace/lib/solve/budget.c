@@ -27,13 +27,16 @@ static int line(rp_ram_map *m, rp_err *err, const char *fmt, ...)
 	return 0;
 }
 
-/* The first absolute symbol of the list the ELF defines (sizes are absolute symbols). */
-static const rp_elfsym *first_abs(const rp_elfsyms *syms, const char *const *names)
+/* The first absolute symbol of the list the ELF defines (sizes are absolute symbols): its
+ * value, and its name from the list (static text). */
+static const char *first_abs(const rp_elfsyms *syms, const char *const *names, uint64_t *value)
 {
 	for (size_t i = 0; names[i]; i++) {
 		const rp_elfsym *s = rp_elfsyms_find(syms, names[i]);
-		if (s && (s->absolute || s->type == STT_NOTYPE) && s->value < (1ull << 32))
-			return s;
+		if (s && (s->absolute || s->type == STT_NOTYPE) && s->value < (1ull << 32)) {
+			*value = s->value;
+			return names[i];
+		}
 	}
 	return NULL;
 }
@@ -51,50 +54,68 @@ static int is_placed(const char *name, const char *const *outsecs, size_t noutse
 	return 0;
 }
 
-int rp_budget_auto(const rp_image *img, const rp_map_region *region, const char *const *outsecs, size_t noutsecs,
-		   uint64_t reserve, uint64_t align, rp_ram_map *out, rp_err *err)
+static int has_stack_section(const rp_image *img, const rp_map_region *region)
+{
+	for (size_t i = 0; i < img->nsections; i++) {
+		const rp_section *s = &img->sections[i];
+		if (s->is_alloc && s->size && in_region(region, s->vma) && (strstr(s->name, "stack") || strstr(s->name, "heap")))
+			return 1;
+	}
+	return 0;
+}
+
+int rp_budget_reserves(const rp_image *img, const rp_map_region *region, rp_ram_reserve out[2], size_t *n,
+		       rp_err *err)
 {
 	static const char *const stack_names[] = { "_Min_Stack_Size", "__stack_size", "_stack_size", "__STACK_SIZE",
 						   "STACK_SIZE", NULL };
 	static const char *const heap_names[] = { "_Min_Heap_Size", "__heap_min_size", "__heap_size", "_heap_size",
 						  "__HEAP_SIZE", "HEAP_SIZE", NULL };
+	*n = 0;
+	if (has_stack_section(img, region))
+		return 0;
+	rp_elfsyms syms;
+	int rc = rp_elfsyms_load(&syms, img, err);
+	if (rc)
+		return rc;
+	uint64_t v = 0;
+	const char *name = first_abs(&syms, stack_names, &v);
+	if (name)
+		out[(*n)++] = (rp_ram_reserve){ "stack", name, v };
+	if ((name = first_abs(&syms, heap_names, &v)))
+		out[(*n)++] = (rp_ram_reserve){ "heap", name, v };
+	rp_elfsyms_release(&syms);
+	return 0;
+}
+
+int rp_budget_auto(const rp_image *img, const rp_map_region *region, const char *const *outsecs, size_t noutsecs,
+		   uint64_t reserve, uint64_t align, rp_ram_map *out, rp_err *err)
+{
 	memset(out, 0, sizeof(*out));
 	uint64_t taken = 0;
 	int rc = line(out, err, "RAM map of %s [0x%llx, 0x%llx), %llu bytes:", region->name,
 		      (unsigned long long)region->origin, (unsigned long long)(region->origin + region->length),
 		      (unsigned long long)region->length);
-	int has_stack_section = 0;
 	for (size_t i = 0; !rc && i < img->nsections; i++) {
 		const rp_section *s = &img->sections[i];
 		if (!s->is_alloc || !s->size || !in_region(region, s->vma) || is_placed(s->name, outsecs, noutsecs))
 			continue;
-		has_stack_section |= strstr(s->name, "stack") || strstr(s->name, "heap");
 		taken += s->size;
 		rc = line(out, err, "  0x%08llx %8llu  %s", (unsigned long long)s->vma, (unsigned long long)s->size, s->name);
 	}
-	rp_elfsyms syms;
+	rp_ram_reserve res[2];
+	size_t nres = 0;
 	if (!rc)
-		rc = rp_elfsyms_load(&syms, img, err);
-	if (rc) {
-		rp_ram_map_release(out);
-		return rc;
+		rc = rp_budget_reserves(img, region, res, &nres, err);
+	for (size_t i = 0; !rc && i < nres; i++) {
+		taken += res[i].bytes;
+		rc = line(out, err, "  %10s %8llu  %s (%s)", "", (unsigned long long)res[i].bytes, res[i].what, res[i].symbol);
 	}
-	const rp_elfsym *st = has_stack_section ? NULL : first_abs(&syms, stack_names);
-	const rp_elfsym *hp = has_stack_section ? NULL : first_abs(&syms, heap_names);
-	if (st) {
-		taken += st->value;
-		rc = line(out, err, "  %10s %8llu  stack (%s)", "", (unsigned long long)st->value, st->name);
-	}
-	if (!rc && hp) {
-		taken += hp->value;
-		rc = line(out, err, "  %10s %8llu  heap (%s)", "", (unsigned long long)hp->value, hp->name);
-	}
-	if (!rc && !st && !hp && !has_stack_section) {
+	if (!rc && !nres && !has_stack_section(img, region)) {
 		taken += reserve;
 		rc = line(out, err, "  %10s %8llu  stack and heap (configured reserve: the ELF declares no sizes)", "",
 			  (unsigned long long)reserve);
 	}
-	rp_elfsyms_release(&syms);
 	if (!rc && taken >= region->length)
 		rc = rp_err_set(err, RP_EINPUT, "budget auto: region %s (%llu bytes) has no room left: the data, bss, stack and heap of %s take %llu",
 				region->name, (unsigned long long)region->length, img->path, (unsigned long long)taken);

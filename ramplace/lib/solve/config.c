@@ -10,6 +10,7 @@
 #include <yaml.h>
 
 #include "ramplace/config.h"
+#include "ramplace/flashmap.h"
 #include "ramplace/util.h"
 
 typedef struct parse {
@@ -240,7 +241,7 @@ static int get_regions(parse *p, const yaml_node_t *n)
 }
 
 static const char *const cost_keys[] = { "flash-wait-states", "cycles-per-flash-fetch", "veneer-bytes",
-					 "veneer-cycles", "model", NULL };
+					 "veneer-cycles", "model", "flash", NULL };
 
 /* cost.model: a flash model spelled as for --flash-model (flashmodel.h, docs/cost-models.md). */
 static int get_model(parse *p, const yaml_node_t *v, rp_cost_model *c)
@@ -251,6 +252,84 @@ static int get_model(parse *p, const yaml_node_t *v, rp_cost_model *c)
 	if (rp_fm_parse(&c->model, scalar(v), why, sizeof(why)) != 0)
 		return fail(p, v, "%s", why);
 	c->have_model = 1;
+	return 0;
+}
+
+static const char *const flash_keys[] = { "memory", "range", "model", NULL };
+
+/* cost.flash[].range: "LO-HI", hex or decimal as sizes are (0x8000000-0x8100000), end exclusive. */
+static int get_range(parse *p, const yaml_node_t *v, rp_flash_cfg *f)
+{
+	if (want_scalar(p, v, "range"))
+		return p->err->code;
+	const char *s = scalar(v), *dash = strchr(s, '-');
+	char lo[64];
+	rp_err e = RP_ERR_INIT;
+	if (!dash || (size_t)(dash - s) >= sizeof(lo))
+		return fail(p, v, "'range' must be LO-HI (e.g. 0x8000000-0x8100000), not '%s'", s);
+	snprintf(lo, sizeof(lo), "%.*s", (int)(dash - s), s);
+	if (rp_parse_size(&f->lo, lo, "range", &e) || rp_parse_size(&f->hi, dash + 1, "range", &e))
+		return fail(p, v, "%s", e.msg);
+	if (f->lo >= f->hi)
+		return fail(p, v, "'range' %s: the start must be below the end", s);
+	return 0;
+}
+
+static int flash_field(parse *p, const yaml_node_t *k, const yaml_node_t *v, void *obj)
+{
+	rp_flash_cfg *f = obj;
+	const char *key = scalar(k);
+	char why[200];
+	if (strcmp(key, "memory") == 0)
+		return get_string(p, v, key, &f->memory);
+	if (strcmp(key, "range") == 0)
+		return get_range(p, v, f);
+	if (want_scalar(p, v, key))
+		return p->err->code;
+	f->model.name[0] = '\0';
+	if (rp_fm_parse(&f->model, scalar(v), why, sizeof(why)) != 0)
+		return fail(p, v, "%s", why);
+	return 0;
+}
+
+/* One cost.flash entry: exactly one of memory and range, and a model. */
+static int get_flash_entry(parse *p, const yaml_node_t *n, rp_flash_cfg *f, rp_fm_map *ranges)
+{
+	char where[300], why[200];
+	snprintf(where, sizeof(where), "%s:%zu:%zu", p->name, n->start_mark.line + 1, n->start_mark.column + 1);
+	if (rp_strdup(&f->where, where, p->err) || walk_mapping(p, n, "a 'cost.flash' entry", flash_keys, flash_field, f))
+		return p->err->code;
+	if (!f->model.name[0] || !f->memory == !f->hi)
+		return fail(p, n, "a 'cost.flash' entry needs 'model' and one of 'memory' (a MEMORY region of the map) "
+			    "or 'range' (LO-HI)");
+	if (f->hi && rp_fm_map_add(ranges, &f->model, f->lo, f->hi, why, sizeof(why)) != 0)
+		return fail(p, n, "%s", why);
+	for (size_t i = 0; f->memory && i < p->cfg->cost.nflash; i++)
+		if (&p->cfg->cost.flash[i] != f && p->cfg->cost.flash[i].memory &&
+		    strcmp(p->cfg->cost.flash[i].memory, f->memory) == 0)
+			return fail(p, n, "memory '%s' has a flash model already", f->memory);
+	return 0;
+}
+
+/* cost.flash: a list of {memory: NAME | range: LO-HI, model: SPEC}, ranges apart. */
+static int get_flash(parse *p, const yaml_node_t *v, rp_cost_model *c)
+{
+	if (v->type != YAML_SEQUENCE_NODE || v->data.sequence.items.top == v->data.sequence.items.start)
+		return fail(p, v, "'flash' must be a list of {memory: NAME or range: LO-HI, model: SPEC}");
+	size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	if (n > RP_FM_MAX_RANGES)
+		return fail(p, v, "'flash' lists %zu models; at most %d", n, RP_FM_MAX_RANGES);
+	if (!(c->flash = calloc(n, sizeof(rp_flash_cfg))))
+		return rp_err_nomem(p->err, "reading the config");
+	rp_fm_map ranges = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		const yaml_node_t *item = yaml_document_get_node(p->doc, v->data.sequence.items.start[i]);
+		if (!item)
+			return fail(p, v, "'flash': broken list");
+		c->nflash++;   /* counted before it is filled, so that a failure frees what it holds */
+		if (get_flash_entry(p, item, &c->flash[i], &ranges))
+			return p->err->code;
+	}
 	return 0;
 }
 
@@ -272,8 +351,12 @@ static int cost_field(parse *p, const yaml_node_t *k, const yaml_node_t *v, void
 		c->flash_fetch_cycles = ws ? 1 + d : d;
 		return 0;
 	}
+	if ((strcmp(key, "model") == 0 && c->nflash) || (strcmp(key, "flash") == 0 && c->have_model))
+		return fail(p, k, "give either 'model' (one flash) or 'flash' (a model per flash), not both");
 	if (strcmp(key, "model") == 0)
 		return get_model(p, v, c);
+	if (strcmp(key, "flash") == 0)
+		return get_flash(p, v, c);
 	if (strcmp(key, "veneer-bytes") == 0) {
 		if (get_size(p, v, key, &u))
 			return p->err->code;
@@ -498,6 +581,11 @@ void rp_config_free(rp_config *cfg)
 		free(cfg->regions[i].fragment);
 	}
 	free(cfg->regions);
+	for (size_t i = 0; i < cfg->cost.nflash; i++) {
+		free(cfg->cost.flash[i].memory);
+		free(cfg->cost.flash[i].where);
+	}
+	free(cfg->cost.flash);
 	free_names(cfg->pin, cfg->npin);
 	free_names(cfg->exclude, cfg->nexclude);
 	free_names(cfg->closure, cfg->nclosure);

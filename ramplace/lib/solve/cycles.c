@@ -16,10 +16,14 @@ double rp_cycles_copy_cost(const rp_fm_cfg *model, uint64_t bytes)
 	return words * (2.0 + rp_fm_fetch_estimate(model) / (model->kind == RP_FM_CACHE ? 1.0 : 2.0));
 }
 
-static double copy_cycles(const rp_cycles *c, const rp_image *img, const rp_func_total *f)
+/* The model of the flash range holding f (the first model when the image does not know f), or
+ * NULL when f lies in no range: it is not in flash, so it stalls nothing and is not moved. */
+static const rp_fm_cfg *model_of(const rp_cycles *c, const rp_func *fn)
 {
-	const rp_func *fn = rp_image_func_by_name(img, f->func, f->file);
-	return fn ? rp_cycles_copy_cost(&c->model, fn->size) : 0.0;
+	if (!fn)
+		return &c->model;
+	int r = rp_fm_map_find(&c->models, fn->addr);
+	return r < 0 ? NULL : &c->models.r[r].cfg;
 }
 
 static int same(const char *a, const char *b)
@@ -60,31 +64,39 @@ static uint64_t attributed(const rp_cost_total *f)
 	return f->stall + f->evicted;
 }
 
-static void choose_model(rp_cycles *c, const rp_fm_cfg *model, const rp_db_costs *costs)
+static void choose_model(rp_cycles *c, const rp_fm_map *models, const rp_db_costs *costs)
 {
 	int have = costs && costs->nruns && strcmp(costs->model, "mixed") != 0;
-	char why[100];
-	c->model_default = !model;
-	if (model)
-		c->model = *model;
-	else if (!have || rp_fm_parse(&c->model, costs->model, why, sizeof(why)) != 0)
-		rp_fm_parse(&c->model, RP_CYCLES_DEFAULT_MODEL, why, sizeof(why));
-	c->measured = have && strcmp(costs->model, c->model.name) == 0;
+	char why[200];
+	c->model_default = !models;
+	if (models)
+		c->models = *models;
+	else if (!have || rp_fm_map_parse(&c->models, costs->model, why, sizeof(why)) != 0)
+		rp_fm_map_parse(&c->models, RP_CYCLES_DEFAULT_MODEL, why, sizeof(why));
+	c->model = c->models.r[0].cfg;
+	if (rp_fm_map_name(&c->models, c->model_name, sizeof(c->model_name)) != 0)
+		snprintf(c->model_name, sizeof(c->model_name), "%s and %zu more", c->model.name, c->models.n - 1);
+	c->measured = have && strcmp(costs->model, c->model_name) == 0;
 	if (c->measured)
 		return;
-	if (!costs || !costs->nruns)
-		snprintf(c->estimated_why, sizeof(c->estimated_why), "estimated: %.3g stall cycles per sample (the profile "
-			 "has no stall cycles; the QEMU plugin's model= measures them)", rp_fm_fetch_estimate(&c->model));
+	char rate[64];   /* one model: its rate per sample; several: each function's range's */
+	if (c->models.n > 1)
+		snprintf(rate, sizeof(rate), "stall cycles per sample by each function's flash range");
 	else
-		snprintf(c->estimated_why, sizeof(c->estimated_why), "estimated: %.3g stall cycles per sample (the profile's "
-			 "stall cycles are for %s, not %s)", rp_fm_fetch_estimate(&c->model), costs->model, c->model.name);
+		snprintf(rate, sizeof(rate), "%.3g stall cycles per sample", rp_fm_fetch_estimate(&c->model));
+	if (!costs || !costs->nruns)
+		snprintf(c->estimated_why, sizeof(c->estimated_why), "estimated: %s (the profile has no stall cycles; the "
+			 "QEMU plugin's model= measures them)", rate);
+	else
+		snprintf(c->estimated_why, sizeof(c->estimated_why), "estimated: %s (the profile's stall cycles are for %s, "
+			 "not %s)", rate, costs->model, c->model_name);
 }
 
-int rp_cycles_prepare(rp_cycles *c, const rp_fm_cfg *model, const rp_db_totals *samples, const rp_db_costs *costs,
+int rp_cycles_prepare(rp_cycles *c, const rp_fm_map *models, const rp_db_totals *samples, const rp_db_costs *costs,
 		      const rp_image *img, rp_err *err)
 {
 	memset(c, 0, sizeof(*c));
-	choose_model(c, model, costs);
+	choose_model(c, models, costs);
 	c->per_sample = c->measured ? 0.0 : rp_fm_fetch_estimate(&c->model);
 	keyed *k = calloc(c->measured && costs->nfuncs ? costs->nfuncs : 1, sizeof(keyed));
 	c->weights = *samples;
@@ -102,14 +114,21 @@ int rp_cycles_prepare(rp_cycles *c, const rp_fm_cfg *model, const rp_db_totals *
 	rp_sort(k, nk, sizeof(keyed), by_key);
 	c->insns = (double)samples->total;
 	c->stall = c->measured ? (double)(costs->fetch_stall + costs->read_stall) : c->insns * c->per_sample;
+	/* estimated: each function at its own range's model below; samples in no function known at
+	 * the first model's per_sample */
 	c->weights.total = 0;
 	c->weights.nfuncs = 0;   /* counts the rows filled below, so a failure part-way frees only those */
 	int rc = 0;
 	for (size_t i = 0; !rc && i < samples->nfuncs; i++) {
 		const rp_func_total *f = &samples->funcs[i];
 		rp_func_total *w = &c->weights.funcs[c->weights.nfuncs];
-		double stall = c->measured ? (double)stall_of(k, nk, f->func, f->file) : (double)f->count * c->per_sample;
-		double net = stall - copy_cycles(c, img, f);
+		const rp_func *fn = rp_image_func_by_name(img, f->func, f->file);
+		const rp_fm_cfg *m = model_of(c, fn);
+		double est = m ? (double)f->count * rp_fm_fetch_estimate(m) : 0.0;
+		double stall = c->measured ? (double)stall_of(k, nk, f->func, f->file) : est;
+		double net = stall - (fn && m ? rp_cycles_copy_cost(m, fn->size) : 0.0);
+		if (!c->measured)
+			c->stall += est - (double)f->count * c->per_sample;
 		if (f->count && net <= 0 && strcmp(f->func, "<unknown>") != 0) {
 			c->nnot_worth++;
 			c->not_worth_insns += f->count;

@@ -101,6 +101,8 @@ int pl_attribute_samples(ctx *c, const rp_db_totals *totals, rp_err *err); /* sa
 void pl_group_clones(ctx *c);             /* foo.part.0, foo.cold ... join foo */
 int pl_group_by_input_section(ctx *c, rp_err *err); /* sharing a map input section (no map: a name) join */
 int pl_build_units(ctx *c, rp_err *err);  /* one unit per group: root, samples, movable */
+/* out->func_why: each function's unit's reason to stay in flash (place_keep.c). */
+int pl_record_reasons(ctx *c, rp_err *err);
 int pl_index_units(ctx *c, rp_err *err);  /* ufirst/ufuncs: the functions of each unit */
 /* Bytes in RAM of each unit, its pieces at their own alignment; needs ufirst/ufuncs. */
 int pl_size_units(ctx *c, rp_err *err);

@@ -210,3 +210,24 @@ int pl_apply_exclusions(ctx *c, rp_err *err)
 	}
 	return rc ? rc : check_musts(c, err);
 }
+
+const char pl_why_unmovable[] = "not in an input section of its own that the fragment can move";
+
+/* Every function gets its unit's reason, so that a report can say why a sampled clone or alias
+ * stays in flash as `place` says it for the unit (one "name: why" line about one of them). */
+int pl_record_reasons(ctx *c, rp_err *err)
+{
+	rp_placement *out = c->out;
+	if (!c->img->nfuncs)
+		return 0;
+	if (!(out->func_why = calloc(c->img->nfuncs, sizeof(char *))))
+		return rp_err_nomem(err, "recording why functions stay in flash");
+	out->nfunc_why = c->img->nfuncs;
+	for (size_t u = 0; u < c->nunits; u++) {
+		const unit *un = &c->units[u];
+		const char *why = un->kept_why ? un->kept_why : !un->movable ? pl_why_unmovable : NULL;
+		for (size_t j = c->ufirst[u]; why && j < c->ufirst[u + 1]; j++)
+			out->func_why[c->ufuncs[j]] = why;
+	}
+	return 0;
+}

@@ -115,7 +115,7 @@ int rp_place(const rp_image *img, const rp_map *map, const rp_db_totals *totals,
 	if ((rc = pl_index_units(&c, err)) || (rc = pl_size_units(&c, err)) || (rc = build_callgraph(&c, err)) ||
 	    (rc = pl_collect_callees(&c, err)) || (rc = pl_note_shared_text(&c, err)))
 		goto done;
-	if ((rc = pl_apply_exclusions(&c, err)) || (rc = pl_solve(&c, err)))
+	if ((rc = pl_apply_exclusions(&c, err)) || (rc = pl_solve(&c, err)) || (rc = pl_record_reasons(&c, err)))
 		goto done;
 	pl_count_cycles(&c, totals ? totals->total : 0);
 	rc = pl_make_plans(&c, totals ? totals->total : 0, err);
@@ -141,5 +141,6 @@ void rp_placement_release(rp_placement *p)
 	free(p->missing);
 	free(p->kept);
 	free(p->items);
+	free(p->func_why);
 	memset(p, 0, sizeof(*p));
 }

@@ -1,0 +1,326 @@
+/* place_opts.c: the command line of `ramplace place` (place_opts.h): the option table, the
+ * --help text, the parsers of sizes, numbers and percentages, and --config merged underneath:
+ * the regions with their overrides, and the fragment and plan each region is written to. Owns
+ * the lists and names it builds in a place_args (place_opts_release frees them); the strings
+ * they hold point into argv or the config. The workload: a few dozen options, a handful of
+ * regions, so plain arrays grown one element at a time. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "place_opts.h"
+#include "ramplace/util.h"
+
+static const char usage[] =
+	"usage: ramplace [place] --budget SIZE [options] profile.db firmware.elf\n"
+	"\n"
+	"Chooses the functions that give the most profiled samples per byte of RAM and writes a\n"
+	"GNU ld fragment to INCLUDE inside the .ramtext output section, plus the plan that\n"
+	"'ramplace check' verifies. Without profile.db it writes an empty fragment.\n"
+	"\n"
+	"  -b, --budget SIZE     RAM for code, veneers included: bytes, or with K/KiB/M, or\n"
+	"                        'auto' (what .data, .bss, heap and stack leave; needs --map;\n"
+	"                        with --map, a larger number is warned about)\n"
+	"  -c, --config FILE     ramplace.yaml: regions, pin, exclude, closure, cost model\n"
+	"                        (docs/config.md); the options here override it\n"
+	"  -o, --output FILE     fragment to write (default ramtext.ld)\n"
+	"      --plan FILE       plan to write (default FILE.plan beside the fragment)\n"
+	"  -m, --map FILE        GNU ld map of firmware.elf (-Wl,-Map): exact input sections\n"
+	"      --exclude GLOB    keep matching functions in flash (repeatable)\n"
+	"      --region NAME     memory region of the map the budget must fit (default: the\n"
+	"                        one holding .ramtext or .data)\n"
+	"      --align N         alignment of the output section's end, and of an input section\n"
+	"                        whose own is unknown (default 4); each input section counts\n"
+	"                        at its own alignment (read from the objects the map names)\n"
+	"      --veneer-size N   bytes per RAM->flash call veneer (default: the architecture's\n"
+	"                        and the linker's: 8 on ARMv7-M, 16 on ARMv6-M, 12 with ld.lld,\n"
+	"                        0 on RISC-V)\n"
+	"      --linker gnu|lld  the linker that will use the fragment (default: the one that\n"
+	"                        linked firmware.elf, from its .comment)\n"
+	"      --output-section NAME   output section of the fragment (default .ramtext)\n"
+	"      --allow-boot-path also move what the reset handler calls (unsafe)\n"
+	"      --pin GLOB        always move matching functions (repeatable)\n"
+	"      --closure GLOB    move matching functions and everything they call (repeatable)\n"
+	"      --flash-wait-states N   cost model: report cycles, weigh crossing calls\n"
+	"      --flash-model SPEC  place by stall cycles saved under a flash model: ws:N,\n"
+	"                        art:ws=N,line=L, cache:rp2040|fe310|esp32 or\n"
+	"                        cache:size=S,ways=W,line=L,penalty=P (docs/cost-models.md);\n"
+	"                        the profile's own stall cycles (QEMU plugin model=) when it has\n"
+	"                        them for this model. Every place prints the modeled cycles\n"
+	"                        before and after (default model ws:5). Several flashes:\n"
+	"                        repeat it as SPEC@LO-HI or SPEC@MEMORY (a MEMORY region of\n"
+	"                        --map), each function priced by its range's model\n"
+	"      --time-limit S    ILP time limit in seconds (default 10)\n"
+	"      --ilp             use the ILP even for a plain knapsack\n"
+	"      --min-mapped PCT  refuse when less than PCT% of the profiled samples fall in\n"
+	"                        functions the ELF still has (default 50)\n"
+	"      --force           place from a stale profile anyway (also: RAMPLACE_FORCE=1)\n"
+	"      --min-share PCT   leave in flash what has less than PCT% of the samples: not\n"
+	"                        worth its copy at boot and its veneers (default 0.01)\n"
+	"      --allow-empty     no profile.db yet (a first build): write empty fragment(s)\n"
+	"                        instead of failing\n"
+	"      --data            also move hot read-only data objects (needs --map and\n"
+	"                        -fdata-sections) to .ramdata: writes ramdata.ld and\n"
+	"                        ramdata.ld.plan beside the fragment, in the same budget;\n"
+	"                        weighed in stall cycles like the code when placing in cycles\n"
+	"      --no-data         move code only (the default)\n"
+	"      --pin-data GLOB   always move matching const objects (implies --data)\n"
+	"      --html FILE       also write the decision as one self-contained HTML page (budget\n"
+	"                        curve, RAM and flash maps, hot functions; as 'report --html')\n"
+	"      --timings         print the seconds of each stage to standard error: ELF, map,\n"
+	"                        profile, call graph, solve, write\n"
+	"  -q, --quiet           print nothing but errors and warnings\n";
+
+static int add_glob(const char ***list, size_t *n, const char *glob, rp_err *err)
+{
+	const char **bigger = realloc(*list, (*n + 1) * sizeof(char *));
+	if (!bigger)
+		return rp_err_nomem(err, "reading options");
+	*list = bigger;
+	bigger[(*n)++] = glob;
+	return 0;
+}
+
+static int parse_double(double *out, const char *text, const char *what, double lo, double hi, rp_err *err)
+{
+	char *end;
+	double v = strtod(text, &end);
+	if (!*text || *end || !(v >= lo && v <= hi))
+		return rp_err_set(err, RP_EUSAGE, "%s: '%s' is not a number from %g to %g", what, text, lo, hi);
+	*out = v;
+	return 0;
+}
+
+static int parse_percent(double *out, const char *text, const char *what, rp_err *err)
+{
+	char *end;
+	double v = strtod(text, &end);
+	if (end == text || (*end && strcmp(end, "%") != 0) || !(v >= 0.0 && v <= 100.0))
+		return rp_err_set(err, RP_EUSAGE, "%s: '%s' is not a percentage from 0 to 100", what, text);
+	*out = v / 100.0;
+	return 0;
+}
+
+int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
+{
+	static const struct option longopts[] = {
+		{ "budget", required_argument, NULL, 'b' }, { "output", required_argument, NULL, 'o' },
+		{ "plan", required_argument, NULL, 'P' },   { "map", required_argument, NULL, 'm' },
+		{ "exclude", required_argument, NULL, 'x' }, { "region", required_argument, NULL, 'r' },
+		{ "align", required_argument, NULL, 'a' },  { "veneer-size", required_argument, NULL, 'v' },
+		{ "output-section", required_argument, NULL, 'S' },
+		{ "allow-boot-path", no_argument, NULL, 'B' }, { "quiet", no_argument, NULL, 'q' },
+		{ "min-mapped", required_argument, NULL, 'M' }, { "force", no_argument, NULL, 'F' },
+		{ "config", required_argument, NULL, 'c' }, { "pin", required_argument, NULL, 'p' },
+		{ "closure", required_argument, NULL, 'C' }, { "flash-wait-states", required_argument, NULL, 'W' },
+		{ "time-limit", required_argument, NULL, 'T' }, { "ilp", no_argument, NULL, 'I' },
+		{ "allow-empty", no_argument, NULL, 'E' }, { "linker", required_argument, NULL, 'L' },
+		{ "min-share", required_argument, NULL, 's' }, PLACE_DATA_LONGOPTS,
+		{ "html", required_argument, NULL, 'H' }, { "timings", no_argument, NULL, 'G' },
+		{ "flash-model", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 }
+	};
+	int c, rc = 0;
+	uint64_t n;
+	while (!rc && (c = getopt_long(argc, argv, "b:o:m:c:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'E':
+			a->allow_empty = 1;
+			break;
+		case 's':
+			rc = parse_percent(&a->opts.min_share, optarg, "--min-share", err);
+			break;
+		case 'L':
+			if (strcmp(optarg, "gnu") != 0 && strcmp(optarg, "lld") != 0)
+				rc = rp_err_set(err, RP_EUSAGE, "--linker: '%s' is neither gnu nor lld", optarg);
+			a->linker = strcmp(optarg, "lld") == 0 ? 1 : 0;
+			break;
+		case 'b':
+			a->have_budget = 1;
+			a->budget_auto = strcmp(optarg, "auto") == 0;
+			if (!a->budget_auto)
+				rc = rp_parse_size(&a->opts.budget, optarg, "--budget", err);
+			break;
+		case 'c': a->config_path = optarg; break;
+		case 'p': rc = add_glob(&a->pin, &a->npin, optarg, err); break;
+		case 'C': rc = add_glob(&a->closure, &a->nclosure, optarg, err); break;
+		case 'W': rc = parse_double(&a->flash_wait_states, optarg, "--flash-wait-states", 0, 1000, err); break;
+		case 'T':
+			rc = parse_double(&a->opts.time_limit_s, optarg, "--time-limit", 0.01, 86400, err);
+			a->time_limit_given = 1;
+			break;
+		case 'I': a->opts.force_ilp = 1; break;
+		case 'o': a->output = optarg; a->output_given = 1; break;
+		case 'P': a->plan_path = optarg; break;
+		case 'm': a->map_path = optarg; break;
+		case 'x': rc = add_glob(&a->exclude, &a->nexclude, optarg, err); break;
+		case 'r': a->opts.region = optarg; break;
+		case 'a':
+			rc = rp_parse_size(&n, optarg, "--align", err);
+			if (!rc && rp_check_align(n, "--align", err))
+				rc = err->code = RP_EUSAGE;
+			a->opts.align = n;
+			a->align_given = 1;
+			break;
+		case 'v':
+			rc = rp_parse_size(&n, optarg, "--veneer-size", err);
+			if (!rc && rp_check_veneer_size(n, "--veneer-size", err))
+				rc = err->code = RP_EUSAGE;
+			a->opts.veneer_size = (int64_t)n;
+			break;
+		case 'S': a->opts.outsec = optarg; break;
+		case 'B': a->opts.keep_boot_path = 0; break;
+		case 'q': a->quiet = 1; break;
+		case 'H': a->html = optarg; break;
+		case 'f': rc = place_cycles_option(&a->cycles, optarg, err); break;
+		case 'G': a->timings = 1; break;
+		case 'F': a->force = 1; break;
+		case 'M': rc = parse_percent(&a->min_mapped, optarg, "--min-mapped", err); break;
+		case 'h': fputs(usage, stdout); return 1;
+		default:
+			if ((rc = place_data_option(&a->data, c, optarg, err)) > 0)
+				return cli_usage_error(err, "place", "unknown option");
+		}
+	}
+	if (rc)
+		return rc;
+	if (argc - optind != 2)
+		return cli_usage_error(err, "place", "expects profile.db and firmware.elf");
+	if (!a->have_budget && !a->config_path)
+		return cli_usage_error(err, "place", "--budget (or --config with regions) is required");
+	const char *force = getenv("RAMPLACE_FORCE"); /* how the build integrations pass --force */
+	if (force && *force && strcmp(force, "0") != 0)
+		a->force = 1;
+	a->db_path = argv[optind];
+	a->elf_path = argv[optind + 1];
+	return 0;
+}
+
+static int append_names(const char ***list, size_t *n, char *const *names, size_t count, rp_err *err)
+{
+	for (size_t i = 0; i < count; i++)
+		if (add_glob(list, n, names[i], err))
+			return err->code;
+	return 0;
+}
+
+/* The regions: the config's, with --budget, --output-section, --region and --align applied to
+ * the first (--align to all); without a config, one region from the options. */
+static int make_regions(place_args *a, rp_err *err)
+{
+	size_t n = a->cfg ? a->cfg->nregions : 1;
+	a->regions = calloc(n, sizeof(rp_region_cfg));
+	if (!a->regions)
+		return rp_err_nomem(err, "reading options");
+	a->nregions = n;
+	if (a->cfg)
+		memcpy(a->regions, a->cfg->regions, n * sizeof(rp_region_cfg));
+	else
+		rp_region_cfg_defaults(&a->regions[0]);
+	rp_region_cfg *first = &a->regions[0];
+	if (a->have_budget) {
+		first->budget_auto = a->budget_auto;
+		first->budget = a->budget_auto ? 0 : a->opts.budget;
+	}
+	if (!a->cfg || strcmp(a->opts.outsec, ".ramtext") != 0)
+		first->outsec = (char *)a->opts.outsec;
+	if (a->opts.region)
+		first->memory = (char *)a->opts.region;
+	for (size_t r = 0; r < n; r++)
+		if (a->align_given || !a->cfg)
+			a->regions[r].align = a->opts.align;
+	return 0;
+}
+
+/* Fragment and plan of each region: the first from -o/--plan (or the config), the others from
+ * the config or "<output section>.ld" beside the first. */
+static int name_outputs(place_args *a, rp_err *err)
+{
+	a->fragments = calloc(a->nregions, sizeof(char *));
+	a->plans = calloc(a->nregions, sizeof(char *));
+	if (!a->fragments || !a->plans)
+		return rp_err_nomem(err, "reading options");
+	const char *slash = strrchr(a->output, '/');
+	int dirlen = slash ? (int)(slash - a->output + 1) : 0;
+	for (size_t r = 0; r < a->nregions; r++) {
+		const rp_region_cfg *rg = &a->regions[r];
+		char buf[4096];
+		if (r == 0 && (a->output_given || !rg->fragment))
+			snprintf(buf, sizeof(buf), "%s", a->output);
+		else if (rg->fragment)
+			snprintf(buf, sizeof(buf), "%.*s%s", dirlen, a->output, rg->fragment);
+		else
+			snprintf(buf, sizeof(buf), "%.*s%s.ld", dirlen, a->output, rg->outsec[0] == '.' ? rg->outsec + 1 : rg->outsec);
+		if (rp_strdup(&a->fragments[r], buf, err))
+			return err->code;
+		if (r == 0 && a->plan_path)
+			snprintf(buf, sizeof(buf), "%s", a->plan_path);
+		else
+			snprintf(buf, sizeof(buf), "%s.plan", a->fragments[r]);
+		if (rp_strdup(&a->plans[r], buf, err))
+			return err->code;
+	}
+	return 0;
+}
+
+/* Config first, then the command line on top of it. */
+int place_opts_apply_config(place_args *a, rp_err *err)
+{
+	if (a->config_path && rp_config_load(&a->cfg, a->config_path, err))
+		return err->code;
+	rp_place_opts *o = &a->opts;
+	if (a->cfg) {
+		if (append_names(&a->exclude, &a->nexclude, a->cfg->exclude, a->cfg->nexclude, err) ||
+		    append_names(&a->pin, &a->npin, a->cfg->pin, a->cfg->npin, err) ||
+		    append_names(&a->closure, &a->nclosure, a->cfg->closure, a->cfg->nclosure, err))
+			return err->code;
+		o->cost = a->cfg->cost;
+		o->have_cost = a->cfg->have_cost && (a->cfg->cost.flash_fetch_cycles != 1.0 ||
+						     (!a->cfg->cost.have_model && !a->cfg->cost.nflash));
+		place_cycles_config(&a->cycles, &a->cfg->cost);
+		if (place_data_config(&a->data, a->cfg, err))
+			return err->code;
+		if (!a->time_limit_given)
+			o->time_limit_s = a->cfg->time_limit_s;
+	}
+	if (o->veneer_size >= 0)
+		o->cost.veneer_bytes = o->veneer_size;
+	else if (o->cost.veneer_bytes >= 0)
+		o->veneer_size = o->cost.veneer_bytes;
+	if (a->flash_wait_states >= 0) {
+		o->cost.flash_fetch_cycles = 1.0 + a->flash_wait_states;
+		o->have_cost = 1;
+	}
+	o->exclude = a->exclude;
+	o->nexclude = a->nexclude;
+	o->pin = a->pin;
+	o->npin = a->npin;
+	o->closure = a->closure;
+	o->nclosure = a->nclosure;
+	if (make_regions(a, err) || name_outputs(a, err))
+		return err->code;
+	if (a->cfg || a->budget_auto) {
+		o->regions = a->regions;
+		o->nregions = a->nregions;
+	}
+	return 0;
+}
+
+void place_opts_release(place_args *a)
+{
+	for (size_t r = 0; r < a->nregions; r++) {
+		free(a->fragments ? a->fragments[r] : NULL);
+		free(a->plans ? a->plans[r] : NULL);
+	}
+	free(a->fragments);
+	free(a->plans);
+	free(a->regions);
+	free(a->exclude);
+	free(a->pin);
+	free(a->closure);
+	place_data_release(&a->data);
+	rp_config_free(a->cfg);
+	place_cycles_release(&a->cycles);
+}
