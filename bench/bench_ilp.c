@@ -15,13 +15,12 @@
 
 #include "ramplace/ilp.h"
 
+#include "../tests/support/xorshift64.h"
+
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static double uniform(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (double)(rng_state >> 11) / 9007199254740992.0;
+	return (double)(xorshift64(&rng_state) >> 11) / 9007199254740992.0;
 }
 
 int main(int argc, char **argv)

@@ -16,13 +16,12 @@
 #include "ramplace/knapsack.h"
 #include "ramplace/util.h"
 
+#include "../tests/support/xorshift64.h"
+
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static double uniform(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (double)(rng_state >> 11) / 9007199254740992.0;
+	return (double)(xorshift64(&rng_state) >> 11) / 9007199254740992.0;
 }
 
 static void generate(rp_ks_item *items, size_t n)

@@ -12,13 +12,12 @@
 
 #include "ramplace/curve.h"
 
+#include "../support/xorshift64.h"
+
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return xorshift64(&rng_state);
 }
 
 static uint64_t brute_force(const rp_ks_item *items, size_t n, uint64_t cap)

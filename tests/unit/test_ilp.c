@@ -16,13 +16,12 @@
 #include "ramplace/ilp.h"
 #include "../../ramplace/lib/solve/ilp_search.h"
 
+#include "../support/xorshift64.h"
+
 static uint64_t rng_state = 0x12345678abcdefull;
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return xorshift64(&rng_state);
 }
 
 /* Whether an assignment fits every region with its veneers, and keeps every pin in RAM. */

@@ -10,13 +10,12 @@
 
 #include "ramplace/knapsack.h"
 
+#include "../support/xorshift64.h"
+
 static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return xorshift64(&rng_state);
 }
 
 /* best (value, -weight) over all subsets */
