@@ -12,6 +12,7 @@
 
 #include "ramplace/curve.h"
 
+#include "../support/brute_knapsack.h"
 #include "../support/xorshift64.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -20,20 +21,12 @@ static uint64_t rng(void)
 	return xorshift64(&rng_state);
 }
 
+/* the best value within cap over all subsets */
 static uint64_t brute_force(const rp_ks_item *items, size_t n, uint64_t cap)
 {
-	uint64_t best = 0;
-	for (uint32_t mask = 0; mask < (1u << n); mask++) {
-		uint64_t v = 0, w = 0;
-		for (size_t i = 0; i < n; i++)
-			if (mask & (1u << i)) {
-				v += items[i].value;
-				w += items[i].weight;
-			}
-		if (w <= cap && v > best)
-			best = v;
-	}
-	return best;
+	uint64_t best_v, best_w;
+	brute_knapsack(items, n, cap, &best_v, &best_w);
+	return best_v;
 }
 
 static void test_exact_and_monotone(void **state)

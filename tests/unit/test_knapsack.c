@@ -10,31 +10,13 @@
 
 #include "ramplace/knapsack.h"
 
+#include "../support/brute_knapsack.h"
 #include "../support/xorshift64.h"
 
 static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
 static uint64_t rng(void)
 {
 	return xorshift64(&rng_state);
-}
-
-/* best (value, -weight) over all subsets */
-static void brute_force(const rp_ks_item *items, size_t n, uint64_t cap, uint64_t *best_v, uint64_t *best_w)
-{
-	*best_v = 0;
-	*best_w = 0;
-	for (uint32_t mask = 0; mask < (1u << n); mask++) {
-		uint64_t v = 0, w = 0;
-		for (size_t i = 0; i < n; i++)
-			if (mask & (1u << i)) {
-				v += items[i].value;
-				w += items[i].weight;
-			}
-		if (w <= cap && (v > *best_v || (v == *best_v && w < *best_w))) {
-			*best_v = v;
-			*best_w = w;
-		}
-	}
 }
 
 static void test_matches_brute_force(void **state)
@@ -54,7 +36,7 @@ static void test_matches_brute_force(void **state)
 		rp_err err = RP_ERR_INIT;
 		assert_int_equal(rp_knapsack_solve(items, n, cap, chosen, &res, &err), 0);
 		uint64_t bv, bw, v = 0, w = 0;
-		brute_force(items, n, cap, &bv, &bw);
+		brute_knapsack(items, n, cap, &bv, &bw);
 		for (size_t i = 0; i < n; i++)
 			if (chosen[i]) {
 				v += items[i].value;
@@ -83,7 +65,7 @@ static void test_odd_weights(void **state)
 		rp_ks_result res;
 		rp_err err = RP_ERR_INIT;
 		assert_int_equal(rp_knapsack_solve(items, n, cap, chosen, &res, &err), 0);
-		brute_force(items, n, cap, &bv, &bw);
+		brute_knapsack(items, n, cap, &bv, &bw);
 		assert_int_equal(res.value, bv);
 		assert_int_equal(res.weight, bw);
 	}
