@@ -14,9 +14,10 @@ const uint64_t cli_stab_budgets[CLI_STAB_NBUDGETS] = { 1024, 2048, 4096, 8192, 1
 #define CLI_STAB_ALIGN 4
 #define CLI_STAB_MIN_SHARE 0.0001
 
-double cli_stab_seconds(const rp_db_totals *t)
+rp_stab_basis cli_stab_basis(const rp_db_totals *t)
 {
-	return t->rate_hz > 0 ? t->taken_seconds : 0.0;
+	rp_stab_basis b = { t->rate_hz > 0 ? t->taken_seconds : 0.0, t->nruns, t->whole_runs };
+	return b;
 }
 
 static uint64_t all_bytes(const rp_stab_items *it)
@@ -32,9 +33,10 @@ int cli_stability_verdict(char *buf, size_t cap, const rp_image *img, const rp_d
 {
 	rp_stab_items it = { 0 };
 	rp_stability s = { 0 };
+	rp_stab_basis basis = cli_stab_basis(t);
 	int rc = rp_stab_items_build(&it, img, t, CLI_STAB_ALIGN, CLI_STAB_MIN_SHARE, err);
 	if (!rc && !(rc = rp_stability_run(&s, it.items, it.n, it.rest, budget, NULL, err)))
-		rp_stability_verdict(buf, cap, &s, cli_stab_seconds(t));
+		rp_stability_verdict(buf, cap, &s, &basis);
 	rp_stab_items_release(&it);
 	rp_stability_release(&s);
 	return rc;
@@ -52,7 +54,7 @@ void cli_stability_line(FILE *out, const rp_image *img, const rp_db_totals *t, u
 
 /* Stable up to the first budget that is not (the larger ones need even more), or up to the one
  * that holds every sampled function. */
-static int summary(FILE *out, const rp_stab_items *it, double seconds, rp_err *err)
+static int summary(FILE *out, const rp_stab_items *it, const rp_stab_basis *basis, rp_err *err)
 {
 	char line[768], stable_at[128] = "";
 	uint64_t all = all_bytes(it);
@@ -63,7 +65,7 @@ static int summary(FILE *out, const rp_stab_items *it, double seconds, rp_err *e
 			rp_stability_release(&s);
 			return rc;
 		}
-		rp_stability_verdict(line, sizeof(line), &s, seconds);
+		rp_stability_verdict(line, sizeof(line), &s, basis);
 		int stable = s.stable, last = b + 1 == CLI_STAB_NBUDGETS || cli_stab_budgets[b] >= all;
 		rp_stability_release(&s);
 		if (!stable || last) {
@@ -87,7 +89,8 @@ void cli_stability_after_store(const char *db_path, const rp_image *img)
 	int rc = rp_db_open_existing(&db, db_path, &err);
 	if (!rc && !(rc = rp_db_totals_load(db, &t, &err))) {
 		if (!(rc = rp_stab_items_build(&it, img, &t, CLI_STAB_ALIGN, CLI_STAB_MIN_SHARE, &err))) {
-			rc = summary(stdout, &it, cli_stab_seconds(&t), &err);
+			rp_stab_basis basis = cli_stab_basis(&t);
+			rc = summary(stdout, &it, &basis, &err);
 			rp_stab_items_release(&it);
 		}
 		rp_db_totals_release(&t);
@@ -130,7 +133,8 @@ static void print_uncertain(FILE *out, const rp_stab_items *it, const rp_stabili
 	}
 }
 
-static int detail(FILE *out, const rp_stab_items *it, double seconds, uint64_t budget, long limit, rp_err *err)
+static int detail(FILE *out, const rp_stab_items *it, const rp_stab_basis *basis, uint64_t budget, long limit,
+		  rp_err *err)
 {
 	rp_stab_opts o = RP_STAB_OPTS_INIT;
 	rp_stability s;
@@ -143,12 +147,12 @@ static int detail(FILE *out, const rp_stab_items *it, double seconds, uint64_t b
 			bytes += s.chosen[i] ? it->items[i].weight : 0;
 		fprintf(out, "\nstability at %llu bytes: %llu samples%s, %zu sampled function(s); the choice from them: "
 			"%zu function(s), %llu bytes, %.1f%% of the samples (90%% of resamples: %.1f-%.1f%%)\n",
-			(unsigned long long)budget, (unsigned long long)s.samples, seconds > 0 ? " (rate known)" : "", it->n,
+			(unsigned long long)budget, (unsigned long long)s.samples, basis->seconds > 0 ? " (rate known)" : "", it->n,
 			s.nchosen, (unsigned long long)bytes, s.samples ? 100.0 * (double)s.value / (double)s.samples : 0.0,
 			100.0 * s.share_lo, 100.0 * s.share_hi);
 		print_levels(out, &s);
 		print_uncertain(out, it, &s, limit);
-		rp_stability_verdict(line, sizeof(line), &s, seconds);
+		rp_stability_verdict(line, sizeof(line), &s, basis);
 		fprintf(out, "stability: %s\n", line);
 	}
 	rp_stability_release(&s);
@@ -162,14 +166,14 @@ int cli_stability_report(FILE *out, const rp_image *img, const rp_db_totals *t, 
 	int rc = rp_stab_items_build(&it, img, t, CLI_STAB_ALIGN, CLI_STAB_MIN_SHARE, err);
 	if (rc)
 		return rc;
-	double seconds = cli_stab_seconds(t);
+	rp_stab_basis basis = cli_stab_basis(t);
 	if (budget)
-		rc = detail(out, &it, seconds, budget, limit, err);
+		rc = detail(out, &it, &basis, budget, limit, err);
 	for (size_t b = 0; !budget && !rc && b < CLI_STAB_NBUDGETS; b++) {
 		rp_stability s;
 		char line[768];
 		if (!(rc = rp_stability_run(&s, it.items, it.n, it.rest, cli_stab_budgets[b], NULL, err))) {
-			rp_stability_verdict(line, sizeof(line), &s, seconds);
+			rp_stability_verdict(line, sizeof(line), &s, &basis);
 			fprintf(out, "stability: %s\n", line);
 		}
 		rp_stability_release(&s);

@@ -10,13 +10,15 @@
 #include "ramplace/error.h"
 #include "ramplace/image.h"
 #include "ramplace/profiledb.h"
+#include "ramplace/stability.h"
 
 /* The budgets the verdicts after import and record look at, and report's default. */
 #define CLI_STAB_NBUDGETS 5
 extern const uint64_t cli_stab_budgets[CLI_STAB_NBUDGETS];
 
-/* How long the profile took, when its rate is known (0: unknown). */
-double cli_stab_seconds(const rp_db_totals *t);
+/* What the profile was taken over: how long, when its rate is known (0: unknown), its runs, and
+ * whether each covered its program to the exit. */
+rp_stab_basis cli_stab_basis(const rp_db_totals *t);
 
 /* The verdict for the decision at budget bytes into buf ("the 4 KiB choice is stable: ..."), as
  * cli_stability_line prints it. Fails on memory or as rp_stability_run does. */

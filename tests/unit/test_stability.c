@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -39,7 +40,8 @@ static void clear_winner_is_stable(void **state)
 	assert_true(s.share_lo < 0.7143 && s.share_hi > 0.7143);
 	assert_true(s.share_hi - s.share_lo < 0.04);
 	char line[512];
-	rp_stability_verdict(line, sizeof(line), &s, 10.0);
+	rp_stab_basis ten = { 10.0, 1, 0 };
+	rp_stability_verdict(line, sizeof(line), &s, &ten);
 	assert_non_null(strstr(line, "the 1 KiB choice is stable: 100 % of 200 resamples pick the same functions"));
 	rp_stability_release(&s);
 }
@@ -65,10 +67,22 @@ static void near_tie_is_flagged_and_thinning_needs_more(void **state)
 		assert_true(st.levels[k].scale > st.levels[k - 1].scale);
 	assert_true(st.levels[st.nlevels - 1].stable);
 	char line[512];
-	rp_stability_verdict(line, sizeof(line), &st, 2.0);
+	rp_stab_basis two = { 2.0, 1, 0 }, unknown = { 0.0, 1, 0 }, whole = { 2.0, 3, 1 };
+	rp_stability_verdict(line, sizeof(line), &st, &two);
 	assert_non_null(strstr(line, "too few samples for a 1 KiB decision"));
-	assert_non_null(strstr(line, "s more"));
-	rp_stability_verdict(line, sizeof(line), &st, 0.0);
+	char want[64];
+	snprintf(want, sizeof(want), "record about %.0f s more", ceil((st.need_scale - 1.0) * 2.0));
+	assert_non_null(strstr(line, want));
+	rp_stability_verdict(line, sizeof(line), &st, &unknown);
+	assert_non_null(strstr(line, "more samples"));
+	assert_null(strstr(line, " s more"));
+	/* three runs that each went to the program's exit: more time adds nothing, more runs do */
+	rp_stability_verdict(line, sizeof(line), &st, &whole);
+	snprintf(want, sizeof(want), "record about %.0f more whole runs into the same profile.db",
+		 ceil((st.need_scale - 1.0) * 3.0));
+	assert_non_null(strstr(line, want));
+	assert_null(strstr(line, " s more"));
+	rp_stability_verdict(line, sizeof(line), &st, NULL);
 	assert_non_null(strstr(line, "more samples"));
 	rp_stability_release(&st);
 	rp_stability_release(&sf);

@@ -87,6 +87,8 @@ typedef struct rp_db_totals {
 	uint64_t taken_count;    /* the same, exact: a double holds integers only up to 2^53 */
 	double rate_hz;          /* the sampling rate shared by every run, 0 if unknown or mixed */
 	double taken_seconds;    /* taken / rate, when rate_hz != 0 */
+	int whole_runs;          /* every run is a recording that went to its program's exit (its notes say
+				    "covered the whole run", cmd_record.c): a longer one would add nothing */
 	int sampled_arcs;        /* some run's arcs are sampled return addresses (record), which
 				    count samples, not calls as gmon.out's do */
 } rp_db_totals;

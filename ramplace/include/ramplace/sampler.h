@@ -89,9 +89,9 @@ typedef struct rp_sampler_result {
 	char reason[160];        /* "duration", "samples", "target exited (status 0)", "interrupted"
 				    (SIGINT), "stopped by SIGTERM", "gdbserver stopped answering
 				    after 2000 ms", ... */
-	/* The intrusion, measured on the host: halted is from each interrupt sent to the continue
-	 * that followed it (the latencies of both ends cancel out roughly), ran is the rest of the
-	 * run. A halting run took (1 + slowdown) times as long as the target alone would have;
+	/* The intrusion, measured on the host: halted is from each interrupt sent to the answers
+	 * to the reads that went out with the next continue (the target resumes only after them;
+	 * docs/sampling.md), ran is the rest of the run. A halting run took (1 + slowdown) times as long as the target alone would have;
 	 * DWT sampling never halts (slowdown 0). */
 	double halted_s;
 	double ran_s;

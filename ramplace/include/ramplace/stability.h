@@ -80,10 +80,18 @@ int rp_stability_run(rp_stability *out, const rp_stab_item *items, size_t n, uin
 		     uint64_t capacity, const rp_stab_opts *opts, rp_err *err);
 void rp_stability_release(rp_stability *s);
 
+/* What the profile was taken over, for the advice on how much more to take. */
+typedef struct rp_stab_basis {
+	double seconds;  /* how long the profile took; 0: unknown (advice in samples) */
+	size_t runs;     /* its runs */
+	int whole_runs;  /* every run covered the program to its exit: more time adds nothing, more runs do */
+} rp_stab_basis;
+
 /* One plain sentence for a decision at capacity bytes: "the 4 KiB choice is stable: 97 % of 200
  * resamples pick the same functions" or "too few samples for a 16 KiB decision (...): record
- * about 40 s more". seconds is how long the profile took (0: unknown; then in samples). */
-void rp_stability_verdict(char *buf, size_t size, const rp_stability *s, double seconds);
+ * about 40 s more" ("... about 3 more whole runs into the same profile.db" when each run already
+ * covered the program; in samples when basis is NULL or its seconds unknown). */
+void rp_stability_verdict(char *buf, size_t size, const rp_stability *s, const rp_stab_basis *basis);
 
 /* The items of a profile on an image: each sampled function found in img, its clones (foo.part.0,
  * foo.cold) joined to it, its size rounded up to align; samples of functions the image lacks, of

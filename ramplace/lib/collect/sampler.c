@@ -9,8 +9,8 @@
  * periodic sampling aliases with periodic code; the minimum run window keeps --rate 0 from
  * starving the target (interrupt right after continue: the target barely runs at all).
  *
- * The rate: a halt costs the target the time from the interrupt to the continue, so every halt
- * is timed and fed to the rate controller (rate_control.c), which sums halted time against time
+ * The rate: a halt costs the target the time from the interrupt to the answers to the reads
+ * (the continue goes out with them, see sample_once), so every halt is timed and fed to the rate controller (rate_control.c), which sums halted time against time
  * run; with RP_SAMPLER_RATE_AUTO it chooses the mean period that keeps halted / run under
  * opts->max_slowdown and the pause that pays back a run over it; a forced rate is kept and only
  * measured. The DWT probe is skipped on QEMU, whose gdbstub halts on any packet: its wait for
@@ -230,17 +230,20 @@ static int sample_once(rp_rsp *rsp, rp_samples *s, const rp_sampler_opts *opts, 
 		return rc;
 	uint64_t pc, ra;
 	int more = limit_reached(opts, n + 1, lp->end) < 0;
-	/* pipelined, the continue goes out with the reads: the halt ends when the gdbserver gets
-	 * that write, as it began when it got the interrupt, so both ends' latencies cancel out
-	 * (on QEMU under load, counting until the replies arrived gave 5x the slowdown the vCPU
-	 * really had: 333 % against 61 % at --rate 0); without another sample the halt lasts until
-	 * the detach (intrusion() counts it) */
-	int64_t t_res = now_ns();
+	/* The halt ends when the replies to the reads arrived: pipelined, the continue went out
+	 * with the reads, and the gdbserver takes it up after answering them. Ending it when the
+	 * write went out, as before, assumed the latencies at both ends cancel out; they do not:
+	 * the target resumes only after the reads are done and, on QEMU, after its vCPU thread
+	 * woke, and on an idle host QEMU's vCPU then slept 7.5-8.9 % of the run where this
+	 * counted 4 % (t_record_honest.sh). Counting to the replies errs the other way on a busy
+	 * host (our own wait for a CPU counts: 333 % against 61 % true at --rate 0), which costs
+	 * samples, not honesty. Without another sample the halt lasts until the detach
+	 * (intrusion() counts it). */
 	rc = more ? rp_rsp_read_pc_continue(rsp, &stop, &pc, &ra, err) : rp_rsp_read_pc(rsp, &stop, &pc, &ra, err);
 	if (rc < 0)
 		return rc;
 	if (more)
-		mark_resumed(lp, rp_rsp_pipelines(rsp) ? t_res : now_ns(), 1);
+		mark_resumed(lp, now_ns(), 1);
 	lp->running = more;
 	if (rp_sfilter_drops(&lp->filter, rsp, pc, ra)) {
 		res->exc_entry++;

@@ -279,8 +279,10 @@ static void budget_text(char *buf, size_t size, uint64_t bytes)
 		snprintf(buf, size, "%llu-byte", (unsigned long long)bytes);
 }
 
-/* How much more to record, from the smallest stable scale k: (k - 1) times what was recorded. */
-static void more_text(char *buf, size_t size, const rp_stability *s, double seconds)
+/* How much more to record, from the smallest stable scale k: (k - 1) times what was recorded;
+ * in whole runs when every run already went to the program's exit (a longer --duration then
+ * gives nothing: a 2 s program recorded for 10 s is a 2 s profile). */
+static void more_text(char *buf, size_t size, const rp_stability *s, const rp_stab_basis *basis)
 {
 	if (s->need_scale <= 0.0) {
 		snprintf(buf, size, "even %.0fx the samples do not settle it (near-ties); use exact counts or a smaller "
@@ -288,17 +290,22 @@ static void more_text(char *buf, size_t size, const rp_stability *s, double seco
 		return;
 	}
 	double more = s->need_scale - 1.0;
-	if (seconds > 0)
-		snprintf(buf, size, "record about %.0f s more (%.1fx the %llu samples)", ceil(more * seconds),
+	if (basis && basis->whole_runs && basis->runs > 0) {
+		double runs = ceil(more * (double)basis->runs);
+		snprintf(buf, size, "record about %.0f more whole run%s into the same profile.db (each run so far went "
+			 "to the program's exit, so only more runs add samples; runs add up: %.1fx the %llu samples)",
+			 runs, runs == 1 ? "" : "s", s->need_scale, (unsigned long long)s->samples);
+	} else if (basis && basis->seconds > 0)
+		snprintf(buf, size, "record about %.0f s more (%.1fx the %llu samples)", ceil(more * basis->seconds),
 			 s->need_scale, (unsigned long long)s->samples);
 	else
 		snprintf(buf, size, "record about %.0f more samples (%.1fx the %llu)", ceil(more * (double)s->samples),
 			 s->need_scale, (unsigned long long)s->samples);
 }
 
-void rp_stability_verdict(char *buf, size_t size, const rp_stability *s, double seconds)
+void rp_stability_verdict(char *buf, size_t size, const rp_stability *s, const rp_stab_basis *basis)
 {
-	char b[64], more[160];
+	char b[64], more[320];
 	const rp_stab_level *lv = &s->levels[s->at_one];
 	budget_text(b, sizeof(b), s->capacity);
 	if (s->nlevels == 0) {
@@ -313,7 +320,7 @@ void rp_stability_verdict(char *buf, size_t size, const rp_stability *s, double 
 			 "pick exactly the same functions; the others differ in near-ties)", b, lv->resamples,
 			 100.0 * lv->value_p05, 100.0 * lv->same);
 	else {
-		more_text(more, sizeof(more), s, seconds);
+		more_text(more, sizeof(more), s, basis);
 		snprintf(buf, size, "too few samples for a %s decision (%.0f %% of %u resamples pick the same functions; "
 			 "1 in 20 keeps < %.1f %% of its value): %s", b, 100.0 * lv->same, lv->resamples,
 			 100.0 * lv->value_p05, more);

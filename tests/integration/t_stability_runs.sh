@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# t_stability_runs.sh: what `record` advises when its profile is too thin, by how the run ended.
+# A recording that went to the program's exit ("covered the whole run") cannot be made richer
+# by a longer --duration: the advice is more whole runs into the same profile.db (runs add up);
+# a recording cut short by --samples or --duration is told to record longer (in seconds). The
+# server is fake_gdbserver.py: its pcs walk over sixteen 400-byte functions of fw-big.elf, so that
+# 24 or 48 samples are near-ties at 1 KiB (a resample that misses one function loses 1/16 of
+# the value), so the verdicts are "too few samples" and carry advice.
+# Needs: $RAMPLACE, $RAMPLACE_SRC; python3, arm-none-eabi-gcc.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fake-lib.sh"
+
+{
+	echo 'volatile unsigned sink;'
+	for i in $(seq 0 15); do
+		echo "__attribute__((noinline)) void big$i(void) { __asm__ volatile(\".rept 200\\n nop\\n .endr\"); sink += $i; }"
+	done
+	echo 'void Reset_Handler(void) { for (;;) { big0(); big1(); big2(); big3(); big4(); big5(); big6(); big7(); big8(); big9(); big10(); big11(); big12(); big13(); big14(); big15(); } }'
+} >big.c
+arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -O1 -nostdlib -Wl,-Ttext=0 -Wl,-e,Reset_Handler big.c -o fw-big.elf
+pcs=""
+while read -r addr _ name; do
+	[[ $name == big+([0-9]) ]] && pcs+="${pcs:+,}$(printf '0x%x' $(((0x$addr & ~1) + 16)))"
+done < <(arm-none-eabi-nm fw-big.elf)
+
+start_server() { # fake_gdbserver.py options
+	rm -f port log
+	python3 "$FAKE" --pcs "$pcs" --port-file port --log log --lifetime 60 "$@" &
+	server_pid=$!
+	timeout 10 bash -c 'until [ -s port ]; do sleep 0.05; done'
+	port=$(cat port)
+}
+record() { # out db record-options...
+	local out=$1 db=$2
+	shift 2
+	set +e
+	timeout 60 "$RAMPLACE" record --remote "127.0.0.1:$port" --rate 0 "$@" "$db" fw-big.elf >"$out" 2>&1
+	status=$?
+	set -e
+	wait_pid "$server_pid" 10 || stop_pid "$server_pid"
+	server_pid=""
+}
+verdict() { grep '^stability: ' "$1" || echo "no stability line: $(cat "$1")"; }
+
+# the target exits after 24 halts: the run covered the program
+start_server --fault exit --after 24
+record whole1.out whole.db
+v=$(verdict whole1.out)
+if grep -q 'covered: the whole run' whole1.out && [[ $v == *"too few samples"*"more whole run"*"into the same profile.db"* ]] &&
+	[[ $v != *" s more"* ]]; then
+	pass "a whole run that is too thin: more whole runs asked for, not more seconds ($v)"
+else fail "whole run (status $status): $v"; fi
+
+# a second whole run into the same database: both count, the advice is still in runs
+start_server --fault exit --after 24
+record whole2.out whole.db
+v=$(verdict whole2.out)
+if [[ $v == *"more whole run"* && $v == *" the 48 samples"* ]]; then
+	pass "two whole runs add up (48 samples) and the advice stays in runs ($v)"
+else fail "second whole run (status $status): $v"; fi
+
+# the same 24 samples, but --samples stopped a target that went on: record longer
+start_server
+record cut.out cut.db --samples 24
+v=$(verdict cut.out)
+if grep -q 'covered: .* which went on' cut.out && [[ $v == *"too few samples"*"record about "*" s more"* ]] &&
+	[[ $v != *"whole run"* ]]; then
+	pass "a run cut short by --samples: asked to record longer ($v)"
+else fail "cut run (status $status): $v"; fi
+
+# one cut run among whole ones: not every run went to the exit, so seconds or samples again
+start_server --fault exit --after 24
+record mixed.out cut.db
+v=$(verdict mixed.out)
+if [[ $v == *"too few samples"* && $v != *"whole run"* ]]; then
+	pass "a cut run and a whole one together: the advice is not in whole runs ($v)"
+else fail "mixed runs (status $status): $v"; fi
+finish
