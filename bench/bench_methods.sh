@@ -12,7 +12,8 @@
 #             microseconds) under -icount shift=0, its gmon.out imported
 #   swo       the plugin's DWT PC-sampler stream (swo=FILE, a sample every SWO_INTERVAL instructions)
 #             through `import --format swo`, when the plugin has the option
-# Firmware: the bundled examples/qemu-cortex-m3 (ITERATIONS rounds, default 2000) and
+# Firmware: the bundled examples/qemu-cortex-m3 and examples/sifive-e-riscv (RV32IMAC under
+# qemu-system-riscv32 -M sifive_e; no SWO there), ITERATIONS rounds, default 2000, and
 # bench/fw/phasevm (an interpreter with seven phases run in turn eight times, a few hundred
 # functions, about 17 s on an idle machine: a 10 s recording is cut, as on a board).
 # Goal (issue 16): a 10 s recording at default settings >= 95 % of the optimum at every budget,
@@ -33,9 +34,15 @@ budgets="1K 2K 4K 8K"
 work=$(mktemp -d)
 qemu_pid=""
 trap 'stop_pid "$qemu_pid"; rm -rf "$work"' EXIT
+machine=arm # the firmware bench_fw is on: arm (mps2-an385) or riscv (sifive_e)
 qemu() {
-	qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
-		-semihosting-config enable=on,target=native "$@"
+	if [ "$machine" = riscv ]; then
+		qemu-system-riscv32 -M sifive_e -nographic -monitor none -serial none -bios none \
+			-chardev stdio,id=semi -semihosting-config enable=on,target=native,chardev=semi "$@"
+	else
+		qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
+			-semihosting-config enable=on,target=native "$@"
+	fi
 }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
@@ -44,6 +51,9 @@ grep -q 'swo=' "$root/ramplace/qemu-plugin/swo_emit.h" 2>/dev/null && have_swo=1
 
 make -s -C "$root/examples/qemu-cortex-m3" BUILD="$work/ex" ITERATIONS="$iters" >/dev/null
 make -s -C "$root/examples/qemu-cortex-m3" BUILD="$work/ex-rt" ITERATIONS="$iters" PROFILE_RUNTIME=1 \
+	PROFILE_INTERVAL_US=8 >/dev/null
+make -s -C "$root/examples/sifive-e-riscv" BUILD="$work/rv" ITERATIONS="$iters" >/dev/null
+make -s -C "$root/examples/sifive-e-riscv" BUILD="$work/rv-rt" ITERATIONS="$iters" PROFILE_RUNTIME=1 \
 	PROFILE_INTERVAL_US=8 >/dev/null
 make -s -C "$root/bench/fw/phasevm" BUILD="$work/pv" >/dev/null
 # phasevm's eight passes at 8 us overflowed the hottest 16-bit gmon.out bins (TVD 0.17 against
@@ -147,7 +157,9 @@ bench_fw() { # label, fw-dir, runtime fw-dir, the runtime's interval in us
 	s=$(awk -v d="$(elapsed "$t0")" -v p="$base" 'BEGIN { printf "%.2fx", d / p }')
 	"$RAMPLACE" import --quiet --format gmon "$dir/runtime.db" "$rt/fw.elf" "$rt/gmon.out"
 	row "runtime -icount, $rt_us us" "$dir" "$dir/runtime.db" "$s"
-	if [ "$have_swo" = 1 ]; then
+	if [ "$machine" = riscv ]; then
+		echo "SWO: none on RISC-V (a Cortex-M port)"
+	elif [ "$have_swo" = 1 ]; then
 		qemu -kernel "$dir/fw.elf" -plugin "$PLUGIN,out=$dir/x.txt,swo=$dir/swo.bin,swo-interval=$swo_interval" >/dev/null
 		"$RAMPLACE" import --quiet --format swo "$dir/swo.db" "$dir/fw.elf" "$dir/swo.bin"
 		row "SWO via plugin, 1/$swo_interval" "$dir" "$dir/swo.db" "-"
@@ -158,4 +170,7 @@ bench_fw() { # label, fw-dir, runtime fw-dir, the runtime's interval in us
 echo "share of the exact optimum (placement from each profile, valued under exact counts); goal:"
 echo "record at default settings >= 95 % at every budget, SWO >= 99 % (issue 16)"
 bench_fw "examples/qemu-cortex-m3, $iters rounds" "$work/ex" "$work/ex-rt" 8
+machine=riscv
+bench_fw "examples/sifive-e-riscv, $iters rounds" "$work/rv" "$work/rv-rt" 8
+machine=arm
 bench_fw "bench/fw/phasevm" "$work/pv" "$work/pv-rt" 64
