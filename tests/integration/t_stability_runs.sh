@@ -23,55 +23,47 @@ while read -r addr _ name; do
 	[[ $name == big+([0-9]) ]] && pcs+="${pcs:+,}$(printf '0x%x' $(((0x$addr & ~1) + 16)))"
 done < <(arm-none-eabi-nm fw-big.elf)
 
-start_server() { # fake_gdbserver.py options
+# take OUT DB "SERVER-OPTIONS" [RECORD-OPTIONS...]: one recording against a fresh fake server;
+# sets $v to its stability verdict and $status to its exit status
+take() {
+	local out=$1 db=$2 server_opts=$3
+	shift 3
 	rm -f port log
-	python3 "$FAKE" --pcs "$pcs" --port-file port --log log --lifetime 60 "$@" &
+	# shellcheck disable=SC2086 # the server's options are words on purpose
+	python3 "$FAKE" --pcs "$pcs" --port-file port --log log --lifetime 60 $server_opts &
 	server_pid=$!
 	timeout 10 bash -c 'until [ -s port ]; do sleep 0.05; done'
-	port=$(cat port)
-}
-record() { # out db record-options...
-	local out=$1 db=$2
-	shift 2
 	set +e
-	timeout 60 "$RAMPLACE" record --remote "127.0.0.1:$port" --rate 0 "$@" "$db" fw-big.elf >"$out" 2>&1
+	timeout 60 "$RAMPLACE" record --remote "127.0.0.1:$(cat port)" --rate 0 "$@" "$db" fw-big.elf >"$out" 2>&1
 	status=$?
 	set -e
 	wait_pid "$server_pid" 10 || stop_pid "$server_pid"
 	server_pid=""
+	v=$(grep '^stability: ' "$out" || echo "no stability line: $(cat "$out")")
 }
-verdict() { grep '^stability: ' "$1" || echo "no stability line: $(cat "$1")"; }
 
 # the target exits after 24 halts: the run covered the program
-start_server --fault exit --after 24
-record whole1.out whole.db
-v=$(verdict whole1.out)
+take whole1.out whole.db "--fault exit --after 24"
 if grep -q 'covered: the whole run' whole1.out && [[ $v == *"too few samples"*"more whole run"*"into the same profile.db"* ]] &&
 	[[ $v != *" s more"* ]]; then
 	pass "a whole run that is too thin: more whole runs asked for, not more seconds ($v)"
 else fail "whole run (status $status): $v"; fi
 
 # a second whole run into the same database: both count, the advice is still in runs
-start_server --fault exit --after 24
-record whole2.out whole.db
-v=$(verdict whole2.out)
+take whole2.out whole.db "--fault exit --after 24"
 if [[ $v == *"more whole run"* && $v == *" the 48 samples"* ]]; then
 	pass "two whole runs add up (48 samples) and the advice stays in runs ($v)"
 else fail "second whole run (status $status): $v"; fi
 
 # the same 24 samples, but --samples stopped a target that went on: record longer
-start_server
-record cut.out cut.db --samples 24
-v=$(verdict cut.out)
+take cut.out cut.db "" --samples 24
 if grep -q 'covered: .* which went on' cut.out && [[ $v == *"too few samples"*"record about "*" s more"* ]] &&
 	[[ $v != *"whole run"* ]]; then
 	pass "a run cut short by --samples: asked to record longer ($v)"
 else fail "cut run (status $status): $v"; fi
 
 # one cut run among whole ones: not every run went to the exit, so seconds or samples again
-start_server --fault exit --after 24
-record mixed.out cut.db
-v=$(verdict mixed.out)
+take mixed.out cut.db "--fault exit --after 24"
 if [[ $v == *"too few samples"* && $v != *"whole run"* ]]; then
 	pass "a cut run and a whole one together: the advice is not in whole runs ($v)"
 else fail "mixed runs (status $status): $v"; fi
