@@ -12,7 +12,8 @@
  * flag to its number, which the sampler polls and names; the exit status is 130 for all three.
  * After the summary line it says what the run did to the target (the slowdown its halts caused,
  * whether it covered the target's whole run, the halts dropped on exception entries), stores the
- * same in the run's notes, and warns on a run that --duration cut short, on a forced --rate over
+ * same in the run's notes (and the slowdown and coverage as data, runs.slowdown and runs.covered),
+ * and warns on a run that --duration cut short, on a forced --rate over
  * --max-slowdown and on QEMU, whose halting samples are biased (the exact path is named). */
 #include <signal.h>
 #include <stdio.h>
@@ -139,6 +140,9 @@ static int record(cli_record_opts *o, const rp_image *img, rp_err *err)
 	char notes[400];
 	run_notes(notes, sizeof(notes), o, &res);
 	info.stop_reason = notes;
+	/* the same facts as data (runs.covered, runs.slowdown) for the readers of profile.db */
+	info.covered = res.stop == RP_SAMPLER_EXITED ? 1 : 0;
+	info.slowdown = strcmp(res.method, "dwt") == 0 ? 0.0 : res.slowdown;
 	int64_t run_id = 0;
 	rc = 0;
 	if (res.stats.samples > 0)

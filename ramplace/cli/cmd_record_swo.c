@@ -200,6 +200,9 @@ static int store(const swo_args *a, const rp_image *img, const rp_samples *s, co
 	info.duration_s = res->elapsed_s;
 	info.rate_hz = res->elapsed_s > 0 ? (double)st->samples / res->elapsed_s : 0;
 	info.stop_reason = reason;
+	/* DWT PC sampling never halts the target: no slowdown. Whether the run went on to the
+	 * target's exit is not known (the stream ending says nothing of it): covered stays unknown. */
+	info.slowdown = 0.0;
 	int rc = rp_db_open(&db, a->db_path, err);
 	if (!rc)
 		rc = rp_db_store_run(db, img, &info, s, run_id, err);

@@ -5,7 +5,8 @@
 # a recording cut short by --samples or --duration is told to record longer (in seconds). The
 # server is fake_gdbserver.py: its pcs walk over sixteen 400-byte functions of fw-big.elf, so that
 # 24 or 48 samples are near-ties at 1 KiB (a resample that misses one function loses 1/16 of
-# the value), so the verdicts are "too few samples" and carry advice.
+# the value), so the verdicts are "too few samples" and carry advice The runs' covered and
+# slowdown columns (report --json) say the same as the notes.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; python3, arm-none-eabi-gcc.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fake-lib.sh"
@@ -67,4 +68,25 @@ take mixed.out cut.db "--fault exit --after 24"
 if [[ $v == *"too few samples"* && $v != *"whole run"* ]]; then
 	pass "a cut run and a whole one together: the advice is not in whole runs ($v)"
 else fail "mixed runs (status $status): $v"; fi
+
+# what record knows is stored as data (profile.db version 4), the same as its notes say:
+# report --json gives each run's covered and slowdown (halted / ran, the notes' percent rounded)
+"$RAMPLACE" report --json whole.json whole.db >/dev/null
+"$RAMPLACE" report --json cut.json cut.db >/dev/null
+if python3 - whole.json cut.json <<'PY'
+import json, re, sys
+def facts(path):
+    out = []
+    for r in json.load(open(path))["runs"]:
+        pct = float(re.search(r"slowdown ([\d.]+) %", r["notes"]).group(1))
+        if r["tool"] != "record" or not isinstance(r["slowdown"], (int, float)) or abs(100 * r["slowdown"] - pct) > 0.05:
+            sys.exit("%s run %d: slowdown %r, notes %r" % (path, r["id"], r["slowdown"], r["notes"]))
+        out.append(r["covered"])
+    return out
+w, c = facts(sys.argv[1]), facts(sys.argv[2])
+print(w, c)
+sys.exit(0 if (w, c) == ([True, True], [False, True]) else 1)
+PY
+then pass "record stores covered (whole runs true, the cut run false) and the slowdown its notes give"
+else fail "report --json's covered and slowdown differ from what record saw"; fi
 finish

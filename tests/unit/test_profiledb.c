@@ -1,5 +1,7 @@
 /* test_profiledb.c: profile.db: samples stored symbolized and summed over runs, arcs, the
- * schema version check, hostile files (text, directory, newer schema), a locked database
+ * schema version check and migrations (version 1; version 3 to 4's runs.covered and
+ * runs.slowdown, which read back exactly, or NULL where unknown, through the runs, the totals'
+ * whole_runs and report --json), hostile files (text, directory, newer schema), a locked database
  * leaving nothing half-written, the probe that changes nothing, and samples where no function
  * is naming the function below them (credited to it by the report's model, as gprof does). */
 #include <stdarg.h>
@@ -175,6 +177,198 @@ static void test_migrate_from_1(void **state)
 	sqlite3_close(sql);
 }
 
+/* A version 3 file, as version 3 made it: its tables and one recorded run whose notes say it
+ * covered the whole run (only the text knew it then). */
+static void make_version_3(void)
+{
+	sqlite3 *sql;
+	assert_int_equal(sqlite3_open(path, &sql), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(sql,
+		"CREATE TABLE images(id INTEGER PRIMARY KEY, build_id TEXT NOT NULL UNIQUE,"
+		" build_id_is_hash INTEGER NOT NULL, path TEXT NOT NULL, arch TEXT NOT NULL);"
+		"CREATE TABLE runs(id INTEGER PRIMARY KEY, image_id INTEGER NOT NULL REFERENCES images(id),"
+		" source TEXT NOT NULL, tool TEXT NOT NULL, method TEXT NOT NULL, started TEXT NOT NULL,"
+		" rate_hz REAL NOT NULL, duration_s REAL NOT NULL, samples INTEGER NOT NULL,"
+		" stop_reason TEXT NOT NULL, scale INTEGER NOT NULL DEFAULT 1);"
+		"CREATE TABLE samples(run_id INTEGER NOT NULL REFERENCES runs(id), function TEXT NOT NULL,"
+		" file TEXT NOT NULL, offset INTEGER NOT NULL, count INTEGER NOT NULL,"
+		" PRIMARY KEY(run_id, function, file, offset)) WITHOUT ROWID;"
+		"CREATE TABLE arcs(run_id INTEGER NOT NULL REFERENCES runs(id), caller TEXT NOT NULL,"
+		" caller_file TEXT NOT NULL, callee TEXT NOT NULL, callee_file TEXT NOT NULL,"
+		" count INTEGER NOT NULL,"
+		" PRIMARY KEY(run_id, caller, caller_file, callee, callee_file)) WITHOUT ROWID;"
+		"CREATE TABLE cost_runs(run_id INTEGER PRIMARY KEY REFERENCES runs(id), model TEXT NOT NULL,"
+		" misses INTEGER NOT NULL);"
+		"CREATE TABLE costs(run_id INTEGER NOT NULL REFERENCES runs(id), kind TEXT NOT NULL,"
+		" object TEXT NOT NULL, file TEXT NOT NULL, offset INTEGER NOT NULL, count INTEGER NOT NULL,"
+		" PRIMARY KEY(run_id, kind, object, file, offset)) WITHOUT ROWID;"
+		"INSERT INTO images VALUES(1, 'abc', 0, 'fw.elf', 'arm');"
+		"INSERT INTO runs VALUES(1, 1, 'gdbserver x', 'record', 'halt', 'now', 100, 0.07, 7,"
+		" 'target exited (status 0); slowdown 4.0 % (bound 5.0 %), target ran 0.07 s, halted 0.00 s;"
+		" covered the whole run', 1);"
+		"INSERT INTO samples VALUES(1, 'hot', '', 0, 7);"
+		"PRAGMA application_id=1380994115; PRAGMA user_version=3;", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(sql);
+}
+
+static int64_t sql_int(const char *query)
+{
+	sqlite3 *sql;
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_open(path, &sql), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(sql, query, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	int64_t v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(sql);
+	return v;
+}
+
+/* The whole file, malloc'ed, for byte comparisons. */
+static char *slurp(size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	char *buf = malloc(1 << 20);
+	assert_non_null(buf);
+	*len = fread(buf, 1, 1 << 20, fp);
+	assert_true(*len > 0 && *len < (1 << 20));
+	fclose(fp);
+	return buf;
+}
+
+/* Stores one run of 5 samples with what record would know about it. */
+static void store_known(rp_db *db, int covered, double slowdown)
+{
+	rp_samples s;
+	rp_err err = RP_ERR_INIT;
+	rp_samples_init(&s);
+	assert_int_equal(rp_samples_add(&s, 0x1001, 5, &err), 0);
+	rp_run_info info = RP_RUN_INFO_INIT;
+	info.tool = "record";
+	info.covered = covered;
+	info.slowdown = slowdown;
+	assert_int_equal(rp_db_store_run(db, img, &info, &s, NULL, &err), 0);
+	rp_samples_release(&s);
+}
+
+static void load_runs(rp_db *db, rp_run_row **runs, size_t *n)
+{
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_db_runs_load(db, runs, n, &err), 0);
+}
+
+static int whole_runs(rp_db *db)
+{
+	rp_err err = RP_ERR_INIT;
+	rp_db_totals t;
+	assert_int_equal(rp_db_totals_load(db, &t, &err), 0);
+	int w = t.whole_runs;
+	rp_db_totals_release(&t);
+	return w;
+}
+
+/* A read-only open of a version 3 file reads it as version 4, its run's covered and slowdown
+ * unknown (its notes' text is not parsed), and leaves the file byte for byte as it was. */
+static void test_version_3_read_only(void **state)
+{
+	(void)state;
+	rp_db *db;
+	rp_err err = RP_ERR_INIT;
+	make_version_3();
+	size_t len0, len1;
+	char *before = slurp(&len0);
+	assert_int_equal(rp_db_open_existing(&db, path, &err), 0);
+	rp_run_row *runs;
+	size_t n;
+	load_runs(db, &runs, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(runs[0].scale, 1);
+	assert_int_equal(runs[0].covered, -1);
+	assert_true(runs[0].slowdown < 0);
+	assert_non_null(strstr(runs[0].stop_reason, "covered the whole run"));   /* the text is kept */
+	rp_run_rows_free(runs, n);
+	assert_int_equal(whole_runs(db), 0);
+	rp_db_close(db);
+	char *after = slurp(&len1);
+	assert_int_equal(len0, len1);
+	assert_memory_equal(before, after, len0);
+	assert_int_equal(sql_int("PRAGMA user_version"), 3);
+	free(before);
+	free(after);
+	char journal[300];
+	snprintf(journal, sizeof(journal), "%s-journal", path);
+	assert_int_equal(access(journal, F_OK), -1);
+}
+
+/* An open that writes migrates a version 3 file to 4 in place: the old run stays, its covered
+ * and slowdown NULL, and a new run's read back. */
+static void test_migrate_from_3(void **state)
+{
+	(void)state;
+	rp_db *db;
+	make_version_3();
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_db_open(&db, path, &err), 0);
+	assert_int_equal(sql_int("PRAGMA user_version"), 4);
+	assert_int_equal(sql_int("SELECT count(*) FROM runs WHERE covered IS NULL AND slowdown IS NULL AND id = 1"), 1);
+	store_known(db, 1, 0.04);
+	rp_run_row *runs;
+	size_t n;
+	load_runs(db, &runs, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(runs[0].id, 1);
+	assert_int_equal(runs[0].covered, -1);
+	assert_true(runs[0].slowdown < 0);
+	assert_int_equal(runs[1].covered, 1);
+	assert_true(runs[1].slowdown == 0.04);
+	rp_run_rows_free(runs, n);
+	assert_int_equal(whole_runs(db), 0);   /* the old run is not known to be whole */
+	rp_db_close(db);
+	assert_int_equal(sql_int("SELECT sum(count) FROM samples"), 12);
+}
+
+/* Stored covered and slowdown read back exactly, unknown stays unknown (NULL) after a known one
+ * (the run statement is cached across runs), and whole_runs and report --json follow them. */
+static void test_run_facts_round_trip(void **state)
+{
+	(void)state;
+	rp_db *db;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_db_open(&db, path, &err), 0);
+	store_known(db, 1, 0.04);
+	assert_int_equal(whole_runs(db), 1);
+	store_known(db, 0, 0.0);
+	store_known(db, -1, -1.0);
+	assert_int_equal(whole_runs(db), 0);
+	rp_run_row *runs;
+	size_t n;
+	load_runs(db, &runs, &n);
+	assert_int_equal(n, 3);
+	assert_true(runs[0].covered == 1 && runs[0].slowdown == 0.04);
+	assert_true(runs[1].covered == 0 && runs[1].slowdown == 0.0);
+	assert_true(runs[2].covered == -1 && runs[2].slowdown < 0);
+	rp_db_totals t;
+	rp_profile p;
+	assert_int_equal(rp_db_totals_load(db, &t, &err), 0);
+	assert_int_equal(rp_profile_build(&p, &t, NULL, 0, &err), 0);
+	char *json = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&json, &len);
+	assert_non_null(out);
+	rp_report_json(out, &p, runs, n);
+	fclose(out);
+	assert_non_null(strstr(json, "\"covered\": true, \"slowdown\": 0.040000000000000001,"));
+	assert_non_null(strstr(json, "\"covered\": false, \"slowdown\": 0,"));
+	assert_non_null(strstr(json, "\"covered\": null, \"slowdown\": null,"));
+	free(json);
+	rp_profile_release(&p);
+	rp_db_totals_release(&t);
+	rp_run_rows_free(runs, n);
+	rp_db_close(db);
+	assert_int_equal(sql_int("SELECT count(*) FROM runs WHERE covered IS NULL AND slowdown IS NULL"), 1);
+}
+
 static void test_hostile_files(void **state)
 {
 	(void)state;
@@ -315,6 +509,9 @@ int main(void)
 		cmocka_unit_test_setup(test_runs_add_up, fresh),
 		cmocka_unit_test_setup(test_schema_version_refused, fresh),
 		cmocka_unit_test_setup(test_migrate_from_1, fresh),
+		cmocka_unit_test_setup(test_version_3_read_only, fresh),
+		cmocka_unit_test_setup(test_migrate_from_3, fresh),
+		cmocka_unit_test_setup(test_run_facts_round_trip, fresh),
 		cmocka_unit_test_setup(test_hostile_files, fresh),
 		cmocka_unit_test_setup(test_locked_db_writes_nothing, fresh),
 		cmocka_unit_test_setup(test_probe_changes_nothing, fresh),

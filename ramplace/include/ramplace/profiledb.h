@@ -4,7 +4,7 @@
  * each run is tied to the image (build-id) it was taken on, so a profile survives a relink that
  * moves every address. Several runs add up. The schema version lives in PRAGMA user_version;
  * a database with another or a newer version, or whose tables are not ramplace's, is refused;
- * version 1 is migrated in place by rp_db_open (read-only opens read it as it is). Each import
+ * an older version is migrated in place by rp_db_open (read-only opens read it as it is). Each import
  * or recording is written in one transaction: rp_db_store_run's own, or the caller's between
  * rp_db_begin and rp_db_commit for a command that stores several runs.
  *
@@ -13,7 +13,11 @@
  * does) stays an exact integer (docs/profile-db.md).
  *
  * Version 3 added what a flash model charged a run (costs.h): tables cost_runs and costs. Older
- * files are migrated by rp_db_open, and read by read-only opens as having no costs. */
+ * files are migrated by rp_db_open, and read by read-only opens as having no costs.
+ *
+ * Version 4 added runs.covered and runs.slowdown: what record measured about a run, as data
+ * rather than only in its notes (stop_reason, kept as text for people). NULL where unknown,
+ * which is every run an older version stored. */
 #ifndef RAMPLACE_PROFILEDB_H
 #define RAMPLACE_PROFILEDB_H
 
@@ -24,7 +28,7 @@
 #include "ramplace/costs.h"
 #include "ramplace/samples.h"
 
-#define RP_DB_SCHEMA_VERSION 3
+#define RP_DB_SCHEMA_VERSION 4
 
 typedef struct rp_db rp_db;
 
@@ -35,9 +39,11 @@ typedef struct rp_run_info {
 	double rate_hz;         /* achieved sampling rate, 0 when unknown */
 	double duration_s;
 	const char *stop_reason;/* "duration", "target exited (status 0)", ... */
+	int covered;            /* 1: the run went on to the target's exit, 0: it was cut before; -1 unknown */
+	double slowdown;        /* time halted / time run (0 for DWT sampling, which never halts); < 0 unknown */
 } rp_run_info;
 
-#define RP_RUN_INFO_INIT { "", "", "", 0.0, 0.0, "" }
+#define RP_RUN_INFO_INIT { "", "", "", 0.0, 0.0, "", -1, -1.0 }
 
 /* Opens or creates path. Refuses a file that is not a ramplace database or has a schema
  * version other than RP_DB_SCHEMA_VERSION; waits up to 2 s for a lock, then fails. */
@@ -87,8 +93,8 @@ typedef struct rp_db_totals {
 	uint64_t taken_count;    /* the same, exact: a double holds integers only up to 2^53 */
 	double rate_hz;          /* the sampling rate shared by every run, 0 if unknown or mixed */
 	double taken_seconds;    /* taken / rate, when rate_hz != 0 */
-	int whole_runs;          /* every run is a recording that went to its program's exit (its notes say
-				    "covered the whole run", cmd_record.c): a longer one would add nothing */
+	int whole_runs;          /* there are runs, and every one went to its program's exit (runs.covered
+				    is 1, set by record, cmd_record.c): a longer one would add nothing */
 	int sampled_arcs;        /* some run's arcs are sampled return addresses (record), which
 				    count samples, not calls as gmon.out's do */
 } rp_db_totals;
@@ -112,6 +118,8 @@ typedef struct rp_run_row {
 	char *build_id, *image_path, *source, *tool, *method, *started, *stop_reason;
 	double rate_hz, duration_s, samples;
 	uint64_t scale;
+	int covered;            /* as rp_run_info: 1, 0, or -1 unknown (NULL) */
+	double slowdown;        /* as rp_run_info: < 0 unknown (NULL) */
 } rp_run_row;
 
 /* Every run, oldest first. *out is the caller's (free with rp_run_rows_free). */

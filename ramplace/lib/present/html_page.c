@@ -74,25 +74,19 @@ static void summary(FILE *out, const rp_present_in *in)
 	fputs("</div>\n", out);
 }
 
-/* What record stored in the run's notes (cmd_record.c): "...; slowdown 3.1 % (bound ...), ...;
- * covered the whole run". Runs imported or recorded before carry neither. */
+/* What record measured about the run (runs.slowdown and runs.covered, cmd_record.c), in
+ * percent; imported runs and runs stored before schema version 4 know neither. */
 static int run_slowdown(const rp_run_row *r, double *pct)
 {
-	const char *s = r->stop_reason ? strstr(r->stop_reason, "slowdown ") : NULL;
-	char *end;
-	if (!s)
+	if (r->slowdown < 0)
 		return 0;
-	*pct = strtod(s + 9, &end);
-	return end != s + 9 && !strncmp(end, " %", 2);
+	*pct = 100 * r->slowdown;
+	return 1;
 }
 
 static const char *run_covered(const rp_run_row *r)
 {
-	if (!r->stop_reason)
-		return "-";
-	if (strstr(r->stop_reason, "did not cover the whole run"))
-		return "no";
-	return strstr(r->stop_reason, "covered the whole run") ? "yes" : "-";
+	return r->covered == 1 ? "yes" : r->covered == 0 ? "no" : "-";
 }
 
 static void run_row(FILE *out, const rp_run_row *r)

@@ -29,7 +29,7 @@ static const char schema_sql[] =
 	"CREATE TABLE runs(id INTEGER PRIMARY KEY, image_id INTEGER NOT NULL REFERENCES images(id),"
 	" source TEXT NOT NULL, tool TEXT NOT NULL, method TEXT NOT NULL, started TEXT NOT NULL,"
 	" rate_hz REAL NOT NULL, duration_s REAL NOT NULL, samples INTEGER NOT NULL,"
-	" stop_reason TEXT NOT NULL, scale INTEGER NOT NULL DEFAULT 1);"
+	" stop_reason TEXT NOT NULL, scale INTEGER NOT NULL DEFAULT 1, covered INTEGER, slowdown REAL);"
 	"CREATE TABLE samples(run_id INTEGER NOT NULL REFERENCES runs(id), function TEXT NOT NULL,"
 	" file TEXT NOT NULL, offset INTEGER NOT NULL, count INTEGER NOT NULL,"
 	" PRIMARY KEY(run_id, function, file, offset)) WITHOUT ROWID;"
@@ -45,6 +45,12 @@ static const char costs_sql[] =
 	"CREATE TABLE costs(run_id INTEGER NOT NULL REFERENCES runs(id), kind TEXT NOT NULL,"
 	" object TEXT NOT NULL, file TEXT NOT NULL, offset INTEGER NOT NULL, count INTEGER NOT NULL,"
 	" PRIMARY KEY(run_id, kind, object, file, offset)) WITHOUT ROWID;";
+
+/* Version 4: what record knows about a run as data, not only in its notes (docs/profile-db.md):
+ * covered (1: to the target's exit, 0: cut before it) and slowdown (halted / ran); NULL where
+ * the collector does not know, and for every run an older version stored. */
+static const char runs_v4_sql[] =
+	"ALTER TABLE runs ADD COLUMN covered INTEGER; ALTER TABLE runs ADD COLUMN slowdown REAL;";
 
 int rp_dbi_fail(rp_db *db, rp_err *err, const char *what)
 {
@@ -96,16 +102,19 @@ static int create_schema(rp_db *db, rp_err *err)
 }
 
 /* Version 1 lacked runs.scale (every count it holds is in whole samples), versions 1 and 2 the
- * cost tables (no run of theirs had a flash model). One transaction: all of it or nothing. */
+ * cost tables (no run of theirs had a flash model), versions 1 to 3 runs.covered and
+ * runs.slowdown (NULL: their runs' notes are all that is known). One transaction: all of it or
+ * nothing. */
 static int migrate(rp_db *db, int64_t from, rp_err *err)
 {
-	char sql[160], what[64];
+	char sql[64], what[64];
 	snprintf(what, sizeof(what), "migrating the schema from version %lld", (long long)from);
-	snprintf(sql, sizeof(sql), "%s PRAGMA user_version=%d;",
-		 from == 1 ? "ALTER TABLE runs ADD COLUMN scale INTEGER NOT NULL DEFAULT 1;" : "", RP_DB_SCHEMA_VERSION);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version=%d;", RP_DB_SCHEMA_VERSION);
 	if (rp_dbi_exec(db, "BEGIN IMMEDIATE", what, err))
 		return err->code;
-	if (rp_dbi_exec(db, costs_sql, what, err) || rp_dbi_exec(db, sql, what, err)) {
+	if ((from == 1 && rp_dbi_exec(db, "ALTER TABLE runs ADD COLUMN scale INTEGER NOT NULL DEFAULT 1;", what, err)) ||
+	    (from < 3 && rp_dbi_exec(db, costs_sql, what, err)) || rp_dbi_exec(db, runs_v4_sql, what, err) ||
+	    rp_dbi_exec(db, sql, what, err)) {
 		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
 		return err->code;
 	}
@@ -114,7 +123,7 @@ static int migrate(rp_db *db, int64_t from, rp_err *err)
 
 /* The columns ramplace reads and writes, per table: a file with the right application id and
  * version but other tables (another tool's, a hand-made one) is refused before anything is
- * migrated or read. Version 1 lacks runs.scale. */
+ * migrated or read. Each version adds rows at the end (columns_of). */
 static const char *const schema_columns[][2] = {
 	{ "images", "id, build_id, build_id_is_hash, path, arch" },
 	{ "runs", "id, image_id, source, tool, method, started, rate_hz, duration_s, samples, stop_reason" },
@@ -123,13 +132,14 @@ static const char *const schema_columns[][2] = {
 	{ "runs", "scale" },   /* version 2 */
 	{ "cost_runs", "run_id, model, misses" },   /* version 3 */
 	{ "costs", "run_id, kind, object, file, offset, count" },
+	{ "runs", "covered, slowdown" },   /* version 4 */
 };
 
 /* How many of schema_columns' rows a version has. */
 static size_t columns_of(int64_t version)
 {
 	size_t all = sizeof(schema_columns) / sizeof(schema_columns[0]);
-	return version == 1 ? all - 3 : version == 2 ? all - 2 : all;
+	return version == 1 ? all - 4 : version == 2 ? all - 3 : version == 3 ? all - 1 : all;
 }
 
 static int validate_schema(rp_db *db, int64_t version, rp_err *err)
@@ -151,12 +161,18 @@ static int validate_schema(rp_db *db, int64_t version, rp_err *err)
 	return 0;
 }
 
-/* A read-only connection reads a version 1 file as version 2 without writing to it: a
+/* A read-only connection reads a version 1 to 3 file as version 4 without writing to it: a
  * temporary view (in the connection's own temp schema, searched before the file's) adds the
- * scale every version 1 count has. */
-static int read_version_1(rp_db *db, rp_err *err)
+ * scale every version 1 count has (1) and the covered and slowdown no older run knows (NULL).
+ * The columns are named, not "*", so that the view's are version 4's whatever else the file has. */
+static int read_old_runs(rp_db *db, int64_t version, rp_err *err)
 {
-	return rp_dbi_exec(db, "CREATE TEMP VIEW runs AS SELECT *, 1 AS scale FROM main.runs", "reading a version 1 schema", err);
+	char sql[320], what[48];
+	snprintf(sql, sizeof(sql), "CREATE TEMP VIEW runs AS SELECT id, image_id, source, tool, method, started, rate_hz,"
+		 " duration_s, samples, stop_reason, %s AS scale, NULL AS covered, NULL AS slowdown FROM main.runs",
+		 version == 1 ? "1" : "scale");
+	snprintf(what, sizeof(what), "reading a version %lld schema", (long long)version);
+	return rp_dbi_exec(db, sql, what, err);
 }
 
 /* Versions 1 and 2 read as version 3 the same way: empty cost tables in the temp schema. */
@@ -167,9 +183,9 @@ static int read_without_costs(rp_db *db, rp_err *err)
 			   "reading a schema without flash-model costs", err);
 }
 
-/* With change 0 (read-only: rp_db_open_existing, rp_db_probe), an empty file and version 1
- * pass as they are, validated: only rp_db_open creates or migrates, when there is something to
- * store. */
+/* With change 0 (read-only: rp_db_open_existing, rp_db_probe), an empty file and an older
+ * version pass as they are, validated: only rp_db_open creates or migrates, when there is
+ * something to store. */
 static int check_schema(rp_db *db, int change, rp_err *err)
 {
 	int64_t app_id, version, ntables;
@@ -189,9 +205,9 @@ static int check_schema(rp_db *db, int change, rp_err *err)
 		return err->code;
 	if (version < RP_DB_SCHEMA_VERSION && change)
 		return migrate(db, version, err);
-	if (version == 1 && read_version_1(db, err))
+	if (version < 3 && read_without_costs(db, err))
 		return err->code;
-	return version < RP_DB_SCHEMA_VERSION ? read_without_costs(db, err) : 0;
+	return version < RP_DB_SCHEMA_VERSION ? read_old_runs(db, version, err) : 0;
 }
 
 static int open_db(rp_db **out, const char *path, int flags, rp_err *err)

@@ -82,7 +82,7 @@ int rp_db_runs_load(rp_db *db, rp_run_row **out, size_t *n, rp_err *err)
 	*n = 0;
 	if (sqlite3_prepare_v2(db->sql,
 		"SELECT r.id, i.build_id, i.path, r.source, r.tool, r.method, r.started, r.stop_reason,"
-		" r.rate_hz, r.duration_s, r.samples, r.scale FROM runs r JOIN images i ON i.id = r.image_id"
+		" r.rate_hz, r.duration_s, r.samples, r.scale, r.covered, r.slowdown FROM runs r JOIN images i ON i.id = r.image_id"
 		" ORDER BY r.id", -1, &st, NULL) != SQLITE_OK)
 		return rp_dbi_fail(db, err, "reading runs");
 	int rc;
@@ -102,6 +102,13 @@ int rp_db_runs_load(rp_db *db, rp_run_row **out, size_t *n, rp_err *err)
 		r->duration_s = sqlite3_column_double(st, 9);
 		r->samples = sqlite3_column_double(st, 10);
 		r->scale = (uint64_t)sqlite3_column_int64(st, 11);
+		/* NULL (unknown, every run before version 4) and anything but 0/1 or a slowdown >= 0
+		 * (a hand-edited file) read as unknown */
+		int64_t cov = sqlite3_column_int64(st, 12);
+		r->covered = sqlite3_column_type(st, 12) == SQLITE_INTEGER && (cov == 0 || cov == 1) ? (int)cov : -1;
+		r->slowdown = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1.0 : sqlite3_column_double(st, 13);
+		if (!isfinite(r->slowdown) || r->slowdown < 0)
+			r->slowdown = -1.0;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

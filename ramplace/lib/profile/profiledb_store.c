@@ -57,7 +57,7 @@ static int store_run_row(rp_db *db, int64_t image_id, const rp_run_info *info, u
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	sqlite3_stmt *st = cached(db, ST_RUN,
 		"INSERT INTO runs(image_id, source, tool, method, started, rate_hz, duration_s, samples,"
-		" stop_reason, scale) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+		" stop_reason, scale, covered, slowdown) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
 	int rc = SQLITE_ERROR;
 	if (st) {
 		sqlite3_bind_int64(st, 1, image_id);
@@ -70,6 +70,11 @@ static int store_run_row(rp_db *db, int64_t image_id, const rp_run_info *info, u
 		sqlite3_bind_int64(st, 8, (sqlite3_int64)nsamples);
 		sqlite3_bind_text(st, 9, info->stop_reason ? info->stop_reason : "", -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 10, (sqlite3_int64)scale);
+		/* unknown stays unbound, NULL (cached() clears the last run's bindings) */
+		if (info->covered == 0 || info->covered == 1)
+			sqlite3_bind_int(st, 11, info->covered);
+		if (info->slowdown >= 0 && isfinite(info->slowdown))
+			sqlite3_bind_double(st, 12, info->slowdown);
 		rc = sqlite3_step(st);
 	}
 	if (rc != SQLITE_DONE)

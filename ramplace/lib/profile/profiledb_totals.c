@@ -40,7 +40,7 @@ static int load_run_sums(rp_db *db, int64_t run_id, rp_db_totals *out, rp_err *e
 		" TOTAL(CASE WHEN rate_hz > 0 THEN samples / rate_hz ELSE 0 END),"
 		" EXISTS(SELECT 1 FROM arcs a JOIN runs r ON r.id = a.run_id"
 		"  WHERE r.tool = 'record' AND (?1 = 0 OR r.id = ?1)), SUM(samples),"
-		" TOTAL(tool = 'record' AND instr(stop_reason, 'covered the whole run') > 0)"
+		" TOTAL(covered = 1)"
 		" FROM runs WHERE ?1 = 0 OR id = ?1", -1, &st, NULL) != SQLITE_OK)
 		return rp_dbi_fail(db, err, "reading runs");
 	sqlite3_bind_int64(st, 1, run_id);
@@ -63,6 +63,7 @@ static int load_run_sums(rp_db *db, int64_t run_id, rp_db_totals *out, rp_err *e
 	out->sampled_arcs = sqlite3_column_int(st, 6) != 0;
 	/* SUM is exact (TOTAL above is a double); within int64: the sum of the doubles was */
 	out->taken_count = (uint64_t)sqlite3_column_int64(st, 7);
+	/* runs.covered (version 4): NULL, unknown, counts as not covered */
 	out->whole_runs = out->nruns > 0 && sqlite3_column_double(st, 8) == (double)out->nruns;
 	sqlite3_finalize(st);
 	return 0;

@@ -61,6 +61,9 @@ static void json_runs(FILE *out, const rp_run_row *runs, size_t nruns)
 		json_str_member(out, "method", r->method);
 		json_num_member(out, "rate_hz", r->rate_hz);
 		json_num_member(out, "samples", r->samples);
+		/* what record measured (schema version 4); null where it is not known */
+		fprintf(out, ", \"covered\": %s", r->covered == 1 ? "true" : r->covered == 0 ? "false" : "null");
+		json_num_member(out, "slowdown", r->slowdown >= 0 ? r->slowdown : NAN);
 		json_str_member(out, "notes", r->stop_reason);
 		fputc('}', out);
 	}
