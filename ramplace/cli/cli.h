@@ -21,6 +21,10 @@
 
 typedef int (*rp_cmd_fn)(int argc, char **argv, rp_err *err);
 
+/* One note or warning line on standard error, its newline added, escaped as main escapes the
+ * error line (rp_escape_name: bytes from input that are not printable become \xNN); cli_print.c. */
+void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 int cmd_place(int argc, char **argv, rp_err *err);
 int cmd_record(int argc, char **argv, rp_err *err);
 int cmd_record_runtime(int argc, char **argv, rp_err *err); /* record --runtime */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "cli_stability.h"
 #include "ramplace/stability.h"
 
@@ -47,7 +48,7 @@ void cli_stability_line(FILE *out, const rp_image *img, const rp_db_totals *t, u
 	rp_err err = RP_ERR_INIT;
 	char line[768];
 	if (cli_stability_verdict(line, sizeof(line), img, t, budget, &err))
-		fprintf(stderr, "ramplace: note: no stability estimate: %s\n", err.msg);
+		cli_note("ramplace: note: no stability estimate: %s", err.msg);
 	else
 		fprintf(out, "stability: %s\n", line);
 }
@@ -98,7 +99,7 @@ void cli_stability_after_store(const char *db_path, const rp_image *img)
 	rp_db_close(db);
 	fflush(stdout);
 	if (rc)
-		fprintf(stderr, "ramplace: note: no stability estimate: %s\n", err.msg);
+		cli_note("ramplace: note: no stability estimate: %s", err.msg);
 }
 
 static void print_levels(FILE *out, const rp_stability *s)

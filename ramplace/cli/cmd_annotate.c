@@ -89,15 +89,15 @@ static void print_result(const rp_attr_result *res, const annotate_args *a, cons
 			 const rp_image *img)
 {
 	if (plan->build_id && strcmp(plan->build_id, img->build_id) != 0)
-		fprintf(stderr, "ramplace: note: the plan was made on build %.12s, %s is %.12s; functions are matched by name\n",
+		cli_note("ramplace: note: the plan was made on build %.12s, %s is %.12s; functions are matched by name",
 			plan->build_id, a->elf_path, img->build_id);
 	if (a->quiet)
 		return;
 	for (size_t i = 0; i < res->nannotated; i++)
-		fprintf(stderr, "annotated: %s\n", res->annotated[i]);
+		cli_note("annotated: %s", res->annotated[i]);
 	for (size_t i = 0; i < res->nskipped; i++)
-		fprintf(stderr, "left to the linker fragment: %s\n", res->skipped[i]);
-	fprintf(stderr, "%zu definition(s) annotated, %zu function(s) left%s%s\n", res->nannotated,
+		cli_note("left to the linker fragment: %s", res->skipped[i]);
+	cli_note("%zu definition(s) annotated, %zu function(s) left%s%s", res->nannotated,
 		res->nskipped, a->output ? "; wrote " : "", a->output ? a->output : "");
 }
 

@@ -127,7 +127,7 @@ static int verify(const import_args *a, const rp_import_check *c, const rp_image
 				  "the profile is from another firmware; import it against the ELF it was taken on, or pass --force",
 				  name, 100.0 * share, rp_import_check_samples(c, c->checked), img->path,
 				  100.0 * a->min_verified, details);
-	fprintf(stderr, "ramplace: warning: %s: only %.1f%% of %.0f samples verify against %s (--min-verified %.0f%%): %s; imported anyway (--force)\n",
+	cli_note("ramplace: warning: %s: only %.1f%% of %.0f samples verify against %s (--min-verified %.0f%%): %s; imported anyway (--force)",
 		name, 100.0 * share, rp_import_check_samples(c, c->checked), img->path, 100.0 * a->min_verified, details);
 	return 0;
 }
@@ -323,7 +323,7 @@ static int import_dir(const char *db_path, const char *dir, const import_args *a
 		       e->name, e->own ? "signature " : "", e->own ? e->image_id : e->img->path, (long long)run_ids[i]);
 	}
 	for (size_t i = 0; !rc && i < d.nskipped; i++)   /* a note even with --quiet: a file was left out */
-		fprintf(stderr, "ramplace: note: %s\n", d.skipped[i]);
+		cli_note("ramplace: note: %s", d.skipped[i]);
 	free(run_ids);
 	rp_prof_dir_release(&d);
 	for (size_t i = 0; i < 2 * MAX_ELVES; i++)

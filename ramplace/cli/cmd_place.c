@@ -87,7 +87,7 @@ static int assess_profile(const place_args *a, const rp_image *img, const profil
 		return rc;
 	double share = rp_staleness_mapped_share(&st);
 	if (st.nother)
-		fprintf(stderr, "ramplace: note: %s: %llu of %llu samples were recorded on %s build %.12s (%s), not on %s (%.12s); %.1f%% of the profiled samples still map\n",
+		cli_note("ramplace: note: %s: %llu of %llu samples were recorded on %s build %.12s (%s), not on %s (%.12s); %.1f%% of the profiled samples still map",
 			a->db_path, (unsigned long long)st.other_samples, (unsigned long long)pr->totals.total,
 			st.nother > 1 ? "another build, e.g." : "another", st.other_build_id, st.other_path,
 			a->elf_path, img->build_id, 100.0 * share);

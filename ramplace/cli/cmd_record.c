@@ -104,10 +104,10 @@ static void report_intrusion(const cli_record_opts *o, const rp_sampler_result *
 			"time-dependent code (timers, interrupts, polling loops) ran at another pace than alone; "
 			"leave --rate out to keep under the bound\n", o->sampler.rate_hz, slow, bound);
 	if (rp_rsp_is_qemu(rsp))
-		fprintf(stderr, "ramplace: warning: %s is QEMU: its gdbstub halts only between translation blocks and "
+		cli_note("ramplace: warning: %s is QEMU: its gdbstub halts only between translation blocks and "
 			"in host time, so halting samples are biased; exact counts come from the QEMU plugin: run "
 			"qemu-system-... -plugin libramplace-qemu.so,out=counts.txt, then "
-			"ramplace import --format qemu %s %s counts.txt\n", rp_rsp_name(rsp), o->db_path, o->elf_path);
+			"ramplace import --format qemu %s %s counts.txt", rp_rsp_name(rsp), o->db_path, o->elf_path);
 }
 
 /* Connects, samples, and stores whatever was gathered; returns the sampling error, if any,

@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 		argv[0] = (char *)"place";
 		rc = cmd_place(argc, argv, &err);
 	} else {
-		fprintf(stderr, "ramplace: '%s' is not a ramplace command; see 'ramplace --help'\n", argv[1]);
+		cli_note("ramplace: '%s' is not a ramplace command; see 'ramplace --help'", argv[1]);
 		return 2;
 	}
 	if (rc < 0) {

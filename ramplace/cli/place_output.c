@@ -7,20 +7,23 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "cli.h"
 #include "place_output.h"
 
 void place_print_vanished(const rp_staleness *st, const place_args *a)
 {
-	fprintf(stderr, "ramplace: warning: %zu profiled function(s) with %llu samples are not in %s (removed, inlined or renamed since):",
-		st->nvanished, (unsigned long long)(st->profiled - st->mapped), a->elf_path);
-	for (size_t i = 0; i < st->nvanished && i < 20; i++) {
+	char names[4096] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < st->nvanished && i < 20 && len < sizeof(names); i++) {
 		const rp_stale_func *v = &st->vanished[i];
-		fprintf(stderr, "%s %s%s%s%s (%llu)", i ? "," : "", v->name, v->file ? " (" : "",
-			v->file ? v->file : "", v->file ? ")" : "", (unsigned long long)v->samples);
-		if (v->now)
-			fprintf(stderr, " now %s?", v->now);
+		int n = snprintf(names + len, sizeof(names) - len, "%s %s%s%s%s (%llu)%s%s%s", i ? "," : "", v->name,
+				 v->file ? " (" : "", v->file ? v->file : "", v->file ? ")" : "",
+				 (unsigned long long)v->samples, v->now ? " now " : "", v->now ? v->now : "", v->now ? "?" : "");
+		len += n > 0 ? (size_t)n : 0;
 	}
-	fprintf(stderr, "%s\n", st->nvanished > 20 ? ", ..." : "");
+	cli_note("ramplace: warning: %zu profiled function(s) with %llu samples are not in %s (removed, inlined or "
+		 "renamed since):%s%s", st->nvanished, (unsigned long long)(st->profiled - st->mapped), a->elf_path, names,
+		 st->nvanished > 20 ? ", ..." : "");
 }
 
 /* Profiled functions missing from the ELF are named by assess_profile, before placing. */
@@ -35,9 +38,9 @@ void place_print_warnings(const rp_placement *p)
 			"sizes with each section's alignment, and tells statics of the same name in two files apart "
 			"(without it they move together)\n");
 	if (p->nunguessed)
-		fprintf(stderr, "ramplace: note: %zu sampled function(s) with %.1f%% of the samples stay in flash: "
+		cli_note("ramplace: note: %zu sampled function(s) with %.1f%% of the samples stay in flash: "
 				"no name pattern can move them (compiled without -ffunction-sections, e.g. library code; "
-				"the hottest: %s); --map moves them\n",
+				"the hottest: %s); --map moves them",
 			p->nunguessed, total ? 100.0 * (double)p->unguessed_samples / (double)total : 0.0, p->unguessed_top);
 	if (p->guess_unverified && p->plan->nunits)
 		fprintf(stderr, "ramplace: warning: no --map and no debug information: nothing tells which functions have "

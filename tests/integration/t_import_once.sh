@@ -41,6 +41,20 @@ else
 	fail "a FIFO in a profile directory: status $status (124: hung): $(cat err.txt)"
 fi
 
+# a skipped file whose name holds terminal control bytes (ESC [31m: red): the note shows them
+# as \x1b, as error lines do, and writes no raw control byte to the terminal
+mkdir esc
+printf 'image /bin/fw\n1078 600\n' >esc/fw-cec5b034.prof
+mkfifo "esc/red$(printf '\033')[31m-cec5b034.prof"
+status=0
+timeout 10 "$RAMPLACE" import -q e.db "$arm" esc 2>err.txt || status=$?
+if [ "$status" -eq 0 ] && grep -qF 'note: esc/red\x1b[31m-cec5b034.prof: a FIFO, not a regular file: skipped' err.txt &&
+   ! LC_ALL=C grep -q "$(printf '\033')" err.txt; then
+	pass "a skipped file's control bytes are escaped in the note: $(cat err.txt)"
+else
+	fail "control bytes in a skipped file's name: status $status: $(cat -v err.txt)"
+fi
+
 # nothing but a FIFO: one line, exit 2
 mkdir only
 mkfifo only/x-cec5b034.prof
