@@ -249,7 +249,16 @@ int rp_db_open_existing(rp_db **out, const char *path, rp_err *err)
 	*out = NULL;
 	if (stat(path, &st) != 0)
 		return rp_err_set(err, RP_EINPUT, "%s: no such profile database", path);
-	return open_db(out, path, SQLITE_OPEN_READONLY, err);
+	int rc = open_db(out, path, SQLITE_OPEN_READONLY, err);
+	int64_t ntables = 0;
+	if (rc || (rc = pragma_int(*out, "SELECT count(*) FROM sqlite_master", &ntables, err)) || ntables > 0)
+		return rc;
+	/* an empty file (or an SQLite file without tables) passes check_schema, for rp_db_probe
+	 * and rp_db_open, which fill it; a reader would only fail later on a missing table */
+	rp_db_close(*out);
+	*out = NULL;
+	return rp_err_set(err, RP_EINPUT, "%s: an empty database, no profile in it yet ('ramplace record' or "
+			  "'ramplace import' writes one)", path);
 }
 
 /* SQLite writes a journal beside the database, and creates a missing one there. */
