@@ -34,6 +34,9 @@ echo
 echo "== collection methods against exact instruction counts (total variation distance)"
 "$root/bench/bench_methods.sh" "$build"
 echo
+echo "== issue 16's goal, repeated: 10 s recordings of phasevm at default settings"
+"$root/bench/bench_record_goal.sh" "$build"
+echo
 echo "== the target-side sampling runtime: RAM and instructions per sample"
 "$root/bench/bench_runtime_overhead.sh" "$build"
 echo
