@@ -22,28 +22,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
-. "$root/scripts/qemu-lib.sh"
-RAMPLACE=$build/ramplace
-TVD=$build/bench/bench_tvd
-SHARE=$build/bench/bench_share
-PLUGIN=$build/libramplace-qemu.so
+. "$root/bench/bench-lib.sh"
 iters=${ITERATIONS:-2000}
 duration=${DURATION:-10}
 swo_interval=${SWO_INTERVAL:-1024}
-budgets="1K 2K 4K 8K"
-work=$(mktemp -d)
-qemu_pid=""
-trap 'stop_pid "$qemu_pid"; rm -rf "$work"' EXIT
-machine=arm # the firmware bench_fw is on: arm (mps2-an385) or riscv (sifive_e)
-qemu() {
-	if [ "$machine" = riscv ]; then
-		qemu-system-riscv32 -M sifive_e -nographic -monitor none -serial none -bios none \
-			-chardev stdio,id=semi -semihosting-config enable=on,target=native,chardev=semi "$@"
-	else
-		qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
-			-semihosting-config enable=on,target=native "$@"
-	fi
-}
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 have_swo=0
@@ -132,8 +114,7 @@ bench_fw() { # label, fw-dir, runtime fw-dir, the runtime's interval in us
 	qemu -kernel "$dir/fw.elf" >/dev/null
 	elapsed "$t0" >"$dir/plain.s"
 	plain_gdb "$dir" >"$dir/plain-gdb.s"
-	qemu -kernel "$dir/fw.elf" -plugin "$PLUGIN,out=$dir/exact.txt" >/dev/null
-	"$RAMPLACE" import --quiet "$dir/exact.db" "$dir/fw.elf" "$dir/exact.txt"
+	exact_counts "$dir"
 	echo
 	echo "$label: plain run $(cat "$dir/plain.s") s ($(cat "$dir/plain-gdb.s") s under the gdbstub, only continued);" \
 		"$(grep -c . "$dir/exact.txt") instruction addresses"

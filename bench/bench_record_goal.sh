@@ -11,23 +11,12 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
-. "$root/scripts/qemu-lib.sh"
-RAMPLACE=$build/ramplace
-TVD=$build/bench/bench_tvd
-SHARE=$build/bench/bench_share
+. "$root/bench/bench-lib.sh"
 runs=${RUNS:-3}
 duration=${DURATION:-10}
-work=$(mktemp -d)
-qemu_pid=""
-trap 'stop_pid "$qemu_pid"; rm -rf "$work"' EXIT
-qemu() {
-	qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
-		-semihosting-config enable=on,target=native "$@"
-}
 d=$work/pv
 make -s -C "$root/bench/fw/phasevm" BUILD="$d" >/dev/null
-qemu -kernel "$d/fw.elf" -plugin "$build/libramplace-qemu.so,out=$d/exact.txt" >/dev/null
-"$RAMPLACE" import --quiet "$d/exact.db" "$d/fw.elf" "$d/exact.txt"
+exact_counts "$d"
 echo "bench/fw/phasevm: $runs recordings of $duration s at default settings; share of the exact optimum (goal >= 95 %)"
 printf '%4s %8s %7s %8s %8s %8s %8s %9s %5s\n' run samples tvd 1K 2K 4K 8K slowdown load
 for i in $(seq 1 "$runs"); do
@@ -40,7 +29,7 @@ for i in $(seq 1 "$runs"); do
 	qemu_pid=""
 	samples=$(sed -n 's/^recorded \([0-9]*\) samples.*/\1/p' "$d/h$i.out")
 	tvd=$("$TVD" "$d/exact.db" "$d/h$i.db" 0 | awk '$1 == "tvd" { print $2 }')
-	shares=$("$SHARE" "$d/exact.db" "$d/h$i.db" "$d/fw.elf" "$d/fw.map" 1K 2K 4K 8K | awk '{ printf " %7.2f%%", $3 }')
+	shares=$("$SHARE" "$d/exact.db" "$d/h$i.db" "$d/fw.elf" "$d/fw.map" $budgets | awk '{ printf " %7.2f%%", $3 }')
 	slow=$(sed -n 's/^slowdown: \([0-9.]*\) %.*/\1 %/p' "$d/h$i.out")
 	printf '%4s %8s %7s%s %9s %5s\n' "$i" "$samples" "$tvd" "$shares" "$slow" "$(cut -d' ' -f1 /proc/loadavg)"
 	grep '^stability: ' "$d/h$i.out" | sed 's/^/     /'

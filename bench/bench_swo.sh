@@ -14,21 +14,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
-. "$root/scripts/qemu-lib.sh"
-RAMPLACE=$build/ramplace
-TVD=$build/bench/bench_tvd
-SHARE=$build/bench/bench_share
-PLUGIN=$build/libramplace-qemu.so
+. "$root/bench/bench-lib.sh"
 iters=${ITERATIONS:-200}
 intervals=${INTERVALS:-64 1024 4096}
-budgets="1K 2K 4K 8K"
-work=$(mktemp -d)
-qemu_pid=""
-trap 'stop_pid "$qemu_pid"; rm -rf "$work"' EXIT
-qemu() {
-	qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
-		-semihosting-config enable=on,target=native "$@"
-}
 
 make -s -C "$root/examples/qemu-cortex-m3" BUILD="$work/ex" ITERATIONS="$iters" >/dev/null
 make -s -C "$root/bench/fw/phasevm" BUILD="$work/pv" >/dev/null
