@@ -70,4 +70,10 @@ run_fw() { # ELF [QEMU ARGS...]
 	timeout "$fw_timeout" qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
 		-semihosting-config enable=on,target=native -kernel "$elf" "$@"
 }
+make_fw() { # SRC-DIR OUT-DIR [MAKE ARGS...]: make -C SRC-DIR BUILD=OUT-DIR; on failure the log is
+	# shown and the test ends, failed
+	local src=$1 dir=$2
+	shift 2
+	make -s -C "$src" BUILD="$dir" "$@" >"$dir.make.log" 2>&1 || { cat "$dir.make.log"; fail "make $dir"; finish; }
+}
 nm_addr() { arm-none-eabi-nm "$1" | awk -v n="$2" '$3 == n && !f { print $1; f = 1 }'; }

@@ -11,12 +11,7 @@
 : "${RAMPLACE_BUILD:?}"
 ex=$RAMPLACE_SRC/examples/qemu-cortex-m3
 plugin=$RAMPLACE_BUILD/libramplace-qemu.so
-build() { # DIR [make args...]
-	local dir=$1
-	shift
-	make -s -C "$ex" BUILD="$dir" ITERATIONS=20 RAMPLACE="$RAMPLACE" "$@" >"$dir.make.log" 2>&1 ||
-		{ cat "$dir.make.log"; fail "make $dir"; finish; }
-}
+build() { make_fw "$ex" "$1" ITERATIONS=20 RAMPLACE="$RAMPLACE" "${@:2}"; } # DIR [make args...]
 mkdir -p "$work/out" "$work/nods"
 
 build "$work/flash"

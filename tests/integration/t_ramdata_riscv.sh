@@ -12,11 +12,7 @@
 : "${RAMPLACE_BUILD:?}"
 ex=$RAMPLACE_SRC/examples/sifive-e-riscv
 plugin=$RAMPLACE_BUILD/libramplace-qemu.so
-build() { # DIR [make args...]
-	local dir=$1
-	shift
-	make -s -C "$ex" BUILD="$dir" ITERATIONS=5 "$@" >"$dir.make.log" 2>&1 || { cat "$dir.make.log"; fail "make $dir"; finish; }
-}
+build() { make_fw "$ex" "$1" ITERATIONS=5 "${@:2}"; } # DIR [make args...]
 rv() { # ELF [QEMU ARGS...]: the firmware's console output on stdout
 	timeout 60 qemu-system-riscv32 -M sifive_e -nographic -monitor none -serial none -bios none \
 		-chardev stdio,id=semi -semihosting-config enable=on,target=native,chardev=semi -kernel "$@" </dev/null
