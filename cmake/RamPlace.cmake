@@ -23,7 +23,9 @@
 #     [NO_FUNCTION_SECTIONS])       do not add -ffunction-sections
 #
 # It compiles TARGET with -ffunction-sections, writes an empty fragment at configure time (so the
-# first build links with everything in flash), puts its directory on the link's -L path, makes it
+# first build links with everything in flash), puts its directory on the link's -L path (through
+# the compiler driver, which passes -L before the script's -T: GNU ld opens the INCLUDE while
+# it parses -T, so a link that calls ld directly needs -L first), makes it
 # a LINK_DEPENDS of TARGET (a new placement relinks), and adds the targets
 #   <target>-profile          run RECORD_COMMAND and `ramplace record` into PROFILE (with
 #                             QEMU_COMMAND: the plugin's exact counts, imported into PROFILE)

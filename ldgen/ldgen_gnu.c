@@ -72,7 +72,7 @@ static void write_header(FILE *fp, const rp_plan *plan)
 		return;
 	}
 	fputs(" * build-id: ", fp);
-	put_comment_text(fp, plan->build_id ? plan->build_id : "unknown");
+	put_comment_text(fp, plan->build_id ? plan->build_id : "none (the first build: made before any ELF)");
 	fprintf(fp, "\n * %zu unit(s); %llu of %llu bytes used (veneer reserve %llu); %llu of %llu %s moved\n */\n",
 		plan->nunits, (unsigned long long)plan->used, (unsigned long long)plan->budget,
 		(unsigned long long)plan->veneer_reserve, (unsigned long long)plan->moved_samples,

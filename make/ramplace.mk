@@ -19,7 +19,9 @@
 #
 # (also as ramplace-profile / ramplace-check; RAMPLACE_SHORT_TARGETS := no drops the short
 # names when your Makefile has its own `profile` or `check`). Your linker script must INCLUDE
-# the fragment's file name inside the RAM code section; see docs/firmware.md.
+# the fragment's file name inside the RAM code section; see docs/firmware.md. A Makefile that
+# links with `ld` directly must pass -L<fragment dir> before its -T: GNU ld opens the INCLUDE
+# while it parses -T (through the gcc driver the order does not matter).
 #
 # Variables (set before the include, or on the command line):
 #   RAMPLACE               the ramplace program (default: ramplace on PATH)

@@ -23,6 +23,9 @@ PLUGIN=${PLUGIN:-$(dirname "$RAMPLACE")/libramplace-qemu.so}
 iterations=${ITERATIONS:+ITERATIONS=$ITERATIONS}
 qemu_pid=""
 trap 'stop_pid "$qemu_pid"' EXIT
+# no step fails silently: set -e would end the loop without a word, so say which command failed
+trap 'echo "loop: failed (status $?) at ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND" >&2' ERR
+set -E
 rm -rf "$work"
 mkdir -p "$work"
 
@@ -35,10 +38,22 @@ run_qemu() { # ELF OUTFILE [extra qemu args...]
 	qemu_pid=$!
 }
 
+# qemu_done WHAT OUTFILE SECONDS: waits for the QEMU run_qemu started; when it fails or
+# times out, shows what QEMU said (its stderr goes to OUTFILE.stderr) and fails
+qemu_done() {
+	local status=0
+	wait_pid "$qemu_pid" "$3" || status=$?
+	qemu_pid=""
+	[ "$status" -eq 0 ] && return 0
+	[ "$status" -eq 124 ] && echo "loop: $1: QEMU still ran after $3 s and was stopped" >&2
+	tail -20 "$2.stderr" >&2
+	echo "loop: $1: QEMU exited with status $status (its output: $2, $2.stderr)" >&2
+	return 1
+}
+
 run_to_end() { # ELF OUTFILE
 	run_qemu "$1" "$2"
-	wait_pid "$qemu_pid" 120
-	qemu_pid=""
+	qemu_done "running $1" "$2" 120
 }
 
 record() { # ELF DB OUTFILE
@@ -49,14 +64,12 @@ record() { # ELF DB OUTFILE
 	# ~2 kHz with random intervals: --rate 0 halts QEMU so often that samples pile up where it
 	# can stop the CPU, and slows the firmware several times over
 	"$RAMPLACE" record --remote "127.0.0.1:$port" --rate 2000 --duration 120 --timeout 5000 --quiet "$2" "$1"
-	wait_pid "$qemu_pid" 30
-	qemu_pid=""
+	qemu_done "recording $1" "$3" 30
 }
 
 exact() { # ELF COUNTS OUTFILE: exact counts and the flash model's stall cycles from the plugin
 	run_qemu "$1" "$3" -plugin "$PLUGIN,out=$2,mode=insn,model=${FLASH_MODEL//,/,,},flash=$flash_range"
-	wait_pid "$qemu_pid" 600   # a callback per flash fetch and per load: about 10x a plain run
-	qemu_pid=""
+	qemu_done "counting $1 under the plugin" "$3" 600   # a callback per fetch and load: ~10x a plain run
 }
 
 # modeled cycles of a plugin file: instructions plus the stall cycles its header states

@@ -201,13 +201,42 @@ static int run_place(place_args *a, rp_err *err)
 	return rc;
 }
 
+/* The first build, before there is a profile or even the ELF this link makes: every region's
+ * fragment and plan, empty (a plan made without an ELF has no build-id), and nothing read. */
+static int write_first_build(place_args *a, rp_err *err)
+{
+	for (size_t r = 0; r < a->nregions; r++) {
+		const rp_region_cfg *rg = &a->regions[r];
+		rp_plan empty = { .outsec = rg->outsec ? rg->outsec : ".ramtext", .budget = rg->budget,
+				  .align = rg->align };
+		if (rp_ldgen_gnu_write(&empty, a->fragments[r], err) || rp_plan_write(&empty, a->plans[r], err))
+			return err->code;
+		if (!a->quiet)
+			printf("wrote %s and %s: empty, every function stays in flash (the first build)\n",
+			       a->fragments[r], a->plans[r]);
+	}
+	return place_data_write_empty(&a->data, a->fragments[0], err);
+}
+
+/* --allow-empty while neither profile.db nor the ELF exists is the first build as well: the
+ * build integrations run place before every link, the very first one included. */
+static int is_first_build(const place_args *a)
+{
+	struct stat st;
+	return a->first_build || (a->allow_empty && stat(a->db_path, &st) != 0 && stat(a->elf_path, &st) != 0);
+}
+
 int cmd_place(int argc, char **argv, rp_err *err)
 {
 	place_args a = PLACE_ARGS_INIT;
 	int rc = place_opts_parse(&a, argc, argv, err);
 	if (rc == 0)
 		rc = place_opts_apply_config(&a, err);
-	if (rc == 0)
+	if (rc == 0 && is_first_build(&a))
+		rc = write_first_build(&a, err);
+	else if (rc == 0 && !a.have_budget && !a.config_path)   /* --allow-empty put off asking */
+		rc = cli_usage_error(err, "place", "--budget (or --config with regions) is required");
+	else if (rc == 0)
 		rc = run_place(&a, err);
 	place_opts_release(&a);
 	return rc > 0 ? 0 : rc;

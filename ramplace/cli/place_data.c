@@ -163,6 +163,17 @@ int place_data_write(const place_data_args *a, rp_err *err)
 	return 0;
 }
 
+int place_data_write_empty(place_data_args *a, const char *first_fragment, rp_err *err)
+{
+	if (!a->enabled)
+		return 0;
+	rp_plan empty = { .outsec = ".ramdata", .is_data = 1 };
+	if (name_outputs(a, first_fragment, err) || rp_ldgen_gnu_write(&empty, a->fragment, err) ||
+	    rp_plan_write(&empty, a->plan, err))
+		return err->code;
+	return 0;
+}
+
 void place_data_print(const place_data_args *a)
 {
 	const rp_data_placement *d = &a->placed;

@@ -52,6 +52,10 @@ int place_data_place(place_data_args *a, const char *first_fragment, const rp_im
  * profile, so the first build links). */
 int place_data_write(const place_data_args *a, rp_err *err);
 
+/* The first build (place --allow-empty, no profile, no ELF): an empty ramdata.ld and plan beside
+ * first_fragment when data placement is on, so a script that INCLUDEs it links. */
+int place_data_write_empty(place_data_args *a, const char *first_fragment, rp_err *err);
+
 void place_data_print(const place_data_args *a);
 void place_data_release(place_data_args *a);
 

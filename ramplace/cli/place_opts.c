@@ -15,6 +15,7 @@
 
 static const char usage[] =
 	"usage: ramplace [place] --budget SIZE [options] profile.db firmware.elf\n"
+	"       ramplace place --allow-empty [-o ramtext.ld]   (the first build)\n"
 	"\n"
 	"Chooses the functions that give the most profiled samples per byte of RAM and writes a\n"
 	"GNU ld fragment to INCLUDE inside the .ramtext output section, plus the plan that\n"
@@ -60,7 +61,10 @@ static const char usage[] =
 	"      --min-share PCT   leave in flash what has less than PCT% of the samples: not\n"
 	"                        worth its copy at boot and its veneers (default 0.01)\n"
 	"      --allow-empty     no profile.db yet (a first build): write empty fragment(s)\n"
-	"                        instead of failing\n"
+	"                        and plan(s) instead of failing; without operands (or while\n"
+	"                        neither profile.db nor firmware.elf exists) nothing else is\n"
+	"                        read and no --budget is needed:\n"
+	"                        'ramplace place --allow-empty -o ramtext.ld'\n"
 	"      --data            also move hot read-only data objects (needs --map and\n"
 	"                        -fdata-sections) to .ramdata: writes ramdata.ld and\n"
 	"                        ramdata.ld.plan beside the fragment, in the same budget;\n"
@@ -186,9 +190,16 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 	}
 	if (rc)
 		return rc;
+	/* the first build: no profile and no ELF yet, only the fragment the link needs */
+	if (a->allow_empty && argc == optind) {
+		a->first_build = 1;
+		return 0;
+	}
 	if (argc - optind != 2)
-		return cli_usage_error(err, "place", "expects profile.db and firmware.elf");
-	if (!a->have_budget && !a->config_path)
+		return cli_usage_error(err, "place", a->allow_empty ? "expects profile.db and firmware.elf, or neither with --allow-empty"
+								     : "expects profile.db and firmware.elf");
+	/* with --allow-empty the budget is asked for only when there is a profile to place from */
+	if (!a->have_budget && !a->config_path && !a->allow_empty)
 		return cli_usage_error(err, "place", "--budget (or --config with regions) is required");
 	const char *force = getenv("RAMPLACE_FORCE"); /* how the build integrations pass --force */
 	if (force && *force && strcmp(force, "0") != 0)

@@ -28,6 +28,7 @@ typedef struct place_args {
 	int have_budget;
 	int align_given, output_given, time_limit_given;
 	int allow_empty;          /* --allow-empty: no profile.db is a first build */
+	int first_build;          /* --allow-empty with no profile and no ELF: empty outputs only */
 	int linker;               /* --linker: 0 GNU ld, 1 ld.lld, -1 as the ELF's .comment says */
 	rp_config *cfg;             /* owned */
 	rp_region_cfg *regions;     /* owned copy with the command-line overrides */

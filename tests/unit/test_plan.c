@@ -124,14 +124,43 @@ static void test_empty_plan(void **state)
 	free(path);
 }
 
+/* The first build's plan (place --allow-empty, no ELF yet): "build-id -", no unit; a unit
+ * under "build-id -" is refused, since nothing could tell which ELF it was chosen from. */
+static void test_first_build_plan(void **state)
+{
+	(void)state;
+	rp_plan plan = { .outsec = (char *)".ramtext", .align = 4 };
+	char *path = temp_path();
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_plan_write(&plan, path, &err), 0);
+	char text[512];
+	FILE *fp = fopen(path, "r");
+	size_t n = fread(text, 1, sizeof(text) - 1, fp);
+	fclose(fp);
+	text[n] = '\0';
+	assert_string_equal(text, "ramplace-plan 1\nbuild-id -\noutput-section .ramtext\nbudget 0\nveneer-reserve 0\n"
+				  "used 0\nsamples 0 0\nalign 4\n");
+	rp_plan *back = NULL;
+	assert_int_equal(rp_plan_read(&back, path, &err), 0);
+	assert_null(back->build_id);
+	assert_int_equal(back->nunits, 0);
+	rp_plan_free(back);
+	unlink(path);
+	free(path);
+	expect_error("ramplace-plan 1\nbuild-id -\noutput-section .ramtext\nbudget 0\nveneer-reserve 0\nused 0\n"
+		     "samples 0 0\nunit f - 4 4 1\nend\n",
+		     "p.plan:8: a unit in a plan without a build-id (only an empty first-build plan has none)");
+}
+
 static void test_write_refuses(void **state)
 {
 	(void)state;
 	rp_err err = RP_ERR_INIT;
-	rp_plan no_id = { .outsec = (char *)".ramtext" };
+	rp_plan_unit unit = { .name = (char *)"u" };
+	rp_plan no_id = { .outsec = (char *)".ramtext", .units = &unit, .nunits = 1 };
 	assert_int_equal(rp_plan_write(&no_id, "/tmp/never.plan", &err), RP_EINPUT);
 	assert_string_equal(err.msg, "/tmp/never.plan: plan has no build-id");
-	rp_plan_unit unit = { .name = (char *)"" };
+	unit.name = (char *)"";
 	rp_plan unnamed = { .build_id = (char *)"ab", .outsec = (char *)".ramtext", .units = &unit, .nunits = 1 };
 	assert_int_equal(rp_plan_write(&unnamed, "/tmp/never.plan", &err), RP_EINPUT);
 	assert_string_equal(err.msg, "/tmp/never.plan: plan unit 1: empty unit name");
@@ -179,7 +208,7 @@ static void test_hostile(void **state)
 	expect_error("ramplace-plan 1\nbuild-id a%2\n", "p.plan:2: bad percent-encoding '%2' (expected %XX, not %00)");
 	expect_error("ramplace-plan 1\nbuild-id a%00\n", "p.plan:2: bad percent-encoding '%00' (expected %XX, not %00)");
 	expect_error("ramplace-plan 1\nbuild-id a\tb\n", "p.plan:2: unencoded control character in a field");
-	expect_error("ramplace-plan 1\nbuild-id -\n", "p.plan:2: 'build-id' needs a value");
+	expect_error("ramplace-plan 1\nbuild-id\n", "p.plan:2: missing fields: expected 'build-id HEX'");
 	expect_error("ramplace-plan 1\nregion RAM 18446744073709551615 2\n",
 		     "p.plan:2: region RAM (origin 0xffffffffffffffff, length 0x2) wraps around the address space");
 	expect_error("ramplace-plan 1\nsamples 1 2\n", "p.plan:2: moved samples exceed the total");
@@ -219,6 +248,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),        cmocka_unit_test(test_empty_plan),
 		cmocka_unit_test(test_write_refuses),     cmocka_unit_test(test_comments_and_crlf),
+		cmocka_unit_test(test_first_build_plan),
 		cmocka_unit_test(test_hostile),           cmocka_unit_test(test_missing_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

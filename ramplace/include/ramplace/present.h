@@ -65,5 +65,8 @@ void rp_present_curve_json(FILE *out, const void *arg);
 
 /* "6 KiB", "1.5 KiB", "900 B" into buf; returns buf. */
 const char *rp_present_bytes(uint64_t n, char *buf, size_t cap);
+/* A count in words a person reads at a glance: "0", "950", "12.5 k", "5.22 G" (three
+ * significant digits, SI prefixes up to T); whole numbers under 1,000 print without decimals. */
+const char *rp_present_count(double v, char *buf, size_t cap);
 
 #endif

@@ -20,6 +20,10 @@ void html_text(FILE *out, const char *s);
 /* The y value of a curve point: share of samples in percent, or modeled cycles. */
 double html_curve_y(const rp_present_in *in, uint64_t samples);
 
+/* A curve value in words: "5.22 G" (modeled cycles) or "37.5 %" (share of samples), three
+ * significant digits. */
+const char *html_curve_label(const rp_present_in *in, double y, char *buf, size_t cap);
+
 void html_curve(FILE *out, const rp_present_in *in);
 int html_memmap(FILE *out, const rp_present_in *in, rp_err *err);
 int html_table(FILE *out, const rp_present_in *in, rp_err *err);

@@ -3,14 +3,16 @@
  * knee named ("80 % of the gain at 6 KiB"). Every point carries data-budget and data-value, so
  * what is drawn can be read back (the browser test does). Owns nothing. Workload: a few
  * hundred points. */
+#include <math.h>
+
 #include "html.h"
 
 #define W 760.0
 #define H 300.0
-#define ML 70.0   /* room for the y labels */
+#define ML 72.0   /* room for the y labels ("5.22 G", "100.0 %") and the axis title */
 #define MB 40.0   /* room for the x labels */
 #define MT 14.0
-#define MR 20.0
+#define MR 36.0   /* half of the last x label ("32.1 KiB") past the axis end */
 
 static double px(const rp_curve *c, uint64_t budget)
 {
@@ -22,7 +24,23 @@ static double py(double y, double ymax)
 	return H - MB - (ymax > 0 ? y / ymax : 0.0) * (H - MB - MT);
 }
 
-static void axes(FILE *out, const rp_present_in *in, double ymax)
+/* A round step for about four y ticks (1, 2, 2.5 or 5 times a power of ten), so the labels
+ * read "1 G, 2 G, 3 G" rather than "1.3 G, 2.61 G". */
+static double tick_step(double ymax)
+{
+	double raw = ymax / 4.0, mag = 1.0;
+	while (mag * 10.0 <= raw)
+		mag *= 10.0;
+	while (mag > raw && mag > 1e-9)
+		mag /= 10.0;
+	static const double steps[] = { 1.0, 2.0, 2.5, 5.0, 10.0 };
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (steps[i] * mag >= raw)
+			return steps[i] * mag;
+	return 10.0 * mag;
+}
+
+static void axes(FILE *out, const rp_present_in *in, double ymax, double ystep)
 {
 	const rp_curve *c = in->curve;
 	char b[32];
@@ -32,9 +50,11 @@ static void axes(FILE *out, const rp_present_in *in, double ymax)
 		uint64_t bud = c->max_budget / 4 * (uint64_t)k + (k == 4 ? c->max_budget % 4 : 0);
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", px(c, bud), H - MB + 15,
 			rp_present_bytes(bud, b, sizeof(b)));
-		double y = ymax * k / 4.0;
-		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.*f%s</text>\n", ML - 5, py(y, ymax) + 4,
-			in->cycles_per_sample > 0 ? 0 : 1, y, in->cycles_per_sample > 0 ? "" : " %");
+	}
+	for (int k = 0; k * ystep <= ymax * (1 + 1e-9); k++) {
+		double y = k * ystep;
+		fprintf(out, "<text class=\"ylabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" data-value=\"%.0f\">%s</text>\n",
+			ML - 5, py(y, ymax) + 4, y, html_curve_label(in, y, b, sizeof(b)));
 		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n", ML + 1, py(y, ymax),
 			W - MR, py(y, ymax));
 	}
@@ -93,15 +113,19 @@ void html_curve(FILE *out, const rp_present_in *in)
 		ymax = html_curve_y(in, in->placement->plan->moved_samples);
 	if (ymax <= 0)
 		ymax = 1;
+	double ystep = tick_step(ymax);
+	ymax = ceil(ymax / ystep - 1e-9) * ystep;   /* the axis ends on a tick */
 	size_t knee = rp_curve_knee(c, 0.8);
 	fprintf(out, "<p id=\"knee\" data-budget=\"%llu\">80 %% of the gain at %s",
 		(unsigned long long)c->points[knee].budget, rp_present_bytes(c->points[knee].budget, b, sizeof(b)));
-	fprintf(out, " (the most, %.1f %s, at %s).</p>\n", html_curve_y(in, c->points[c->npoints - 1].value),
-		in->cycles_per_sample > 0 ? "cycles" : "% of the samples",
+	char v[32];
+	fprintf(out, " (the most, %s%s, at %s).</p>\n",
+		html_curve_label(in, html_curve_y(in, c->points[c->npoints - 1].value), v, sizeof(v)),
+		in->cycles_per_sample > 0 ? " cycles" : " of the samples",
 		rp_present_bytes(c->points[c->npoints - 1].budget, b, sizeof(b)));
 	fprintf(out, "<svg id=\"curve-svg\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" data-points=\"%zu\" data-step=\"%llu\">\n",
 		W, H, W, H, c->npoints, (unsigned long long)c->step);
-	axes(out, in, ymax);
+	axes(out, in, ymax, ystep);
 	points(out, in, ymax);
 	plan_mark(out, in, ymax);
 	fputs("</svg>\n<p class=\"muted\">Each point is the exact knapsack optimum at that budget, every unit counted "

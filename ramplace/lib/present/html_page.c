@@ -13,6 +13,9 @@ static const char css[] =
 	".summary{background:#f4f7fb;border:1px solid #d8e0ea;padding:.6em 1em;border-radius:4px}\n"
 	"table{border-collapse:collapse;font-size:13px}td,th{padding:2px 8px;text-align:left;"
 	"border-bottom:1px solid #eee;white-space:nowrap}\n"
+	/* long names and reasons break, so the page never scrolls sideways */
+	"td.name{white-space:normal;overflow-wrap:anywhere;min-width:8em}"
+	"td.why{white-space:normal;min-width:18em}\n"
 	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}th{cursor:pointer;background:#f3f3f3}\n"
 	"tr.ram td{background:#eaf6ea}tfoot td{font-style:italic;color:#555}\n"
 	".region{margin:.6em 0}.bar{display:flex;height:26px;border:1px solid #888;background:#fff}\n"
@@ -92,7 +95,8 @@ static const char *run_covered(const rp_run_row *r)
 static void run_row(FILE *out, const rp_run_row *r)
 {
 	double slow;
-	fprintf(out, "<tr><td class=\"n\">%lld</td><td>", (long long)r->id);
+	/* a build-id, a path and a note are long: they wrap, the page stays as wide as the window */
+	fprintf(out, "<tr><td class=\"n\">%lld</td><td class=\"name\">", (long long)r->id);
 	html_text(out, r->build_id);
 	fputs("</td><td>", out);
 	html_text(out, r->tool);
@@ -104,9 +108,9 @@ static void run_row(FILE *out, const rp_run_row *r)
 		fprintf(out, "<td class=\"n\">%.1f %%</td>", slow);
 	else
 		fputs("<td class=\"n\">-</td>", out);
-	fprintf(out, "<td>%s</td><td>", run_covered(r));
+	fprintf(out, "<td>%s</td><td class=\"name\">", run_covered(r));
 	html_text(out, r->source);
-	fputs("</td><td>", out);
+	fputs("</td><td class=\"why\">", out);
 	html_text(out, r->stop_reason);
 	fputs("</td></tr>\n", out);
 }

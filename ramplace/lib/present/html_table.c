@@ -41,9 +41,13 @@ static const char *why_kept(const rp_present_in *in, const rp_func *f)
 	return "did not fit: the budget went to code with more samples per byte (its veneers counted)";
 }
 
-static void cell_text(FILE *out, const char *s)
+/* A text cell; class "wrap" lets long names and reasons break instead of widening the page. */
+static void cell_text(FILE *out, const char *cls, const char *s)
 {
-	fputs("<td>", out);
+	if (cls)
+		fprintf(out, "<td class=\"%s\">", cls);
+	else
+		fputs("<td>", out);
 	html_text(out, s);
 	fputs("</td>", out);
 }
@@ -57,8 +61,8 @@ static void row(FILE *out, const rp_present_in *in, const rp_func_total *t, doub
 	double share = total ? 100.0 * (double)t->count / (double)total : 0;
 	uint64_t size = f ? rp_image_func_extent(in->img, f) : 0;
 	fprintf(out, "<tr%s>", plan ? " class=\"ram\"" : "");
-	cell_text(out, t->func);
-	cell_text(out, t->file ? t->file : "");
+	cell_text(out, "name", t->func);
+	cell_text(out, "name", t->file ? t->file : "");
 	fprintf(out, "<td class=\"n\" data-v=\"%llu\">%llu</td>", (unsigned long long)size, (unsigned long long)size);
 	if (in->cycles_per_sample > 0)
 		fprintf(out, "<td class=\"n\" data-v=\"%llu\">%llu</td><td class=\"n\" data-v=\"%.0f\">%.0f</td>",
@@ -75,8 +79,8 @@ static void row(FILE *out, const rp_present_in *in, const rp_func_total *t, doub
 		fputs("-", out);
 	}
 	fputs("</td>", out);
-	cell_text(out, in->placement ? (plan ? plan : "flash") : "-");
-	cell_text(out, plan || !t->count ? "" : why_kept(in, f));
+	cell_text(out, NULL, in->placement ? (plan ? plan : "flash") : "-");
+	cell_text(out, "why", plan || !t->count ? "" : why_kept(in, f));
 	fputs("</tr>\n", out);
 }
 

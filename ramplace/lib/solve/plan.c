@@ -52,7 +52,8 @@ static int check_name(const char *s, const char *what, size_t unit, rp_err *err)
 
 static int check_writable(const rp_plan *plan, rp_err *err)
 {
-	if (!plan->build_id || !*plan->build_id)
+	/* only the first build's empty plan is made without an ELF, so without a build-id */
+	if ((!plan->build_id || !*plan->build_id) && plan->nunits)
 		return rp_err_set(err, RP_EINPUT, "plan has no build-id");
 	if (!plan->outsec || !*plan->outsec)
 		return rp_err_set(err, RP_EINPUT, "plan has no output section");
@@ -74,7 +75,7 @@ static void write_header(FILE *fp, const rp_plan *plan)
 {
 	fprintf(fp, "%s %d\n", PLAN_MAGIC, PLAN_VERSION);
 	fputs("build-id ", fp);
-	put_field(fp, plan->build_id);
+	put_field(fp, plan->build_id);   /* none ("-"): the first build's empty plan */
 	fputs("\noutput-section ", fp);
 	put_field(fp, plan->outsec);
 	fputc('\n', fp);
@@ -365,6 +366,9 @@ static int parse_header_key(reader *rd, const char *key)
 {
 	rp_plan *plan = rd->plan;
 	if (strcmp(key, "build-id") == 0) {
+		/* "-": made without an ELF (place --allow-empty for a first build); moves nothing */
+		if (rd->nfields == 2 && rd->is_dash[1])
+			return mark_seen(rd, SEEN_BUILD_ID, key);
 		if (header_string(rd, SEEN_BUILD_ID, key, "build-id HEX", &plan->build_id))
 			return rd->err->code;
 		/* compared with the ELF's note byte for byte: anything but hex pairs can never match */
@@ -476,6 +480,8 @@ static int parse_line(reader *rd, const char *p, size_t n)
 	if (rd->lineno == 1)
 		return parse_first_line(rd);
 	const char *key = rd->fields[0];
+	if (strcmp(key, "unit") == 0 && (rd->seen & SEEN_BUILD_ID) && !rd->plan->build_id)
+		return fail(rd, "a unit in a plan without a build-id (only an empty first-build plan has none)%s", "");
 	if (strcmp(key, "unit") == 0)
 		return start_unit(rd);
 	if (rd->in_unit)
