@@ -46,7 +46,7 @@ static void decode_all(const rp_image *img, int prefilter, trace *t)
 	rp_disasm_free(d);
 }
 
-/* Same instructions, mnemonics aside; returns how many the prefilter passed without libopcodes. */
+/* Same instructions (returns and other ends of flow included), mnemonics aside; returns how many the prefilter passed without libopcodes. */
 static size_t compare(const rp_image *img)
 {
 	trace on = { 0 }, off = { 0 };
@@ -57,6 +57,7 @@ static size_t compare(const rp_image *img)
 		const rp_insn *a = &on.insns[i], *b = &off.insns[i];
 		if (a->addr != b->addr || a->len != b->len || a->kind != b->kind || a->has_target != b->has_target ||
 		    a->target != b->target || a->site_len != b->site_len || a->nrefs != b->nrefs ||
+		    a->no_fallthrough != b->no_fallthrough ||
 		    memcmp(a->refs, b->refs, sizeof(a->refs)) != 0 || memcmp(a->ref_words, b->ref_words, sizeof(a->ref_words)) != 0)
 			fail_msg("%s: instruction at 0x%llx differs: '%s' len %u kind %d (libopcodes: len %u kind %d)",
 				 img->path, (unsigned long long)a->addr, b->mnemonic, a->len, a->kind, b->len, b->kind);

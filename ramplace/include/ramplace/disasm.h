@@ -33,6 +33,9 @@ typedef struct rp_insn {
 	size_t nrefs;
 	uint64_t refs[RP_INSN_MAX_REFS];     /* addresses named by the instruction (not the target) */
 	uint64_t ref_words[RP_INSN_MAX_REFS];/* the 32-bit word stored there (ARM pools), else the address */
+	int no_fallthrough;      /* control never goes on to the next instruction: a return (bx lr,
+				    pop {..., pc}, ret, mret), a jump through a register or a table
+				    (tbb), or any unconditional jump (JUMP); conditional forms fall through */
 	char mnemonic[24];
 } rp_insn;
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ramplace/boot.h"
+#include "ramplace/cfg.h"
 #include "ramplace/disasm.h"
 #include "ramplace/elfsyms.h"
 #include "ramplace/util.h"
@@ -167,6 +168,7 @@ typedef struct bwalk {
 	rp_disasm *d;
 	rp_boot *out;
 	unsigned char *state;   /* per function: 1 on the way down now, 2 walked */
+	unsigned char *returns; /* per function: 0 not known yet, 1 may return, 2 never returns */
 	rp_err *err;
 } bwalk;
 
@@ -188,93 +190,349 @@ static int reach(bwalk *w, size_t **list, size_t *n, size_t t, size_t from)
 	return push(list, n, t, w->err);
 }
 
-/* Where f copies the section, when it does: the index of its last reference to the load
- * address (the copy reads from there), or with no load address known, to any bound. f copies
- * when it refers to where the section loads and where it runs (or, no telling, to two distinct
- * bounds). SIZE_MAX when f does not copy. */
-static size_t copy_ref(const bwalk *w, const insns *is)
+/* Whether f copies the section: it refers to where the section loads and where it runs (or,
+ * no telling, to two distinct bounds). Marks in is_ref the instructions that read the load
+ * address (with no load address known, any bound): the copy starts from there; and in
+ * is_bound every instruction naming any bound (the loop's guard compares them). */
+static int copy_refs(const bwalk *w, const insns *is, unsigned char *is_ref, unsigned char *is_bound)
 {
 	uint64_t first = 0;
 	int distinct = 0, run = 0, load = 0, any = 0;
-	size_t last = SIZE_MAX, last_load = SIZE_MAX;
 	for (size_t i = 0; i < is->n; i++)
 		for (size_t k = 0; k < is->v[i].nrefs; k++) {
-			uint64_t v = is->v[i].ref_words[k];
-			int kind = bound_kind(w->b, v);
+			int kind = bound_kind(w->b, is->v[i].ref_words[k]);
 			if (kind < 0)
 				continue;
 			if (!distinct)
-				first = v;
-			distinct += distinct == 0 || (distinct == 1 && v != first);
+				first = is->v[i].ref_words[k];
+			distinct += distinct == 0 || (distinct == 1 && is->v[i].ref_words[k] != first);
 			run |= kind == BOUND_RUN;
 			any |= kind == BOUND_ANY;
-			if (kind == BOUND_LOAD) {
-				load = 1;
-				last_load = i;
-			}
-			last = i;
+			load |= kind == BOUND_LOAD;
 		}
 	if (any ? distinct < 2 : !(run && load))
-		return SIZE_MAX;
-	return load ? last_load : last;
+		return 0;
+	for (size_t i = 0; i < is->n; i++)
+		for (size_t k = 0; k < is->v[i].nrefs; k++) {
+			int kind = bound_kind(w->b, is->v[i].ref_words[k]);
+			if (kind >= 0 && (!load || kind == BOUND_LOAD))
+				is_ref[i] = 1;
+			if (kind >= 0)
+				is_bound[i] = 1;
+		}
+	return 1;
 }
 
-/* The copier f: its callees up to the copy (the copying call included) run before it. */
-static int split_copier(bwalk *w, size_t f, const insns *is, size_t last)
+static int is_main(const bwalk *w, size_t t)
+{
+	return t != SIZE_MAX && strcmp(w->img->funcs[t].name, "main") == 0 && !w->img->funcs[t].is_local;
+}
+
+/* Whether function t may return to its caller: it has a return or an indirect jump, leaves
+ * itself by a jump (a tail call), or runs off its end; a function with none of these (main's
+ * endless loop, a scheduler that never comes back) does not, and the instructions after a call
+ * to it are not where the call goes on (GCC lays other code there). Unreadable: it may. */
+static int may_return(bwalk *w, size_t t)
+{
+	if (w->returns[t])
+		return w->returns[t] == 1;
+	const rp_func *fn = &w->img->funcs[t];
+	uint64_t end = fn->addr + rp_image_func_extent(w->img, fn);
+	rp_err local = RP_ERR_INIT;
+	insns is = { NULL, 0, 0, &local };
+	rp_cfg cfg;
+	unsigned char *reached = NULL;
+	/* what the entry reaches decides: the padding after an endless loop runs off the end but
+	 * never runs */
+	int returns = rp_disasm_func(w->d, fn, keep_insn, &is, &local) != 0 || is.n == 0 ||
+		      !(reached = malloc(is.n)) || rp_cfg_build(&cfg, is.v, is.n, NULL, &local) != 0;
+	if (!returns && rp_cfg_reach(&cfg, NULL, reached, &local) != 0)
+		returns = 1;
+	for (size_t i = 0; i < is.n && !returns; i++) {
+		const rp_insn *in = &is.v[i];
+		int leaves = (in->kind == RP_INSN_JUMP || in->kind == RP_INSN_CONDJUMP) &&
+			     (!in->has_target || in->target < fn->addr || in->target >= end);
+		returns = reached[i] && (leaves || (in->no_fallthrough && in->kind != RP_INSN_JUMP) ||
+					 (i + 1 == is.n && !in->no_fallthrough));
+	}
+	if (reached)
+		rp_cfg_release(&cfg);
+	free(reached);
+	free(is.v);
+	w->returns[t] = returns ? 1 : 2;
+	return returns;
+}
+
+/* The flow graph of f, a call to a function that never returns ending its block. */
+static int flow_graph(bwalk *w, size_t f, const insns *is, rp_cfg *cfg)
+{
+	unsigned char *noreturn = calloc(is->n ? is->n : 1, 1);
+	if (!noreturn)
+		return rp_err_nomem(w->err, "analysing the reset path");
+	for (size_t i = 0; i < is->n; i++) {
+		size_t t = callee_at(w, &is->v[i], f);
+		noreturn[i] = is->v[i].kind == RP_INSN_CALL && t != SIZE_MAX && !may_return(w, t);
+	}
+	int rc = rp_cfg_build(cfg, is->v, is->n, noreturn, w->err);
+	free(noreturn);
+	return rc;
+}
+
+/* Where the copy is done, seen from a reference to the load address at instruction r: what
+ * control reaches from r before any call — the loops it enters (an inline copy: done when the
+ * last of them is left) or, with no loop, the calls it meets (a memcpy(__ramtext_start, ...)).
+ * A call to main is never the copy. Each point is added to *points as a set of instructions
+ * (per instruction, non-zero inside); at most max points. */
+typedef struct copy_points {
+	unsigned char *sets[8];
+	size_t n;
+} copy_points;
+
+static int add_point(copy_points *cp, size_t ninsns, rp_err *err, unsigned char **set)
+{
+	*set = NULL;
+	if (cp->n == sizeof(cp->sets) / sizeof(cp->sets[0]))
+		return 0;   /* more than eight ways to copy: the first eight decide, the rest are met later */
+	if (!(*set = calloc(ninsns, 1)))
+		return rp_err_nomem(err, "analysing the reset path");
+	cp->sets[cp->n++] = *set;
+	return 0;
+}
+
+static int find_copy_points(bwalk *w, size_t f, const rp_cfg *cfg, size_t r, copy_points *cp)
+{
+	/* expanded once each, queued at most twice each (two successors) and once from r */
+	size_t n = cfg->ninsns, *work = malloc((2 * n + 1) * sizeof(size_t)), nw = 0, nloops = 0, ncalls = 0;
+	unsigned char *seen = calloc(n, 1);
+	const rp_cfg_loop *loops[8];
+	size_t calls[8];
+	if (!work || !seen) {
+		free(work);
+		free(seen);
+		return rp_err_nomem(w->err, "analysing the reset path");
+	}
+	work[nw++] = r;
+	while (nw) {
+		size_t i = work[--nw];
+		if (seen[i])
+			continue;
+		seen[i] = 1;
+		const rp_cfg_loop *l = rp_cfg_loop_of(cfg, cfg->block_of[i]);
+		size_t k = 0;
+		while (l && k < nloops && loops[k] != l)
+			k++;
+		if (l && k == nloops && nloops < 8)
+			loops[nloops++] = l;
+		const rp_insn *in = &cfg->insns[i];
+		size_t t = callee_at(w, in, f);
+		int leaves = in->kind == RP_INSN_CALL || (t != SIZE_MAX && in->kind != RP_INSN_OTHER);
+		if (leaves && t != SIZE_MAX) {   /* the path stops at a call; main is never the copy */
+			if (!is_main(w, t) && ncalls < 8)
+				calls[ncalls++] = i;
+			continue;
+		}
+		if (leaves)
+			continue;
+		const rp_cfg_block *b = &cfg->blocks[cfg->block_of[i]];
+		if (i < b->last)
+			work[nw++] = i + 1;
+		else
+			for (unsigned s = 0; s < b->nsucc; s++)
+				work[nw++] = cfg->blocks[b->succ[s]].first;
+	}
+	int rc = 0;
+	unsigned char *set;
+	for (size_t k = 0; !rc && k < nloops; k++)
+		if (!(rc = add_point(cp, n, w->err, &set)) && set)
+			for (size_t i = 0; i < n; i++)
+				set[i] = loops[k]->body[cfg->block_of[i]];
+	for (size_t k = 0; !rc && !nloops && k < ncalls; k++)
+		if (!(rc = add_point(cp, n, w->err, &set)) && set)
+			set[calls[k]] = 1;
+	free(work);
+	free(seen);
+	return rc;
+}
+
+/* Widens a copy point to the copy as a whole: every instruction on a way from a reference to
+ * the section's bounds (is_bound) to the point. At -O2 GCC guards the loop (start < end) and
+ * the guard's other edge skips straight past it: the guard is part of the copy, so what only
+ * the guard's skip or the loop's exit reach is after it. */
+static int widen_point(const rp_cfg *cfg, const unsigned char *is_bound, unsigned char *set, rp_err *err)
+{
+	size_t n = cfg->ninsns;
+	unsigned char *to_point = calloc(n ? n : 1, 1), *seen = calloc(n ? n : 1, 1);
+	/* an instruction is expanded once but may be queued by each way into it: 3n is enough */
+	size_t *work = malloc((3 * n + 1) * sizeof(size_t)), nw = 0;
+	if (!to_point || !seen || !work) {
+		free(to_point);
+		free(seen);
+		free(work);
+		return rp_err_nomem(err, "analysing the reset path");
+	}
+	/* the instructions from which the point can be reached (a call does not end a block, so
+	 * this is per instruction: what follows the copying call in its block comes after it) */
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (size_t b = cfg->nblocks; b-- > 0;) {
+			const rp_cfg_block *bl = &cfg->blocks[b];
+			int r = 0;
+			for (unsigned k = 0; k < bl->nsucc; k++)
+				r |= to_point[cfg->blocks[bl->succ[k]].first];
+			for (size_t i = bl->last + 1; i-- > bl->first;) {
+				r |= set[i] == 1;
+				if (r && !to_point[i]) {
+					to_point[i] = 1;
+					changed = 1;
+				}
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++)   /* forward from each reference, up to the point */
+		if (is_bound[i] && to_point[i])
+			work[nw++] = i;
+	while (nw) {
+		size_t i = work[--nw];
+		if (seen[i] || set[i] == 1 || !to_point[i])
+			continue;
+		seen[i] = 1;
+		const rp_cfg_block *b = &cfg->blocks[cfg->block_of[i]];
+		if (i < b->last)
+			work[nw++] = i + 1;
+		else
+			for (unsigned s = 0; s < b->nsucc; s++)
+				work[nw++] = cfg->blocks[b->succ[s]].first;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (seen[i] && !set[i])
+			set[i] = 2;   /* on the way to the point: part of the copy, not the point itself */
+	free(to_point);
+	free(seen);
+	free(work);
+	return 0;
+}
+
+/* after[i] = 1 for each instruction that runs only after every copy point has run: reachable
+ * from the entry, in no point, and unreachable once any one point is avoided. */
+static int after_points(const rp_cfg *cfg, const copy_points *cp, unsigned char *after, rp_err *err)
+{
+	size_t n = cfg->ninsns;
+	unsigned char *r = malloc(n ? n : 1);
+	int rc = r ? rp_cfg_reach(cfg, NULL, after, err) : rp_err_nomem(err, "analysing the reset path");
+	for (size_t k = 0; !rc && k < cp->n; k++) {
+		rc = rp_cfg_reach(cfg, cp->sets[k], r, err);
+		for (size_t i = 0; !rc && i < n; i++)
+			after[i] = after[i] && !cp->sets[k][i] && !r[i];
+	}
+	if (!rc && cp->n == 0)
+		memset(after, 0, n);
+	free(r);
+	return rc;
+}
+
+/* The copier f: a call in f is after the copy when every path from f's entry to it has left
+ * the copy behind (dominance, not address order); any other call, the copying one included,
+ * runs before. With no copy point found (the reference leads nowhere), every call but main
+ * runs before. */
+static int split_copier(bwalk *w, size_t f, const insns *is, const unsigned char *is_ref,
+			const unsigned char *is_bound)
 {
 	rp_boot *o = w->out;
+	rp_cfg cfg;
+	copy_points cp = { .n = 0 };
+	unsigned char *after = calloc(is->n ? is->n : 1, 1);
+	int rc = after ? flow_graph(w, f, is, &cfg) : rp_err_nomem(w->err, "analysing the reset path");
+	if (rc) {
+		free(after);
+		return rc;
+	}
+	for (size_t i = 0; !rc && i < is->n; i++)
+		if (is_ref[i])
+			rc = find_copy_points(w, f, &cfg, i, &cp);
+	for (size_t k = 0; !rc && k < cp.n; k++)
+		rc = widen_point(&cfg, is_bound, cp.sets[k], w->err);
+	if (!rc)
+		rc = after_points(&cfg, &cp, after, w->err);
 	o->copy_found = 1;
 	o->copier = f;
-	o->copy_site = is->v[last].addr;
-	int window = 1, rc = 0;
+	o->copy_site = is->v[0].addr;
+	for (size_t i = 0; !rc && i < is->n && cp.n; i++)
+		if (cp.sets[0][i] == 1) {
+			o->copy_site = is->v[i].addr;
+			break;
+		}
 	for (size_t i = 0; !rc && i < is->n; i++) {
-		const rp_insn *in = &is->v[i];
-		size_t t = callee_at(w, in, f);
-		int pre = i <= last;
-		if (i > last && window && t != SIZE_MAX) {
-			pre = 1;
-			window = 0;
-		} else if (i > last && t == SIZE_MAX && in->kind != RP_INSN_OTHER && in->has_target && in->target <= in->addr)
-			window = 0;   /* a loop: the copy was inline */
+		size_t t = callee_at(w, &is->v[i], f);
 		if (t != SIZE_MAX)
-			rc = pre ? reach(w, &o->pre, &o->npre, t, f) : push(&o->post, &o->npost, t, w->err);
+			rc = after[i] ? push(&o->post, &o->npost, t, w->err) : reach(w, &o->pre, &o->npre, t, f);
 	}
+	for (size_t k = 0; k < cp.n; k++)
+		free(cp.sets[k]);
+	free(after);
+	rp_cfg_release(&cfg);
 	return rc;
 }
 
 static int walk(bwalk *w, size_t f, unsigned depth, int *status);
 
-/* f does not copy: its callees in order, each walked until one turns out to be the way to the
- * copy (or to main); those before run before the copy, those after it are free. */
+/* f does not copy: its callees in control-flow order (reverse post-order), each walked until
+ * one turns out to be the way to the copy (or is main); then a callee runs after the copy when
+ * every path from f's entry to its call passes that call (dominance), else before it. */
 static int walk_callees(bwalk *w, size_t f, const insns *is, unsigned depth, int *status)
 {
 	rp_boot *o = w->out;
-	int rc = 0;
+	rp_cfg cfg;
+	int rc = flow_graph(w, f, is, &cfg);
+	if (rc)
+		return rc;
+	size_t way = SIZE_MAX;   /* the instruction calling the way to the copy, or main */
+	for (size_t k = 0; !rc && way == SIZE_MAX && k < cfg.nrpo; k++) {
+		const rp_cfg_block *b = &cfg.blocks[cfg.rpo[k]];
+		for (size_t i = b->first; !rc && way == SIZE_MAX && i <= b->last; i++) {
+			size_t t = callee_at(w, &is->v[i], f);
+			if (t == SIZE_MAX || w->state[t] == 1)
+				continue;   /* nothing, or a function on the way down already (recursion) */
+			if (is_main(w, t)) {
+				o->main_func = t;
+				*status = W_MAIN;
+				way = i;
+				rc = push(&o->post, &o->npost, t, w->err);
+				continue;
+			}
+			int sub = W_NONE;
+			size_t npre = o->npre;
+			if (w->state[t] == 0 && depth < MAX_DEPTH)
+				rc = walk(w, t, depth + 1, &sub);
+			if (!rc && sub == W_NONE)
+				o->npre = npre;   /* what t's walk listed is in t's closure: t alone is the root */
+			if (!rc && sub != W_NONE) {
+				*status = sub;
+				way = i;
+				rc = reach(w, &o->path, &o->npath, t, f);
+			}
+		}
+	}
+	unsigned char *avoid = calloc(is->n ? is->n : 1, 1), *all = malloc(is->n ? is->n : 1),
+		      *past = malloc(is->n ? is->n : 1);
+	if (!rc && (!avoid || !all || !past))
+		rc = rp_err_nomem(w->err, "analysing the reset path");
+	if (!rc && way != SIZE_MAX)
+		avoid[way] = 1;
+	if (!rc)
+		rc = rp_cfg_reach(&cfg, NULL, all, w->err);
+	if (!rc)
+		rc = rp_cfg_reach(&cfg, avoid, past, w->err);
 	for (size_t i = 0; !rc && i < is->n; i++) {
 		size_t t = callee_at(w, &is->v[i], f);
-		if (t == SIZE_MAX || w->state[t] == 1)
-			continue;   /* nothing, or a function on the way down already (recursion) */
-		if (*status != W_NONE) {
-			rc = push(&o->post, &o->npost, t, w->err);
+		if (t == SIZE_MAX || i == way || w->state[t] == 1)
 			continue;
-		}
-		if (strcmp(w->img->funcs[t].name, "main") == 0 && !w->img->funcs[t].is_local) {
-			o->main_func = t;
-			*status = W_MAIN;
-			rc = push(&o->post, &o->npost, t, w->err);
-			continue;
-		}
-		int sub = W_NONE;
-		size_t npre = o->npre;
-		if (w->state[t] == 0 && depth < MAX_DEPTH)
-			rc = walk(w, t, depth + 1, &sub);
-		if (!rc && sub != W_NONE)
-			*status = sub;
-		if (!rc && sub == W_NONE)
-			o->npre = npre;   /* what t's walk listed is in t's closure: t alone is the root */
-		if (!rc)
-			rc = sub != W_NONE ? reach(w, &o->path, &o->npath, t, f) : reach(w, &o->pre, &o->npre, t, f);
+		int after = way != SIZE_MAX && all[i] && !past[i];
+		rc = after ? push(&o->post, &o->npost, t, w->err) : reach(w, &o->pre, &o->npre, t, f);
 	}
+	free(avoid);
+	free(all);
+	free(past);
+	rp_cfg_release(&cfg);
 	return rc;
 }
 
@@ -289,13 +547,18 @@ static int walk(bwalk *w, size_t f, unsigned depth, int *status)
 		rc = 0;   /* no file bytes: nothing seen, so nothing found */
 	else if (rc)
 		*w->err = local;
-	size_t last = rc ? SIZE_MAX : copy_ref(w, &is);
-	if (!rc && last != SIZE_MAX) {
+	unsigned char *is_ref = rc ? NULL : calloc(is.n ? is.n : 1, 1);
+	unsigned char *is_bound = rc ? NULL : calloc(is.n ? is.n : 1, 1);
+	if (!rc && (!is_ref || !is_bound))
+		rc = rp_err_nomem(w->err, "analysing the reset path");
+	if (!rc && copy_refs(w, &is, is_ref, is_bound)) {
 		*status = W_COPY;
-		rc = split_copier(w, f, &is, last);
+		rc = split_copier(w, f, &is, is_ref, is_bound);
 	} else if (!rc) {
 		rc = walk_callees(w, f, &is, depth, status);
 	}
+	free(is_ref);
+	free(is_bound);
 	free(is.v);
 	w->state[f] = 2;
 	return rc;
@@ -346,8 +609,8 @@ int rp_boot_analyze(rp_boot *out, const rp_image *img, const rp_callgraph *cg, c
 		collect_bounds(&b, img, &syms, outsecs, noutsecs);
 		rp_elfsyms_release(&syms);
 	}
-	bwalk w = { img, &b, NULL, out, calloc(nf, 1), err };
-	if (!rc && !w.state)
+	bwalk w = { img, &b, NULL, out, calloc(nf, 1), calloc(nf, 1), err };
+	if (!rc && (!w.state || !w.returns))
 		rc = rp_err_nomem(err, "analysing the reset path");
 	rp_disasm *own = NULL;   /* the call graph's decoder when it has one for this image */
 	w.d = cg && cg->img == img ? cg->disasm : NULL;
@@ -360,6 +623,7 @@ int rp_boot_analyze(rp_boot *out, const rp_image *img, const rp_callgraph *cg, c
 		rc = walk(&w, out->reset, 0, &status);
 	rp_disasm_free(own);
 	free(w.state);
+	free(w.returns);
 	if (!rc)
 		rc = settle(out, cg, err);
 	for (size_t i = 0; !rc && i < img->nfuncs; i++)

@@ -240,6 +240,37 @@ static rp_insn_kind arm_kind(const char *m)
 	return RP_INSN_OTHER;
 }
 
+/* ARM/Thumb instructions after which control does not go on to the next one, other than the
+ * b/cbz family: bx (return or jump through a register), pop/ldm loading pc, any other write of
+ * pc as the first operand (ldr pc, mov pc, add pc), tbb/tbh (a switch table). Only the
+ * unconditional forms: "bxne lr" in an IT block falls through when its condition fails. */
+static int arm_no_fallthrough(const char *m, const char *ops)
+{
+	char base[24];
+	snprintf(base, sizeof(base), "%s", m);
+	char *dot = strchr(base, '.');
+	if (dot)
+		*dot = '\0';
+	if (!strcmp(base, "bx") || !strcmp(base, "tbb") || !strcmp(base, "tbh"))
+		return 1;
+	const char *brace = strchr(ops, '{');
+	if ((!strcmp(base, "pop") || !strncmp(base, "ldm", 3)) && brace && strstr(brace, "pc"))
+		return !strcmp(base, "pop") || !strcmp(base, "ldm") || !strcmp(base, "ldmia") || !strcmp(base, "ldmfd") ||
+		       !strcmp(base, "ldmdb") || !strcmp(base, "ldmea");
+	if (!strncmp(ops, "pc,", 3))
+		return !strcmp(base, "ldr") || !strcmp(base, "mov") || !strcmp(base, "add");
+	return 0;
+}
+
+/* RISC-V returns from traps (mret, sret): no fall-through. */
+static int riscv_trap_return(const uint8_t *p, unsigned len)
+{
+	if (len != 4)
+		return 0;
+	uint32_t insn = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	return insn == 0x30200073u || insn == 0x10200073u;
+}
+
 /* RISC-V from the bits: jal/jalr link when rd is ra (x1) or t0 (x5, the alternate link). */
 static rp_insn_kind riscv_kind(const uint8_t *p, unsigned len)
 {
@@ -314,6 +345,8 @@ next:
 		in->has_target = 1;
 		in->target = in->ref_words[0] & ~1ull;
 	}
+	in->no_fallthrough = in->kind == RP_INSN_JUMP ||
+			     (d->img->machine == EM_ARM ? arm_no_fallthrough(in->mnemonic, ops) : riscv_trap_return(p, in->len));
 }
 
 /* map_at(d, addr) for an address at or a little after the previous one: steps the cursor
@@ -370,6 +403,8 @@ static unsigned thumb_plain(const uint8_t *p, uint64_t avail)
 			return 0;                    /* add/mov/cmp high registers (pc), bx, blx */
 		if ((h & 0xf500) == 0xb100 || (h & 0xff00) == 0xbf00)
 			return 0;                    /* cbz/cbnz, it/hints */
+		if ((h & 0xff00) == 0xbd00)
+			return 0;                    /* pop {..., pc}: a return */
 		return 2;
 	}
 	if (avail < 4)
@@ -410,6 +445,7 @@ static int thumb_branch(const uint8_t *p, uint64_t avail, uint64_t pc, rp_insn *
 	} else {
 		return 0;
 	}
+	in->no_fallthrough = in->kind == RP_INSN_JUMP;
 	in->site_len = in->len;
 	in->has_target = 1;
 	in->target = (pc + 4 + (uint64_t)(off * 2)) & ~1ull;
