@@ -49,7 +49,7 @@ int cli_costs_print(FILE *out, const char *db_path, const rp_db_totals *t, long 
 		return rc;
 	}
 	uint64_t stall = c.fetch_stall + c.read_stall;
-	fprintf(out, "\nFlash stall cycles (%s): %llu (%llu on fetches, %llu on data reads; %llu misses) over %llu "
+	fprintf(out, "\nFlash stall cycles (%s): %llu (%llu by code, its fetches and literal-pool reads; %llu on data reads; %llu misses) over %llu "
 		     "instructions: %llu modeled cycles, %.1f%% of them waiting on flash\n",
 		c.model, (unsigned long long)stall, (unsigned long long)c.fetch_stall, (unsigned long long)c.read_stall,
 		(unsigned long long)c.misses, (unsigned long long)c.insns, (unsigned long long)(c.insns + stall),

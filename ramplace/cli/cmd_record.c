@@ -106,7 +106,7 @@ static void report_intrusion(const cli_record_opts *o, const rp_sampler_result *
 	if (rp_rsp_is_qemu(rsp))
 		cli_note("ramplace: warning: %s is QEMU: its gdbstub halts only between translation blocks and "
 			"in host time, so halting samples are biased; exact counts come from the QEMU plugin: run "
-			"qemu-system-... -plugin libramplace-qemu.so,out=counts.txt, then "
+			"qemu-system-... -icount shift=5,sleep=off -plugin libramplace-qemu.so,out=counts.txt, then "
 			"ramplace import --format qemu %s %s counts.txt", rp_rsp_name(rsp), o->db_path, o->elf_path);
 }
 
