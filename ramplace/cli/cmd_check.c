@@ -32,6 +32,10 @@ static const char usage[] =
 	"  -q, --quiet           print only the failures (the exit status is the same)\n"
 	"      --allow-empty     a plan that moves nothing passes (without it, an empty plan is\n"
 	"                        a failure: a loop that moved nothing has not worked)\n"
+	"      --allow-boot-path functions the reset path runs before the copy may sit in RAM:\n"
+	"                        they are listed, not failed: for a firmware whose reset path\n"
+	"                        you know better than the analysis, placed with place's option\n"
+	"                        of the same name (or allow-boot-path: yes in ramplace.yaml)\n"
 	"      --profile NEW.db  the relinked firmware's exact counts and flash stall cycles (QEMU\n"
 	"                        plugin model=): its modeled cycles, and with --baseline the\n"
 	"                        speed-up achieved against the one the plan predicted\n"
@@ -44,6 +48,7 @@ typedef struct check_args {
 	const char *elf_path;
 	int quiet;            /* failures only, no summaries */
 	int allow_empty;      /* --allow-empty: a plan with no unit is not a failure */
+	int allow_boot_path;  /* --allow-boot-path: reset-path findings are notes, not failures */
 	const char *profile, *baseline;   /* --profile, --baseline: the move in cycles */
 } check_args;
 
@@ -101,6 +106,7 @@ static int parse_args(check_args *a, int argc, char **argv, rp_err *err)
 		{ "fragment", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "allow-empty", no_argument, NULL, 'E' },
+		{ "allow-boot-path", no_argument, NULL, 'A' },
 		{ "profile", required_argument, NULL, 'R' }, { "baseline", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -112,6 +118,7 @@ static int parse_args(check_args *a, int argc, char **argv, rp_err *err)
 		case 'f': rc = add_plan(a, optarg, ".plan", err); break;
 		case 'q': a->quiet = 1; break;
 		case 'E': a->allow_empty = 1; break;
+		case 'A': a->allow_boot_path = 1; break;
 		case 'R': a->profile = optarg; break;
 		case 'B': a->baseline = optarg; break;
 		case 'h': fputs(usage, stdout); return 1;
@@ -181,6 +188,7 @@ static int run_check(const check_args *a, rp_err *err)
 	rp_image *img = NULL;
 	const char **outsecs = calloc(a->nplans, sizeof(char *));
 	size_t failures = 0, nreset = 0;
+	int boot_allowed = a->allow_boot_path;
 	int rc = outsecs ? rp_image_load(&img, a->elf_path, err) : rp_err_nomem(err, "checking");
 	for (size_t i = 0; !rc && i < a->nplans; i++)
 		rc = check_one(a->plans[i], img, a, &outsecs[i], &failures, err);
@@ -188,12 +196,14 @@ static int run_check(const check_args *a, rp_err *err)
 		rp_check_result res;
 		memset(&res, 0, sizeof(res));
 		rc = rp_check_reset_path(img, outsecs, a->nplans, &res, &nreset, err);
-		for (size_t i = 0; !rc && i < res.nfailures; i++)
-			printf("%s\n", res.failures[i]);
+		/* allowed: the user vouched for the boot path; what the analysis sees is still said */
+		for (size_t i = 0; !rc && i < res.nfailures && (!boot_allowed || !a->quiet); i++)
+			printf("%s%s\n", boot_allowed ? "allowed: " : "", res.failures[i]);
 		if (!rc && !a->quiet)
-			printf("reset path: %zu function%s run before the copy, %zu in RAM\n", nreset, nreset == 1 ? "" : "s",
-			       res.nfailures);
-		failures += res.nfailures;
+			printf("reset path: %zu function%s run before the copy, %zu in RAM%s\n", nreset, nreset == 1 ? "" : "s",
+			       res.nfailures, boot_allowed ? " (allowed by --allow-boot-path)" : "");
+		if (!boot_allowed)
+			failures += res.nfailures;
 		rp_check_result_release(&res);
 	}
 	if (!rc && a->profile)

@@ -41,7 +41,9 @@ static const char usage[] =
 	"      --linker gnu|lld  the linker that will use the fragment (default: the one that\n"
 	"                        linked firmware.elf, from its .comment)\n"
 	"      --output-section NAME   output section of the fragment (default .ramtext)\n"
-	"      --allow-boot-path also move what the reset handler calls (unsafe)\n"
+	"      --allow-boot-path also move what the reset handler calls before the copy: for\n"
+	"                        when you know better than the analysis (unsafe otherwise);\n"
+	"                        give check the same option; config: allow-boot-path: yes\n"
 	"      --pin GLOB        always move matching functions (repeatable)\n"
 	"      --closure GLOB    move matching functions and everything they call (repeatable)\n"
 	"      --flash-wait-states N   cost model: report cycles, weigh crossing calls\n"
@@ -295,6 +297,8 @@ int place_opts_apply_config(place_args *a, rp_err *err)
 			return err->code;
 		if (!a->time_limit_given)
 			o->time_limit_s = a->cfg->time_limit_s;
+		if (a->cfg->allow_boot_path)
+			o->keep_boot_path = 0;
 	}
 	if (o->veneer_size >= 0)
 		o->cost.veneer_bytes = o->veneer_size;

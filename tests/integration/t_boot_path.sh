@@ -4,7 +4,8 @@
 # hottest function of the workload. `ramplace place` must keep memcpy (and memset) in flash
 # and say why, and still move the hot code called after the copy; the relinked firmware runs.
 # Forcing memcpy into RAM (--allow-boot-path) must be caught by `ramplace check` (exit 1, the
-# reset-path line) and indeed bricks the firmware in QEMU.
+# reset-path line) and indeed bricks the firmware in QEMU; `check --allow-boot-path` (a user who
+# knows better) lists it and passes.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc, qemu-system-arm.
 . "$(dirname "$0")/lib.sh"
 qemu_pid=""
@@ -77,6 +78,15 @@ if [ "$status" -eq 1 ] && grep -q "^reset path: 'memcpy' runs before Reset_Handl
 	pass "check flags memcpy in RAM on the reset path (exit 1)"
 else
 	cat "$work/check-bad.out"; fail "check did not flag the reset path (status $status)"
+fi
+# a user who knows better says so to check with place's option: listed, not failed
+status=0
+"$RAMPLACE" check --allow-boot-path --plan "$work/bad.ld.plan" "$work/bad/fw.elf" >"$work/check-allowed.out" 2>&1 || status=$?
+if [ "$status" -eq 0 ] && grep -q "^allowed: reset path: 'memcpy' runs before Reset_Handler copies the code" "$work/check-allowed.out" &&
+   grep -q '^reset path: .* (allowed by --allow-boot-path)$' "$work/check-allowed.out"; then
+	pass "check --allow-boot-path lists the reset-path functions in RAM and passes"
+else
+	cat "$work/check-allowed.out"; fail "check --allow-boot-path (status $status)"
 fi
 status=0
 run "$work/bad/fw.elf" || status=$?

@@ -38,8 +38,9 @@ static void test_full(void **state)
 				  "  - name: itcm\n    budget: 16K\n    output-section: .itcm_text\n    speed: 0.5\n    align: 8\n"
 				  "pin: [crc32_update, \"op_*\"]\nexclude: printf\nclosure: [flash_write]\n"
 				  "cost:\n  flash-wait-states: 2\n  veneer-bytes: 8\n  veneer-cycles: 3\n"
-				  "runs: {weighting: equal}\nsolver: {time-limit: 2.5}\n");
+				  "runs: {weighting: equal}\nsolver: {time-limit: 2.5}\nallow-boot-path: yes\n");
 	assert_int_equal(cfg->nregions, 2);
+	assert_int_equal(cfg->allow_boot_path, 1);
 	assert_string_equal(cfg->regions[0].name, "sram");
 	assert_string_equal(cfg->regions[0].memory, "RAM");
 	assert_true(cfg->regions[0].budget_auto);
@@ -73,7 +74,8 @@ static void test_refusals(void **state)
 	(void)state;
 	refused("regions:\n  - name: a\n    budgett: 4K\n",
 		"t.yaml:3:5: unknown key 'budgett' in a region (expected one of: name, memory, budget, reserve, align, output-section, fragment, speed)");
-	refused("region: []\n", "t.yaml:1:1: unknown key 'region' in the config (expected one of: regions, pin, exclude, closure, cost, runs, solver, data, pin-data)");
+	refused("region: []\n", "t.yaml:1:1: unknown key 'region' in the config (expected one of: regions, pin, exclude, closure, cost, runs, solver, data, pin-data, allow-boot-path)");
+	refused("allow-boot-path: maybe\nregions: [{budget: 1K}]\n", "t.yaml:1:18: 'allow-boot-path' must be 'yes' or 'no', not 'maybe'");
 	refused("regions:\n  - name: a\n    budget: lots\n", "t.yaml:3:13: budget: 'lots' is not a size");
 	refused("regions:\n  - name: a\n", "t.yaml:2:5: region 'a' has no 'budget' (a size such as 96K, or auto)");
 	refused("regions:\n  - budget: 1K\n", "t.yaml:2:5: region 1 has no 'name'");

@@ -61,6 +61,7 @@ typedef struct rp_config {
 	double time_limit_s;         /* ILP time limit; 10 */
 	int data;                    /* `data: on|off`: 1 on, 0 off, -1 not given (off unless
 					`pin-data` names objects) */
+	int allow_boot_path;         /* `allow-boot-path: yes`: as place --allow-boot-path (0: no) */
 	char **pin_data;             /* `pin-data`: const objects (globs) that must go to .ramdata */
 	size_t npin_data;
 } rp_config;

@@ -395,7 +395,7 @@ static int solver_field(parse *p, const yaml_node_t *k, const yaml_node_t *v, vo
 }
 
 static const char *const top_keys[] = { "regions", "pin", "exclude", "closure", "cost", "runs", "solver", "data",
-					"pin-data", NULL };
+					"pin-data", "allow-boot-path", NULL };
 
 /* `data: on|off`: read-only data placement (place --data, --no-data). */
 static int get_data(parse *p, const yaml_node_t *v, rp_config *cfg)
@@ -433,6 +433,16 @@ static int top_field(parse *p, const yaml_node_t *k, const yaml_node_t *v, void 
 		return get_data(p, v, cfg);
 	if (strcmp(key, "pin-data") == 0)
 		return get_names(p, v, key, &cfg->pin_data, &cfg->npin_data);
+	if (strcmp(key, "allow-boot-path") == 0) {
+		/* the user knows better than the reset-path analysis; check trusts the plan then */
+		if (want_scalar(p, v, key))
+			return p->err->code;
+		if (strcmp(scalar(v), "yes") == 0 || strcmp(scalar(v), "no") == 0) {
+			cfg->allow_boot_path = strcmp(scalar(v), "yes") == 0;
+			return 0;
+		}
+		return fail(p, v, "'allow-boot-path' must be 'yes' or 'no', not '%s'", scalar(v));
+	}
 	return walk_mapping(p, v, "'solver'", solver_keys, solver_field, cfg);
 }
 
