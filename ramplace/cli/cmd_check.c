@@ -4,6 +4,7 @@
  * bytes the plan claimed; then that nothing the reset handler runs before the copy is in RAM.
  * Prints one line per failure and a summary per plan on stdout (with --quiet only the failures);
  * any failure makes the command fail with RP_ECHECK (exit status 1). */
+#include <elf.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,7 +135,7 @@ static int parse_args(check_args *a, int argc, char **argv, rp_err *err)
 	return rc2 ? rc2 : add_data_plans(a, err);
 }
 
-static void print_result(const rp_check_result *res, const rp_plan *plan, int quiet)
+static void print_result(const rp_image *img, const rp_check_result *res, const rp_plan *plan, int quiet)
 {
 	for (size_t i = 0; i < res->nfailures; i++)
 		printf("%s\n", res->failures[i]);
@@ -148,10 +149,12 @@ static void print_result(const rp_check_result *res, const rp_plan *plan, int qu
 	       res->nfuncs_checked == 1 ? "" : "s", plan->outsec,
 	       (unsigned long long)res->outsec_size, (unsigned long long)plan->budget,
 	       (unsigned long long)res->planned_bytes, res->nveneers, res->nveneers == 1 ? "" : "s");
-	printf("accounting: %s planned %llu bytes (%llu code + %llu in %llu veneer(s)), linked %llu: difference %+lld\n",
+	printf("accounting: %s planned %llu bytes (%llu code + %llu in %llu veneer(s)), linked %llu: difference %+lld%s\n",
 	       plan->outsec, (unsigned long long)res->planned_total, (unsigned long long)plan->used,
 	       (unsigned long long)plan->veneer_reserve, (unsigned long long)plan->nveneers,
-	       (unsigned long long)res->outsec_size, (long long)res->difference);
+	       (unsigned long long)res->outsec_size, (long long)res->difference,
+	       img->machine == EM_RISCV && res->difference < -(long long)(plan->align ? plan->align : 4)
+		       ? " (GNU ld relaxed calls between moved functions: below the plan is fine)" : "");
 }
 
 static int check_one(const char *plan_path, const rp_image *img, const check_args *a, const char **outsec,
@@ -171,7 +174,7 @@ static int check_one(const char *plan_path, const rp_image *img, const check_arg
 	if (!rc)
 		rc = rp_check_run(img, plan, &res, err);
 	if (!rc) {
-		print_result(&res, plan, quiet);
+		print_result(img, &res, plan, quiet);
 		*failures += res.nfailures;
 		rp_check_result_release(&res);
 	}

@@ -104,6 +104,10 @@ const rp_func *rp_image_func_below(const rp_image *img, uint64_t pc);
 /* The bytes f covers: its size, or for a zero-size symbol (assembly without .size, such as
  * libgcc's __aeabi_uldivmod) up to the next function or the end of its section. */
 uint64_t rp_image_func_extent(const rp_image *img, const rp_func *f);
+/* Whether name is a linker-made long-branch stub: GNU ld's "__NAME_veneer", ld.lld's
+ * "__Thumbv7ABSLongThunk_NAME" (and its ARM, PI and v6-M forms). Such code follows the calls
+ * it serves; no fragment pattern moves it. */
+int rp_image_is_veneer_name(const char *name);
 
 /* A function by name; file disambiguates statics (NULL: prefer the global, then any local). */
 const rp_func *rp_image_func_by_name(const rp_image *img, const char *name, const char *file);

@@ -119,10 +119,12 @@ static void read_attributes(rp_image *img, const rp_section *s, int *thumb_isa)
 	}
 }
 
-static int is_veneer_name(const char *name)
+int rp_image_is_veneer_name(const char *name)
 {
 	size_t n = strlen(name);
-	return n > 9 && strncmp(name, "__", 2) == 0 && strcmp(name + n - 7, "_veneer") == 0;
+	if (n <= 9 || strncmp(name, "__", 2) != 0)
+		return 0;
+	return strcmp(name + n - 7, "_veneer") == 0 || strstr(name, "LongThunk_") != NULL;
 }
 
 /* ld.lld writes "Linker: LLD <version>" into .comment (Debian's: "Linker: Debian LLD 14.0.6");
@@ -183,7 +185,8 @@ void rp_image_arch_init(rp_image *img)
 	img->veneer_cycles = thumb1 ? 10 : 4;
 	uint64_t linked = 0;
 	for (size_t i = 0; i < img->nfuncs; i++)
-		if (img->funcs[i].size > linked && img->funcs[i].size <= 64 && is_veneer_name(img->funcs[i].name))
+		if (img->funcs[i].size > linked && img->funcs[i].size <= 64 && rp_image_is_veneer_name(img->funcs[i].name) &&
+		    strstr(img->funcs[i].name, "LongThunk_") == NULL)
 			linked = img->funcs[i].size;
 	img->veneer_block_align = 8;   /* GNU ld's stub section: measured on v7-M and v6-M links */
 	if (linked) {

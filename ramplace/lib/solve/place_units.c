@@ -120,7 +120,8 @@ int pl_group_by_input_section(ctx *c, rp_err *err)
 	for (size_t i = 0; i < c->img->nfuncs; i++) {
 		c->insec_of[i] = SIZE_MAX;
 		const rp_map_insec *s = rp_map_insec_at(c->map, c->img->funcs[i].addr);
-		if (!s)
+		/* a veneer of an earlier relink: the linker's, no pattern moves it (not movable) */
+		if (!s || (s->file && strcmp(s->file, "linker stubs") == 0))
 			continue;
 		size_t k = (size_t)(s - c->map->insecs);
 		c->insec_of[i] = k;
@@ -206,8 +207,8 @@ int pl_build_units(ctx *c, rp_err *err)
 		name_unit(c, u, i);
 		u->samples += c->fsamples[i];
 		const rp_func *f = &c->img->funcs[i];
-		if (!is_code_section(c, f) || (c->map && c->insec_of[i] == SIZE_MAX))
-			u->movable = 0;
+		if (!is_code_section(c, f) || (c->map && c->insec_of[i] == SIZE_MAX) || rp_image_is_veneer_name(f->name))
+			u->movable = 0;   /* a veneer of an earlier relink follows its calls, it is not placed */
 		const char *why = unguessable(c, i);
 		if (why && !u->kept_why) {
 			u->kept_why = why;
