@@ -31,12 +31,24 @@ typedef struct rp_map_insec {
 	size_t line;         /* line of the map holding its address and file, for messages */
 } rp_map_insec;
 
+/* A RISC-V jump of fixed reach from one input section into another: jal/j (R_RISCV_JAL, +-1
+ * MiB), c.j/c.jal (R_RISCV_RVC_JUMP), a branch (R_RISCV_BRANCH, R_RISCV_RVC_BRANCH). Unlike a
+ * `call` (auipc+jalr, which the linker relaxes or keeps), it cannot reach across the move from
+ * flash to RAM, so both ends must stay on one side. */
+typedef struct rp_map_bind {
+	size_t from;           /* the input section holding the jump (index into insecs) */
+	size_t to;             /* the one it jumps into, SIZE_MAX when only the symbol is known */
+	char *to_name;         /* the target symbol when to is SIZE_MAX (defined in another object) */
+} rp_map_bind;
+
 typedef struct rp_map {
 	char *path;
 	rp_map_region *regions;
 	size_t nregions;
 	rp_map_insec *insecs;  /* only those with size > 0 that were kept (not discarded), by address */
 	size_t ninsecs;
+	rp_map_bind *binds;    /* RISC-V objects' fixed-reach jumps between sections (rp_map_read_alignments) */
+	size_t nbinds;
 	void *strings;         /* owned: the storage of the input sections' strings (map.c) */
 } rp_map;
 
@@ -52,6 +64,7 @@ void rp_map_free(rp_map *map);
  * a multiple of 4 is 2-aligned; one that starts after a 2-byte gap is 4-aligned; otherwise the
  * alignment its object's other sections show, else default_align. Fails only on memory. */
 int rp_map_read_alignments(rp_map *map, uint64_t default_align, rp_err *err);
+/* (rp_map_read_alignments also collects, from RISC-V objects' relocations, the binds above.) */
 
 /* The kept input section whose [addr, addr+size) holds addr, or NULL. */
 const rp_map_insec *rp_map_insec_at(const rp_map *map, uint64_t addr);

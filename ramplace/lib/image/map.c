@@ -538,6 +538,9 @@ void rp_map_free(rp_map *map)
 	for (size_t i = 0; i < map->nregions; i++)
 		free(map->regions[i].name);
 	str_free(map->strings);   /* every input section's strings */
+	for (size_t i = 0; i < map->nbinds; i++)
+		free(map->binds[i].to_name);
+	free(map->binds);
 	free(map->regions);
 	free(map->insecs);
 	free(map->path);

@@ -4,7 +4,10 @@
  * an index of the map's input sections by file and the libelf handle of one file at a time.
  * Workload: a map of up to a few hundred thousand input sections in a few thousand objects and
  * archives; each object or archive is opened once, and its section headers are matched to the
- * map's sections by binary search (O(n log n) in all). */
+ * map's sections by binary search (O(n log n) in all). On RISC-V it also collects, from the same
+ * objects' relocations, the jumps of fixed reach between sections (rp_map_bind), which tie their
+ * two ends to one side of the move. */
+#include <elf.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -87,14 +90,101 @@ static size_t first_named(const rp_map *map, const size_t *idx, size_t from, siz
 	return from;
 }
 
+/* RISC-V relocations of a fixed reach (see rp_map_bind). */
+static int fixed_reach(unsigned type)
+{
+	return type == 17 /* R_RISCV_JAL */ || type == 45 /* R_RISCV_RVC_JUMP */ ||
+	       type == 16 /* R_RISCV_BRANCH */ || type == 44 /* R_RISCV_RVC_BRANCH */;
+}
+
+static int add_bind(rp_map *map, size_t *cap, size_t from, size_t to, const char *to_name, rp_err *err)
+{
+	for (size_t i = map->nbinds; i-- > 0 && map->binds[i].from == from;)   /* this object's, so far */
+		if (map->binds[i].to == to && (to != SIZE_MAX || strcmp(map->binds[i].to_name, to_name) == 0))
+			return 0;
+	if (rp_grow((void **)&map->binds, cap, map->nbinds + 1, sizeof(rp_map_bind), err))
+		return err->code;
+	rp_map_bind *b = &map->binds[map->nbinds];
+	b->from = from;
+	b->to = to;
+	b->to_name = NULL;
+	if (to == SIZE_MAX && rp_strdup(&b->to_name, to_name, err))
+		return err->code;
+	map->nbinds++;
+	return 0;
+}
+
+/* The map section (of idx[from..to), one object) that the object's section scn_index is, or
+ * SIZE_MAX (not kept by the link, or not in the map). */
+static size_t map_section(const rp_map *map, const size_t *idx, size_t from, size_t to, Elf *elf, size_t shstrndx,
+			  size_t scn_index)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_getscn(elf, scn_index);
+	const char *name = scn && gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+	size_t k = name ? first_named(map, idx, from, to, name) : to;
+	/* several map sections of one name in one object (COMDAT) cannot be told apart: none */
+	if (k >= to || cmp_str(map->insecs[idx[k]].name, name) != 0 ||
+	    (k + 1 < to && cmp_str(map->insecs[idx[k + 1]].name, name) == 0))
+		return SIZE_MAX;
+	return idx[k];
+}
+
+/* The fixed-reach jumps of one RELA section of a RISC-V object, from the section it applies to
+ * into another section of the object or to a symbol defined elsewhere. */
+static int binds_from_rela(rp_map *map, size_t *cap, const size_t *idx, size_t from, size_t to, Elf *elf,
+			   size_t shstrndx, Elf_Scn *rela, const GElf_Shdr *rsh, rp_err *err)
+{
+	size_t src = map_section(map, idx, from, to, elf, shstrndx, rsh->sh_info);
+	Elf_Scn *symscn = elf_getscn(elf, rsh->sh_link);
+	Elf_Data *rdata = elf_getdata(rela, NULL), *sdata = symscn ? elf_getdata(symscn, NULL) : NULL;
+	GElf_Shdr symsh;
+	if (src == SIZE_MAX || !rdata || !sdata || !gelf_getshdr(symscn, &symsh) || !rsh->sh_entsize)
+		return 0;
+	for (size_t i = 0; i < rsh->sh_size / rsh->sh_entsize; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		if (!gelf_getrela(rdata, (int)i, &r) || !fixed_reach((unsigned)GELF_R_TYPE(r.r_info)) ||
+		    !gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &sym))
+			continue;
+		const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+		int rc = 0;
+		if (sym.st_shndx == SHN_UNDEF && name && *name) {
+			rc = add_bind(map, cap, src, SIZE_MAX, name, err);
+		} else if (sym.st_shndx != SHN_UNDEF && sym.st_shndx < SHN_LORESERVE && sym.st_shndx != rsh->sh_info) {
+			size_t dst = map_section(map, idx, from, to, elf, shstrndx, sym.st_shndx);
+			if (dst != SIZE_MAX && dst != src)
+				rc = add_bind(map, cap, src, dst, NULL, err);
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int binds_from_object(rp_map *map, size_t *cap, const size_t *idx, size_t from, size_t to, Elf *elf,
+			     size_t shstrndx, rp_err *err)
+{
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_RISCV)
+		return 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA &&
+		    binds_from_rela(map, cap, idx, from, to, elf, shstrndx, scn, &sh, err))
+			return err->code;
+	}
+	return 0;
+}
+
 /* Sets align of the sections idx[from..to) (one object: same container and member, sorted by
  * name) from the section headers of elf; each header finds its map sections by binary search,
- * as an object compiled with -ffunction-sections holds thousands. */
-static void align_from_object(rp_map *map, const size_t *idx, size_t from, size_t to, Elf *elf)
+ * as an object compiled with -ffunction-sections holds thousands. On RISC-V, also its binds. */
+static int align_from_object(rp_map *map, size_t *cap, const size_t *idx, size_t from, size_t to, Elf *elf, rp_err *err)
 {
 	size_t shstrndx;
 	if (elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return;
+		return 0;
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
 		GElf_Shdr sh;
 		const char *name;
@@ -112,45 +202,49 @@ static void align_from_object(rp_map *map, const size_t *idx, size_t from, size_
 				s->align = a;
 		}
 	}
+	return binds_from_object(map, cap, idx, from, to, elf, shstrndx, err);
 }
 
 /* The archive members named in idx[from..to) (all of one archive), each found in elf. */
-static void align_from_archive(rp_map *map, const size_t *idx, size_t from, size_t to, Elf *ar)
+static int align_from_archive(rp_map *map, size_t *cap, const size_t *idx, size_t from, size_t to, Elf *ar, rp_err *err)
 {
 	Elf *member;
 	Elf_Cmd cmd = ELF_C_READ;
-	while ((member = elf_begin(-1, cmd, ar)) != NULL) {
+	int rc = 0;
+	while (!rc && (member = elf_begin(-1, cmd, ar)) != NULL) {
 		Elf_Arhdr *hdr = elf_getarhdr(member);
 		for (size_t k = from; hdr && hdr->ar_name && k < to;) {
 			size_t end = k;
 			const char *m = map->insecs[idx[k]].member;
 			while (end < to && cmp_str(map->insecs[idx[end]].member, m) == 0)
 				end++;
-			if (m && strcmp(m, hdr->ar_name) == 0)
-				align_from_object(map, idx, k, end, member);
+			if (!rc && m && strcmp(m, hdr->ar_name) == 0)
+				rc = align_from_object(map, cap, idx, k, end, member, err);
 			k = end;
 		}
 		cmd = elf_next(member);
 		elf_end(member);
 	}
+	return rc;
 }
 
-static void align_from_file(rp_map *map, const size_t *idx, size_t from, size_t to)
+static int align_from_file(rp_map *map, size_t *cap, const size_t *idx, size_t from, size_t to, rp_err *err)
 {
-	int fd = open_beside(container(&map->insecs[idx[from]]), map->path);
+	int fd = open_beside(container(&map->insecs[idx[from]]), map->path), rc = 0;
 	if (fd < 0)
-		return;
+		return 0;
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (elf && elf_kind(elf) == ELF_K_AR)
-		align_from_archive(map, idx, from, to, elf);
+		rc = align_from_archive(map, cap, idx, from, to, elf, err);
 	else if (elf)
-		for (size_t k = from, end; k < to; k = end) {   /* sorted by name within a member */
+		for (size_t k = from, end; !rc && k < to; k = end) {   /* sorted by name within a member */
 			for (end = k + 1; end < to && same_object(&map->insecs[idx[end]], &map->insecs[idx[k]]); end++)
 				;
-			align_from_object(map, idx, k, end, elf);
+			rc = align_from_object(map, cap, idx, k, end, elf, err);
 		}
 	elf_end(elf);
 	close(fd);
+	return rc;
 }
 
 /* The link's own evidence for section k (sorted by address): 2 when it starts 2 past a multiple
@@ -207,13 +301,16 @@ int rp_map_read_alignments(rp_map *map, uint64_t default_align, rp_err *err)
 	if (n > 1)
 		rp_sort_r(idx, n, sizeof(size_t), by_file, &(index_ctx){ map });
 	elf_version(EV_CURRENT);
-	for (size_t from = 0, to; from < n; from = to) {
+	size_t cap = 0;
+	int rc = 0;
+	for (size_t from = 0, to; !rc && from < n; from = to) {
 		const char *file = container(&map->insecs[idx[from]]);
 		for (to = from + 1; to < n && cmp_str(container(&map->insecs[idx[to]]), file) == 0; to++)
 			;
-		align_from_file(map, idx, from, to);
+		rc = align_from_file(map, &cap, idx, from, to, err);
 	}
-	infer_alignments(map, idx, default_align);
+	if (!rc)
+		infer_alignments(map, idx, default_align);
 	free(idx);
-	return 0;
+	return rc;
 }

@@ -130,6 +130,21 @@ int pl_group_by_input_section(ctx *c, rp_err *err)
 		else
 			unite(c->parent, i, owner[k]);
 	}
+	/* RISC-V jumps of fixed reach (a hand-written `j other`, a vector table's `jal`): split by
+	 * the move, they would not link ("relocation truncated to fit: R_RISCV_JAL"), so their two
+	 * ends are one unit: they move together or stay together */
+	for (size_t b = 0; b < c->map->nbinds; b++) {
+		const rp_map_bind *bd = &c->map->binds[b];
+		size_t from = bd->from < n ? owner[bd->from] : SIZE_MAX, to = SIZE_MAX;
+		if (bd->to != SIZE_MAX && bd->to < n)
+			to = owner[bd->to];
+		else if (bd->to_name) {
+			const rp_func *f = rp_image_func_by_name(c->img, bd->to_name, NULL);
+			to = f ? (size_t)(f - c->img->funcs) : SIZE_MAX;
+		}
+		if (from != SIZE_MAX && to != SIZE_MAX)
+			unite(c->parent, from, to);
+	}
 	free(owner);
 	return 0;
 }
