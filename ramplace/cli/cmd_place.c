@@ -155,6 +155,8 @@ static int run_place(place_args *a, rp_err *err)
 		rp_image_use_linker(img, a->linker);
 	if (!rc && a->map_path)
 		rc = rp_map_load(&map, a->map_path, err);
+	if (!rc && map && map->from_lld && a->linker < 0)   /* the map says who linked, as .comment does */
+		rp_image_use_linker(img, 1);
 	/* RVC packs at 2 bytes; elsewhere an unreadable object is assumed at the --align floor */
 	if (!rc && map)
 		rc = rp_map_read_alignments(map, img->machine == EM_RISCV ? 2 : a->opts.align, err);

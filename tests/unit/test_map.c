@@ -311,6 +311,68 @@ static void test_hostile(void **state)
 	rp_map_free(map);
 }
 
+/* ld.lld's map (map_lld.c): columns by the header, alignments given, archive members,
+ * "<internal>" read as linker stubs, non-allocated sections and symbols skipped, assignments
+ * at both levels ignored; hostile rows refused with file and line. */
+static const char lld_map[] =
+	"     VMA      LMA     Size Align Out     In      Symbol\n"
+	"       0        0        8     4 .isr_vector\n"
+	"       0        0        8     4         start.o:(.isr_vector)\n"
+	"       0        0        8     1                 vectors\n"
+	"20000000 20000000        0     4 .ramtext\n"
+	"20000000 20000000        0     1         __ramtext_start = .\n"
+	"20000000 20000000        0     1 __ramtext_load = LOADADDR ( .ramtext )\n"
+	"      20       20       70     4 .text\n"
+	"      20       20       14     2         fw.o:(.text.hot)\n"
+	"      21       21       14     1                 hot\n"
+	"      34       34       40     4         /usr/lib/libg.a(lib_a-memcpy.o):(.text)\n"
+	"      74       74        c     4         <internal>:(.text.thunk)\n"
+	"      80       80        0     2         fw.o:(.text.empty)\n"
+	"       0        0       2a     1 .comment\n"
+	"       0        0       2a     1         <internal>:(.comment)\n";
+
+static void test_lld(void **state)
+{
+	(void)state;
+	rp_map *map = parse_ok(lld_map);
+	assert_true(map->from_lld);
+	assert_int_equal(map->nregions, 0);
+	assert_int_equal(map->ninsecs, 4);   /* no empty section, nothing of .comment */
+	const rp_map_insec *hot = find(map, ".text.hot", "fw.o");
+	assert_non_null(hot);
+	assert_int_equal(hot->addr, 0x20);
+	assert_int_equal(hot->size, 0x14);
+	assert_int_equal(hot->align, 2);
+	assert_string_equal(hot->outsec, ".text");
+	const rp_map_insec *mc = find(map, ".text", "libg.a(lib_a-memcpy.o)");
+	assert_non_null(mc);
+	assert_string_equal(mc->archive, "/usr/lib/libg.a");
+	assert_string_equal(mc->member, "lib_a-memcpy.o");
+	char *p = pattern_of(mc);
+	assert_string_equal(p, "*/libg.a:lib_a-memcpy.o(.text)");
+	free(p);
+	const rp_map_insec *thunk = find(map, ".text.thunk", "linker stubs");
+	assert_non_null(thunk);
+	rp_map_free(map);
+	/* the older header, without LMA */
+	map = parse_ok("Address Size Align Out In Symbol\n"
+		       "      20       70     4 .text\n"
+		       "      20       14     2         fw.o:(.text.hot)\n");
+	assert_int_equal(map->ninsecs, 0);   /* columns do not line up with the header: nothing read */
+	rp_map_free(map);
+	map = parse_ok("Address Size Align Out     In      Symbol\n"
+		       "     20   70     4 .text\n"
+		       "     20   14     2         fw.o:(.text.hot)\n");
+	assert_int_equal(map->ninsecs, 1);
+	rp_map_free(map);
+	expect_error("             VMA              LMA     Size Align Out     In      Symbol\n              2g               20       70     4 .text\n",
+		     "fw.map:2: bad address '2g'");
+	expect_error("             VMA              LMA     Size Align Out     In      Symbol\n"
+		     "               0                0       70     4 .text\n"
+		     "ffffffffffffffff ffffffffffffffff        2     2         fw.o:(.text.x)\n",
+		     "fw.map:3: bad section (it wraps around the address space) 'fw.o:(.text.x)'");
+}
+
 static void test_missing_file(void **state)
 {
 	(void)state;
@@ -326,6 +388,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_map), cmocka_unit_test(test_excerpt), cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_patterns), cmocka_unit_test(test_hostile), cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_lld),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,6 +50,7 @@ typedef struct rp_map {
 	rp_map_bind *binds;    /* RISC-V objects' fixed-reach jumps between sections (rp_map_read_alignments) */
 	size_t nbinds;
 	void *strings;         /* owned: the storage of the input sections' strings (map.c) */
+	int from_lld;          /* written by ld.lld (map_lld.c): no memory regions, alignments given */
 } rp_map;
 
 int rp_map_load(rp_map **out, const char *path, rp_err *err);

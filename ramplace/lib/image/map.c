@@ -1,5 +1,5 @@
-/* map.c: reader for GNU ld link maps (see map.h); the exact input-section patterns built from
- * them are in map_pattern.c.
+/* map.c: reader for GNU ld link maps (see map.h), and the door to ld.lld's (map_lld.c); the
+ * exact input-section patterns built from them are in map_pattern.c.
  *
  * Owns the rp_map it returns: regions from "Memory Configuration", and the kept input sections
  * of allocated output sections from "Linker script and memory map", sorted by address.
@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "map_internal.h"
 #include "ramplace/map.h"
 #include "ramplace/util.h"
 
@@ -69,7 +70,7 @@ typedef struct str_block {
 #define STR_BLOCK (256 * 1024)
 
 /* A NUL-terminated copy of p[0..n) in the map's strings; NULL when memory ran out. */
-static char *str_copy(rp_map *map, const char *p, size_t n)
+char *rp_mapi_str_copy(rp_map *map, const char *p, size_t n)
 {
 	str_block *b = map->strings;
 	if (!b || b->cap - b->used < n + 1) {
@@ -251,7 +252,7 @@ static int parse_region(parser *ps, const line *ln)
 }
 
 /* Output sections that hold no code or data at run time: their addresses are file offsets. */
-static int is_unallocated(const char *name)
+int rp_mapi_unallocated(const char *name)
 {
 	static const char *const prefixes[] = {
 		".debug", ".zdebug", ".stab", ".comment", ".ARM.attributes", ".riscv.attributes",
@@ -288,7 +289,7 @@ static int parse_outsec_line(parser *ps, const line *ln)
 	ps->outsec_kept_copy = NULL;
 	if (span_dup(&ps->outsec, first, ps))
 		return ps->err->code;
-	ps->outsec_kept = !is_unallocated(ps->outsec);
+	ps->outsec_kept = !rp_mapi_unallocated(ps->outsec);
 	return 0;
 }
 
@@ -301,8 +302,8 @@ static int split_archive(rp_map_insec *sec, parser *ps)
 	char *open = strrchr(sec->file, '(');
 	if (!open || open == sec->file || open + 2 >= sec->file + n)
 		return 0;
-	sec->archive = str_copy(ps->map, sec->file, (size_t)(open - sec->file));
-	sec->member = str_copy(ps->map, open + 1, (size_t)(sec->file + n - 1 - (open + 1)));
+	sec->archive = rp_mapi_str_copy(ps->map, sec->file, (size_t)(open - sec->file));
+	sec->member = rp_mapi_str_copy(ps->map, open + 1, (size_t)(sec->file + n - 1 - (open + 1)));
 	if (!sec->archive || !sec->member)
 		return rp_err_nomem(ps->err, "reading a link map");
 	return 0;
@@ -315,14 +316,14 @@ static int insec_strings(rp_map_insec *sec, const rp_map_insec *prev, span name,
 	if (memchr(name.p, '\0', name.n) || memchr(file.p, '\0', file.n))
 		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: NUL byte in the map", ps->name, ps->lineno);
 	if (!ps->outsec_kept_copy)
-		ps->outsec_kept_copy = str_copy(ps->map, ps->outsec, strlen(ps->outsec));
+		ps->outsec_kept_copy = rp_mapi_str_copy(ps->map, ps->outsec, strlen(ps->outsec));
 	sec->outsec = (char *)ps->outsec_kept_copy;
-	sec->name = str_copy(ps->map, name.p, name.n);
+	sec->name = rp_mapi_str_copy(ps->map, name.p, name.n);
 	if (prev && strlen(prev->file) == file.n && memcmp(prev->file, file.p, file.n) == 0) {
 		sec->file = prev->file;
 		sec->archive = prev->archive;
 		sec->member = prev->member;
-	} else if ((sec->file = str_copy(ps->map, file.p, file.n)) != NULL && split_archive(sec, ps)) {
+	} else if ((sec->file = rp_mapi_str_copy(ps->map, file.p, file.n)) != NULL && split_archive(sec, ps)) {
 		return ps->err->code;
 	}
 	if (!sec->outsec || !sec->name || !sec->file)
@@ -494,9 +495,14 @@ static int parse_all(parser *ps)
 	if (!ps->saw_script)
 		return rp_err_set(ps->err, RP_EINPUT, "%s: not a GNU ld map (no 'Linker script and memory map' part)",
 				  ps->name);
-	if (!insecs_sorted(ps->map)) /* ld prints them in address order: the sort is rarely needed */
-		rp_sort(ps->map->insecs, ps->map->ninsecs, sizeof(*ps->map->insecs), compare_insec);
-	return mark_names(ps->map, ps->err);
+	return rp_mapi_finish(ps->map, ps->err);
+}
+
+int rp_mapi_finish(rp_map *map, rp_err *err)
+{
+	if (!insecs_sorted(map)) /* ld prints them in address order: the sort is rarely needed */
+		rp_sort(map->insecs, map->ninsecs, sizeof(*map->insecs), compare_insec);
+	return mark_names(map, err);
 }
 
 int rp_map_parse(rp_map **out, const char *text, size_t len, const char *name, rp_err *err)
@@ -507,7 +513,9 @@ int rp_map_parse(rp_map **out, const char *text, size_t len, const char *name, r
 	if (!ps.map)
 		return rp_err_nomem(err, "reading a link map");
 	int rc = rp_strdup(&ps.map->path, ps.name, err);
-	if (!rc)
+	if (!rc && rp_mapi_is_lld(ps.text, ps.len))
+		rc = rp_mapi_parse_lld(ps.map, ps.text, ps.len, err);
+	else if (!rc)
 		rc = parse_all(&ps);
 	free(ps.outsec);
 	if (rc) {

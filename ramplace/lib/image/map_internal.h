@@ -1,0 +1,22 @@
+/* map_internal.h: what the two link-map readers share (map.c: GNU ld's format, map_lld.c:
+ * ld.lld's). Private to lib/image. */
+#ifndef RAMPLACE_IMAGE_MAP_INTERNAL_H
+#define RAMPLACE_IMAGE_MAP_INTERNAL_H
+
+#include <stddef.h>
+#include "ramplace/map.h"
+
+/* A NUL-terminated copy of p[0..n) in the map's string blocks (freed with the map); NULL when
+ * memory ran out. */
+char *rp_mapi_str_copy(rp_map *map, const char *p, size_t n);
+/* Output sections that occupy no memory (debug information, attributes, symbol tables). */
+int rp_mapi_unallocated(const char *name);
+/* After the input sections are in: sorts them by address when needed and marks their names
+ * (name_unique, temporary). Fails only on memory. */
+int rp_mapi_finish(rp_map *map, rp_err *err);
+/* Whether text is an ld.lld map: its first line is lld's column header. */
+int rp_mapi_is_lld(const char *text, size_t len);
+/* Reads an ld.lld -Map file (map_lld.c) into map, whose path is set. */
+int rp_mapi_parse_lld(rp_map *map, const char *text, size_t len, rp_err *err);
+
+#endif
