@@ -51,6 +51,10 @@ void rp_cfg_release(rp_cfg *c);
  * no instruction i with avoid[i] set (avoid NULL: none), else 0. Fails only on memory. */
 int rp_cfg_reach(const rp_cfg *c, const unsigned char *avoid, unsigned char *reached, rp_err *err);
 
+/* The instructions control may go to right after instruction i: the next one in its block, or
+ * the first of each successor block. Fills out and returns how many (0 to 2). */
+unsigned rp_cfg_next(const rp_cfg *c, size_t i, size_t out[2]);
+
 /* The innermost natural loop holding block b (the one with the fewest blocks), or NULL. */
 const rp_cfg_loop *rp_cfg_loop_of(const rp_cfg *c, size_t b);
 

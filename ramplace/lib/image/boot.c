@@ -333,12 +333,9 @@ static int find_copy_points(bwalk *w, size_t f, const rp_cfg *cfg, size_t r, cop
 		}
 		if (leaves)
 			continue;
-		const rp_cfg_block *b = &cfg->blocks[cfg->block_of[i]];
-		if (i < b->last)
-			work[nw++] = i + 1;
-		else
-			for (unsigned s = 0; s < b->nsucc; s++)
-				work[nw++] = cfg->blocks[b->succ[s]].first;
+		size_t next[2];
+		for (unsigned s = 0, nn = rp_cfg_next(cfg, i, next); s < nn; s++)
+			work[nw++] = next[s];
 	}
 	int rc = 0;
 	unsigned char *set;
@@ -396,12 +393,9 @@ static int widen_point(const rp_cfg *cfg, const unsigned char *is_bound, unsigne
 		if (seen[i] || set[i] == 1 || !to_point[i])
 			continue;
 		seen[i] = 1;
-		const rp_cfg_block *b = &cfg->blocks[cfg->block_of[i]];
-		if (i < b->last)
-			work[nw++] = i + 1;
-		else
-			for (unsigned s = 0; s < b->nsucc; s++)
-				work[nw++] = cfg->blocks[b->succ[s]].first;
+		size_t next[2];
+		for (unsigned s = 0, nn = rp_cfg_next(cfg, i, next); s < nn; s++)
+			work[nw++] = next[s];
 	}
 	for (size_t i = 0; i < n; i++)
 		if (seen[i] && !set[i])

@@ -326,6 +326,18 @@ int rp_cfg_reach(const rp_cfg *c, const unsigned char *avoid, unsigned char *rea
 	return 0;
 }
 
+unsigned rp_cfg_next(const rp_cfg *c, size_t i, size_t out[2])
+{
+	const rp_cfg_block *b = &c->blocks[c->block_of[i]];
+	if (i < b->last) {
+		out[0] = i + 1;
+		return 1;
+	}
+	for (unsigned s = 0; s < b->nsucc; s++)
+		out[s] = c->blocks[b->succ[s]].first;
+	return b->nsucc;
+}
+
 const rp_cfg_loop *rp_cfg_loop_of(const rp_cfg *c, size_t b)
 {
 	const rp_cfg_loop *best = NULL;

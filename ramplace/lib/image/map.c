@@ -127,18 +127,29 @@ static int span_dup(char **out, span s, parser *ps)
 	return 0;
 }
 
+int rp_mapi_next_line(const char *text, size_t len, size_t *pos, size_t *lineno, const char **p, size_t *n)
+{
+	if (*pos >= len)
+		return 0;
+	const char *start = text + *pos;
+	const char *nl = memchr(start, '\n', len - *pos);
+	size_t k = nl ? (size_t)(nl - start) : len - *pos;
+	*pos += k + (nl ? 1 : 0);
+	(*lineno)++;
+	if (k > 0 && start[k - 1] == '\r')
+		k--;
+	*p = start;
+	*n = k;
+	return 1;
+}
+
 /* Reads the next line into ln; returns 0 at the end of the text. */
 static int next_line(parser *ps, line *ln)
 {
-	if (ps->pos >= ps->len)
+	const char *start;
+	size_t n;
+	if (!rp_mapi_next_line(ps->text, ps->len, &ps->pos, &ps->lineno, &start, &n))
 		return 0;
-	const char *start = ps->text + ps->pos;
-	const char *nl = memchr(start, '\n', ps->len - ps->pos);
-	size_t n = nl ? (size_t)(nl - start) : ps->len - ps->pos;
-	ps->pos += n + (nl ? 1 : 0);
-	ps->lineno++;
-	if (n > 0 && start[n - 1] == '\r')
-		n--;
 	ln->text = (span){ start, n };
 	ln->indented = n > 0 && is_blank(start[0]);
 	ln->ntok = 0;
@@ -342,16 +353,23 @@ static int add_insec(parser *ps, span name, span addr_tok, span size_tok, span f
 		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: section '%.*s' at 0x%llx of size 0x%llx wraps around",
 				  ps->name, ps->lineno, (int)(name.n > 64 ? 64 : name.n), name.p,
 				  (unsigned long long)addr, (unsigned long long)size);
-	rp_map *map = ps->map;
-	if (rp_grow((void **)&map->insecs, &ps->cap_insecs, map->ninsecs + 1, sizeof(*map->insecs), ps->err))
+	rp_map_insec *sec = rp_mapi_new_insec(ps->map, &ps->cap_insecs, addr, size, ps->lineno, ps->err);
+	if (!sec)
 		return ps->err->code;
+	return insec_strings(sec, ps->map->ninsecs > 1 ? sec - 1 : NULL, name, file, ps);
+}
+
+rp_map_insec *rp_mapi_new_insec(rp_map *map, size_t *cap, uint64_t addr, uint64_t size, size_t lineno, rp_err *err)
+{
+	if (rp_grow((void **)&map->insecs, cap, map->ninsecs + 1, sizeof(*map->insecs), err))
+		return NULL;
 	rp_map_insec *sec = &map->insecs[map->ninsecs];
 	memset(sec, 0, sizeof(*sec));
 	map->ninsecs++; /* counted now so that rp_map_free releases a half-filled entry */
 	sec->addr = addr;
 	sec->size = size;
-	sec->line = ps->lineno;
-	return insec_strings(sec, map->ninsecs > 1 ? sec - 1 : NULL, name, file, ps);
+	sec->line = lineno;
+	return sec;
 }
 
 /* Indented lines of the script part. */

@@ -34,21 +34,9 @@ typedef struct lld_parser {
 	rp_err *err;
 } lld_parser;
 
-/* The next line, without its ending (and a '\r' before it); 0 at the end. */
 static int next_line(lld_parser *ps, const char **p, size_t *n)
 {
-	if (ps->pos >= ps->len)
-		return 0;
-	const char *start = ps->text + ps->pos;
-	const char *nl = memchr(start, '\n', ps->len - ps->pos);
-	size_t k = nl ? (size_t)(nl - start) : ps->len - ps->pos;
-	ps->pos += k + (nl ? 1 : 0);
-	ps->lineno++;
-	if (k > 0 && start[k - 1] == '\r')
-		k--;
-	*p = start;
-	*n = k;
-	return 1;
+	return rp_mapi_next_line(ps->text, ps->len, &ps->pos, &ps->lineno, p, n);
 }
 
 /* Offset of word w in p[0..n), as a whole word, or SIZE_MAX. */
@@ -139,15 +127,10 @@ static int add_insec(lld_parser *ps, const char *p, size_t n, uint64_t addr, uin
 	if (memchr(p, '\0', n))
 		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: NUL byte in the map", ps->map->path, ps->lineno);
 	rp_map *map = ps->map;
-	if (rp_grow((void **)&map->insecs, &ps->cap_insecs, map->ninsecs + 1, sizeof(*map->insecs), ps->err))
+	rp_map_insec *sec = rp_mapi_new_insec(map, &ps->cap_insecs, addr, size, ps->lineno, ps->err);
+	if (!sec)
 		return ps->err->code;
-	rp_map_insec *sec = &map->insecs[map->ninsecs];
-	memset(sec, 0, sizeof(*sec));
-	map->ninsecs++;   /* counted now so that rp_map_free releases a half-filled entry */
-	sec->addr = addr;
-	sec->size = size;
 	sec->align = align;
-	sec->line = ps->lineno;
 	sec->outsec = (char *)ps->outsec;
 	size_t flen = (size_t)(open - 1 - p);
 	int internal = flen == 10 && memcmp(p, "<internal>", 10) == 0;
