@@ -1,5 +1,5 @@
-/* map.c: reader for GNU ld link maps (see map.h), and the door to ld.lld's (map_lld.c); the
- * exact input-section patterns built from them are in map_pattern.c.
+/* map.c: reader for GNU ld link maps (see map.h), and the door to ld.lld's (map_lld.c); what a
+ * map holds once read is map_store.c's, the exact input-section patterns map_pattern.c's.
  *
  * Owns the rp_map it returns: regions from "Memory Configuration", and the kept input sections
  * of allocated output sections from "Linker script and memory map", sorted by address.
@@ -15,9 +15,9 @@
  *     addresses, so their input sections are not kept;
  *   - "Discarded input sections" (gc-sections) lists sections that are not in the output.
  * Workload: maps of up to a few hundred thousand input sections (tens of MB): the input
- * sections' strings live in a few large blocks (one output section name and one copy of a file
- * shared by the sections that follow each other), not in five allocations per section. */
-#include <ctype.h>
+ * sections' strings live in map_store.c's few large blocks (one output section name and one
+ * copy of a file shared by the sections that follow each other), not in five allocations per
+ * section. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,43 +60,6 @@ typedef struct parser {
 	rp_err *err;
 } parser;
 
-/* The map's strings: blocks that never move, freed together by rp_map_free. */
-typedef struct str_block {
-	struct str_block *next;
-	size_t used, cap;
-	char data[];
-} str_block;
-
-#define STR_BLOCK (256 * 1024)
-
-/* A NUL-terminated copy of p[0..n) in the map's strings; NULL when memory ran out. */
-char *rp_mapi_str_copy(rp_map *map, const char *p, size_t n)
-{
-	str_block *b = map->strings;
-	if (!b || b->cap - b->used < n + 1) {
-		size_t cap = n + 1 > STR_BLOCK ? n + 1 : STR_BLOCK;
-		if (cap > SIZE_MAX - sizeof(str_block) || !(b = malloc(sizeof(str_block) + cap)))
-			return NULL;
-		b->next = map->strings;
-		b->used = 0;
-		b->cap = cap;
-		map->strings = b;
-	}
-	char *out = b->data + b->used;
-	memcpy(out, p, n);
-	out[n] = '\0';
-	b->used += n + 1;
-	return out;
-}
-
-static void str_free(void *strings)
-{
-	for (str_block *b = strings, *next; b; b = next) {
-		next = b->next;
-		free(b);
-	}
-}
-
 static int span_eq(span s, const char *lit)
 {
 	size_t n = strlen(lit);
@@ -125,22 +88,6 @@ static int span_dup(char **out, span s, parser *ps)
 	memcpy(*out, s.p, s.n);
 	(*out)[s.n] = '\0';
 	return 0;
-}
-
-int rp_mapi_next_line(const char *text, size_t len, size_t *pos, size_t *lineno, const char **p, size_t *n)
-{
-	if (*pos >= len)
-		return 0;
-	const char *start = text + *pos;
-	const char *nl = memchr(start, '\n', len - *pos);
-	size_t k = nl ? (size_t)(nl - start) : len - *pos;
-	*pos += k + (nl ? 1 : 0);
-	(*lineno)++;
-	if (k > 0 && start[k - 1] == '\r')
-		k--;
-	*p = start;
-	*n = k;
-	return 1;
 }
 
 /* Reads the next line into ln; returns 0 at the end of the text. */
@@ -263,20 +210,6 @@ static int parse_region(parser *ps, const line *ln)
 }
 
 /* Output sections that hold no code or data at run time: their addresses are file offsets. */
-int rp_mapi_unallocated(const char *name)
-{
-	static const char *const prefixes[] = {
-		".debug", ".zdebug", ".stab", ".comment", ".ARM.attributes", ".riscv.attributes",
-		".gnu.attributes", ".gnu.build.attributes", ".note.GNU-stack", ".gnu_debuglink",
-		".gnu.lto_", ".GCC.command.line", ".symtab", ".strtab", ".shstrtab",
-		"/DISCARD/",
-	};
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
-			return 1;
-	return 0;
-}
-
 /* Column-0 lines of the script part: an output section ("NAME [0xADDR 0xSIZE [load address
  * 0xLMA]]"), or a statement (LOAD, START GROUP, OUTPUT(...), "Address of section ..."). */
 static int parse_outsec_line(parser *ps, const line *ln)
@@ -359,19 +292,6 @@ static int add_insec(parser *ps, span name, span addr_tok, span size_tok, span f
 	return insec_strings(sec, ps->map->ninsecs > 1 ? sec - 1 : NULL, name, file, ps);
 }
 
-rp_map_insec *rp_mapi_new_insec(rp_map *map, size_t *cap, uint64_t addr, uint64_t size, size_t lineno, rp_err *err)
-{
-	if (rp_grow((void **)&map->insecs, cap, map->ninsecs + 1, sizeof(*map->insecs), err))
-		return NULL;
-	rp_map_insec *sec = &map->insecs[map->ninsecs];
-	memset(sec, 0, sizeof(*sec));
-	map->ninsecs++; /* counted now so that rp_map_free releases a half-filled entry */
-	sec->addr = addr;
-	sec->size = size;
-	sec->line = lineno;
-	return sec;
-}
-
 /* Indented lines of the script part. */
 static int parse_indented_line(parser *ps, const line *ln)
 {
@@ -412,90 +332,6 @@ static int parse_script_line(parser *ps, const line *ln)
 	return parse_indented_line(ps, ln);
 }
 
-static int compare_insec(const void *a, const void *b)
-{
-	const rp_map_insec *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return strcmp(x->outsec, y->outsec);
-}
-
-/* Whether the input sections are in compare_insec order already; a stable sort (and glibc's
- * merge sort is) would leave them as they are. */
-static int insecs_sorted(const rp_map *map)
-{
-	for (size_t i = 1; i < map->ninsecs; i++)
-		if (compare_insec(&map->insecs[i - 1], &map->insecs[i]) > 0)
-			return 0;
-	return 1;
-}
-
-/* GCC's temporary objects: "cc" and six characters from mkstemp, then ".o", or for LTO
- * ".ltransN.ltrans.o" / ".ltrans.o" (cc1Abc23.ltrans0.ltrans.o). */
-static int is_temporary_object(const char *path)
-{
-	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-	if (strncmp(base, "cc", 2) != 0 || strlen(base) < 10)
-		return 0;
-	for (int k = 2; k < 8; k++)
-		if (!isalnum((unsigned char)base[k]))
-			return 0;
-	const char *rest = base + 8;
-	if (strcmp(rest, ".o") == 0 || strcmp(rest, ".ltrans.o") == 0)
-		return 1;
-	if (strncmp(rest, ".ltrans", 7) != 0)
-		return 0;
-	rest += 7;
-	while (isdigit((unsigned char)*rest))
-		rest++;
-	return strcmp(rest, ".ltrans.o") == 0;
-}
-
-static size_t name_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;   /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return (size_t)h;
-}
-
-/* name_unique and temporary of every input section. The names are counted in a hash (open
- * addressing, at most half full): maps hold up to a few hundred thousand sections, and a sort
- * of them by name was a tenth of reading the map. */
-static int mark_names(rp_map *map, rp_err *err)
-{
-	size_t n = map->ninsecs, cap = 16;
-	while (cap < 2 * n && cap <= SIZE_MAX / 4 / sizeof(size_t))
-		cap *= 2;
-	size_t *slot = cap >= 2 * n ? calloc(cap, sizeof(size_t)) : NULL;   /* index + 1 of a section */
-	size_t *at = malloc((n ? n : 1) * sizeof(size_t));                  /* each section's slot */
-	unsigned char *many = calloc(cap, 1);                                 /* per slot: seen twice */
-	if (!slot || !at || !many) {
-		free(slot);
-		free(at);
-		free(many);
-		return rp_err_nomem(err, "indexing a link map");
-	}
-	for (size_t k = 0; k < n; k++) {
-		rp_map_insec *sec = &map->insecs[k];
-		sec->temporary = !sec->archive && is_temporary_object(sec->file);
-		size_t h = name_hash(sec->name) & (cap - 1);
-		while (slot[h] && strcmp(map->insecs[slot[h] - 1].name, sec->name) != 0)
-			h = (h + 1) & (cap - 1);
-		if (slot[h])
-			many[h] = 1;
-		else
-			slot[h] = k + 1;
-		at[k] = h;
-	}
-	for (size_t k = 0; k < n; k++)
-		map->insecs[k].name_unique = !many[at[k]];
-	free(slot);
-	free(at);
-	free(many);
-	return 0;
-}
-
 static int parse_all(parser *ps)
 {
 	line ln;
@@ -514,13 +350,6 @@ static int parse_all(parser *ps)
 		return rp_err_set(ps->err, RP_EINPUT, "%s: not a GNU ld map (no 'Linker script and memory map' part)",
 				  ps->name);
 	return rp_mapi_finish(ps->map, ps->err);
-}
-
-int rp_mapi_finish(rp_map *map, rp_err *err)
-{
-	if (!insecs_sorted(map)) /* ld prints them in address order: the sort is rarely needed */
-		rp_sort(map->insecs, map->ninsecs, sizeof(*map->insecs), compare_insec);
-	return mark_names(map, err);
 }
 
 int rp_map_parse(rp_map **out, const char *text, size_t len, const char *name, rp_err *err)
@@ -557,50 +386,3 @@ int rp_map_load(rp_map **out, const char *path, rp_err *err)
 	return rc;
 }
 
-void rp_map_free(rp_map *map)
-{
-	if (!map)
-		return;
-	for (size_t i = 0; i < map->nregions; i++)
-		free(map->regions[i].name);
-	str_free(map->strings);   /* every input section's strings */
-	for (size_t i = 0; i < map->nbinds; i++)
-		free(map->binds[i].to_name);
-	free(map->binds);
-	free(map->regions);
-	free(map->insecs);
-	free(map->path);
-	free(map);
-}
-
-const rp_map_insec *rp_map_insec_at(const rp_map *map, uint64_t addr)
-{
-	size_t lo = 0, hi = map ? map->ninsecs : 0;
-	while (lo < hi) { /* first section starting after addr */
-		size_t mid = lo + (hi - lo) / 2;
-		if (map->insecs[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* sections sharing a start address (overlays) are all candidates */
-	for (size_t i = lo; i > 0; i--) {
-		const rp_map_insec *s = &map->insecs[i - 1];
-		if (addr - s->addr < s->size)
-			return s;
-		if (s->addr != map->insecs[lo - 1].addr)
-			break;
-	}
-	return NULL;
-}
-
-const rp_map_region *rp_map_region_find(const rp_map *map, const char *name, uint64_t addr)
-{
-	for (size_t i = 0; map && i < map->nregions; i++) {
-		const rp_map_region *r = &map->regions[i];
-		if (name ? strcmp(r->name, name) == 0
-			 : strcmp(r->name, "*default*") != 0 && addr >= r->origin && addr - r->origin < r->length)
-			return r;
-	}
-	return NULL;
-}

@@ -1,5 +1,5 @@
-/* map_internal.h: what the two link-map readers share (map.c: GNU ld's format, map_lld.c:
- * ld.lld's). Private to lib/image. */
+/* map_internal.h: what the two link-map readers (map.c: GNU ld's format, map_lld.c: ld.lld's)
+ * share, kept in map_store.c so that neither reader calls the other back. Private to lib/image. */
 #ifndef RAMPLACE_IMAGE_MAP_INTERNAL_H
 #define RAMPLACE_IMAGE_MAP_INTERNAL_H
 
