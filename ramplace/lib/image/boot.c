@@ -282,27 +282,35 @@ static int flow_graph(bwalk *w, size_t f, const insns *is, rp_cfg *cfg)
  * control reaches from r before any call — the loops it enters (an inline copy: done when the
  * last of them is left) or, with no loop, the calls it meets (a memcpy(__ramtext_start, ...)).
  * A call to main is never the copy. Each point is added to *points as a set of instructions
- * (per instruction, non-zero inside); at most max points. */
+ * (per instruction, non-zero inside); past eight, the analysis gives up (conservative). */
 typedef struct copy_points {
 	unsigned char *sets[8];
 	size_t n;
+	int overflow;   /* more distinct points than sets: no call can be proven after them all */
 } copy_points;
 
-static int add_point(copy_points *cp, size_t ninsns, rp_err *err, unsigned char **set)
+/* Adds set (ninsns flags, owned by cp from here on) unless an equal point is there already:
+ * several references to the load address (-O0 reloads it in the loop) lead to the same loop. */
+static void add_point(copy_points *cp, unsigned char *set, size_t ninsns)
 {
-	*set = NULL;
-	if (cp->n == sizeof(cp->sets) / sizeof(cp->sets[0]))
-		return 0;   /* more than eight ways to copy: the first eight decide, the rest are met later */
-	if (!(*set = calloc(ninsns, 1)))
-		return rp_err_nomem(err, "analysing the reset path");
-	cp->sets[cp->n++] = *set;
-	return 0;
+	for (size_t k = 0; k < cp->n; k++)
+		if (memcmp(cp->sets[k], set, ninsns) == 0) {
+			free(set);
+			return;
+		}
+	if (cp->n == sizeof(cp->sets) / sizeof(cp->sets[0])) {
+		cp->overflow = 1;
+		free(set);
+		return;
+	}
+	cp->sets[cp->n++] = set;
 }
 
 static int find_copy_points(bwalk *w, size_t f, const rp_cfg *cfg, size_t r, copy_points *cp)
 {
 	/* expanded once each, queued at most twice each (two successors) and once from r */
 	size_t n = cfg->ninsns, *work = malloc((2 * n + 1) * sizeof(size_t)), nw = 0, nloops = 0, ncalls = 0;
+	int calls_over = 0;
 	unsigned char *seen = calloc(n, 1);
 	const rp_cfg_loop *loops[8];
 	size_t calls[8];
@@ -323,12 +331,16 @@ static int find_copy_points(bwalk *w, size_t f, const rp_cfg *cfg, size_t r, cop
 			k++;
 		if (l && k == nloops && nloops < 8)
 			loops[nloops++] = l;
+		else if (l && k == nloops)
+			cp->overflow = 1;   /* more loops than counted: the points are not all known */
 		const rp_insn *in = &cfg->insns[i];
 		size_t t = callee_at(w, in, f);
 		int leaves = in->kind == RP_INSN_CALL || (t != SIZE_MAX && in->kind != RP_INSN_OTHER);
 		if (leaves && t != SIZE_MAX) {   /* the path stops at a call; main is never the copy */
 			if (!is_main(w, t) && ncalls < 8)
 				calls[ncalls++] = i;
+			else if (!is_main(w, t))
+				calls_over = 1;   /* matters only when no loop copies */
 			continue;
 		}
 		if (leaves)
@@ -337,15 +349,20 @@ static int find_copy_points(bwalk *w, size_t f, const rp_cfg *cfg, size_t r, cop
 		for (unsigned s = 0, nn = rp_cfg_next(cfg, i, next); s < nn; s++)
 			work[nw++] = next[s];
 	}
+	cp->overflow |= !nloops && calls_over;
 	int rc = 0;
-	unsigned char *set;
-	for (size_t k = 0; !rc && k < nloops; k++)
-		if (!(rc = add_point(cp, n, w->err, &set)) && set)
-			for (size_t i = 0; i < n; i++)
-				set[i] = loops[k]->body[cfg->block_of[i]];
-	for (size_t k = 0; !rc && !nloops && k < ncalls; k++)
-		if (!(rc = add_point(cp, n, w->err, &set)) && set)
+	for (size_t k = 0; !rc && k < (nloops ? nloops : ncalls); k++) {
+		unsigned char *set = calloc(n ? n : 1, 1);
+		if (!set) {
+			rc = rp_err_nomem(w->err, "analysing the reset path");
+			break;
+		}
+		for (size_t i = 0; nloops && i < n; i++)
+			set[i] = loops[k]->body[cfg->block_of[i]];
+		if (!nloops)
 			set[calls[k]] = 1;
+		add_point(cp, set, n);
+	}
 	free(work);
 	free(seen);
 	return rc;
@@ -418,8 +435,8 @@ static int after_points(const rp_cfg *cfg, const copy_points *cp, unsigned char 
 		for (size_t i = 0; !rc && i < n; i++)
 			after[i] = after[i] && !cp->sets[k][i] && !r[i];
 	}
-	if (!rc && cp->n == 0)
-		memset(after, 0, n);
+	if (!rc && (cp->n == 0 || cp->overflow))
+		memset(after, 0, n);   /* no point known (or not all of them): nothing is proven after */
 	free(r);
 	return rc;
 }
