@@ -43,7 +43,7 @@ void place_print_warnings(const rp_placement *p)
 				"the hottest: %s); --map moves them",
 			p->nunguessed, total ? 100.0 * (double)p->unguessed_samples / (double)total : 0.0, p->unguessed_top);
 	if (p->guess_unverified && p->plan->nunits)
-		fprintf(stderr, "ramplace: warning: no --map and no debug information: nothing tells which functions have "
+		fprintf(stderr, "ramplace: warning: no --map, and no debug information for some moved functions: nothing tells whether they have "
 				"a section of their own; 'ramplace check' after linking names those that did not move\n");
 }
 

@@ -111,9 +111,9 @@ rv32imac | rv32im)
 esac
 
 link_extra=(-nostartfiles -Wl,--gc-sections -Wl,--build-id=sha1)
-# RISC-V: no linker relaxation, so every size in the map is the size the function has wherever
-# it is placed (as examples/sifive-e-riscv does)
-[ "$cross" = riscv64-unknown-elf- ] && link_extra+=(-Wl,--no-relax)
+# RISC-V links with GNU ld's default, relaxation (calls shrink to jal/c.jal where they reach: a
+# plan reserves for the worst, check accepts a link below it); bfd-norelax: -Wl,--no-relax
+[ "$linker" = bfd-norelax ] && link_extra+=(-Wl,--no-relax)
 case $libc in
 newlib) libc_cflags=(-DFW_NEWLIB) libc_ldflags=(--specs=rdimon.specs) ;;
 nano) libc_cflags=(--specs=nano.specs -DFW_NEWLIB) libc_ldflags=(--specs=nano.specs --specs=rdimon.specs) ;;
@@ -162,6 +162,7 @@ esac
 
 case $linker in
 bfd) ;;
+bfd-norelax) [ "$cross" = riscv64-unknown-elf- ] || bad_cell "bfd-norelax is for RISC-V (ARM's GNU ld does not relax)" ;;
 lld)
 	[ "$cross" = arm-none-eabi- ] || bad_cell "ld.lld cells are ARM only (lld 14 cannot link GCC's relaxable RISC-V objects)"
 	# the cross gcc finds a linker named ld.lld only among its own programs: a directory with a

@@ -4,7 +4,8 @@
 # exits 0 and says what --map would add; the guessed fragment links with GNU ld and, emitted for
 # it, with ld.lld; `ramplace check` passes on both links; the hottest function sits in RAM; a
 # static of the same name in two files moves with its namesake (one name pattern moves both);
-# both relinked firmwares print what the flash build prints.
+# both relinked firmwares print what the flash build prints; and the same for a firmware whose
+# own objects have no debug information while newlib's libg.a has some (a port's build).
 # Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD; arm-none-eabi-gcc, ld.lld, qemu-system-arm.
 . "$(dirname "$0")/lib.sh"
 : "${RAMPLACE_BUILD:?}"
@@ -70,4 +71,28 @@ fi
 case "$(nm_addr "$work/lld/fw.elf" vm_run)" in 2000*) pass "ld.lld: vm_run runs from RAM" ;; *) fail "ld.lld: vm_run not in RAM" ;; esac
 run_fw "$work/lld/fw.elf" >"$work/lld.out"
 check "ld.lld relink prints the same" cmp -s "$work/flash.out" "$work/lld.out"
+
+# built as a port builds it: the firmware's own objects without debug information, newlib's
+# libg.a (linked under -g) with some. The functions no DWARF covers are guessed as in an ELF
+# without any; refused, they kept everything in flash (issue 22: "moved nothing"); newlib's
+# assembly memcpy (a unit of GNU as, no section of its own) stays refused.
+mk BUILD="$work/port" EXTRA_CFLAGS=-g0
+run_fw "$work/port/fw.elf" -plugin "$RAMPLACE_BUILD/libramplace-qemu.so,out=$work/portcounts.txt" >/dev/null
+mkdir "$work/portcard"
+cp "$work/port/fw.elf" "$work/portcard/firmware.elf"
+"$RAMPLACE" import --quiet "$work/portcard/profile.db" "$work/portcard/firmware.elf" "$work/portcounts.txt"
+status=0
+(cd "$work/portcard" && eval "\"\$RAMPLACE\" ${line#ramplace }") >"$work/portcard.out" 2>"$work/portcard.err" || status=$?
+moved=$(grep -c '^unit ' "$work/portcard/ramtext.ld.plan" || true)
+check "without -g in the firmware's objects the line moves functions ($moved) and warns that they are guessed" \
+	sh -c "[ $status -eq 0 ] && [ $moved -ge 10 ] && grep -q 'no debug information for some moved functions' '$work/portcard.err'"
+mk BUILD="$work/portram" EXTRA_CFLAGS=-g0 RAMTEXT_LD="$work/portcard/ramtext.ld"
+if "$RAMPLACE" check --plan "$work/portcard/ramtext.ld.plan" "$work/portram/fw.elf" >"$work/port.check" 2>&1; then
+	pass "check passes on the port-style link: $(grep accounting "$work/port.check")"
+else
+	fail "check on the port-style link:"; cat "$work/port.check"
+fi
+case "$(nm_addr "$work/portram/fw.elf" vm_run)" in 2000*) pass "port-style: vm_run runs from RAM" ;; *) fail "port-style: vm_run not in RAM" ;; esac
+run_fw "$work/portram/fw.elf" >"$work/portram.out"
+check "port-style relink prints the same" cmp -s "$work/flash.out" "$work/portram.out"
 finish

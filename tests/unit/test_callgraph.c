@@ -1,8 +1,8 @@
 /* test_callgraph.c: the libopcodes call graph on the fixture ELFs of tests/data/elf (built by
  * build.sh from a.c and b.c) for Thumb-2 little and big endian, RV32 and RV64, and Thumb-1
  * calls through ARMv6-M long-branch veneers: the exact edge list, the two statics named
- * 'helper' kept apart, the closure from _start; and a clear refusal for an architecture
- * libopcodes is not set up for here. */
+ * 'helper' kept apart, the closure from _start; a literal pool past a function's .size; and a
+ * clear refusal for an architecture libopcodes is not set up for here. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -88,6 +88,30 @@ static void test_zero_size_function(void **state)
 	rp_image_free(img);
 }
 
+/* a literal pool the assembler put after a function's .size (a naked function's .ltorg) is
+ * its input section's: 2 bytes of padding and 8 of pool past pooled_fn's 6, up to after_pool.
+ * Functions GCC writes keep their pools inside .size: none of the others has any. */
+static void test_trailing_pool(void **state)
+{
+	(void)state;
+	char path[512];
+	snprintf(path, sizeof(path), "%s/elf/arm-m3-pool.elf", TEST_DATA_DIR);
+	rp_image *img;
+	rp_callgraph *cg;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_image_load(&img, path, &err), 0);
+	assert_int_equal(rp_callgraph_build(&cg, img, &err), 0);
+	size_t f = idx(img, "pooled_fn", NULL), next = idx(img, "after_pool", NULL);
+	assert_int_equal(img->funcs[f].size, 6);
+	assert_int_equal(cg->trailing[f], 10);
+	assert_int_equal(img->funcs[f].addr + img->funcs[f].size + cg->trailing[f], img->funcs[next].addr);
+	for (size_t i = 0; i < img->nfuncs; i++)
+		if (i != f)
+			assert_int_equal(cg->trailing[i], 0);
+	rp_callgraph_free(cg);
+	rp_image_free(img);
+}
+
 static void test_not_code(void **state)
 {
 	(void)state;
@@ -106,6 +130,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixture_edges),
 		cmocka_unit_test(test_zero_size_function),
+		cmocka_unit_test(test_trailing_pool),
 		cmocka_unit_test(test_not_code),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -111,6 +111,28 @@ static void test_plan_on_arm(void **state)
 	rp_image_free(img);
 }
 
+/* Without a map, a function whose literal pool lies past its .size (a naked function's
+ * .ltorg) takes its pool to RAM: the plan counts 16 bytes for pooled_fn, not its 6 (the
+ * FreeRTOS demo's register tests linked 4 bytes over such a plan, issue 22) */
+static void test_trailing_pool_counted(void **state)
+{
+	(void)state;
+	rp_image *img = load(TEST_DATA_DIR "/elf/arm-m3-pool.elf");
+	rp_func_total pooled[] = { { "pooled_fn", NULL, 100, 100, 0 } };
+	rp_db_totals t = { .funcs = pooled, .nfuncs = 1, .nruns = 1, .nimages = 1, .total = 100 };
+	rp_place_opts opts = RP_PLACE_OPTS_INIT;
+	opts.budget = 64;
+	rp_placement p;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_place(img, NULL, &t, &opts, &p, &err), 0);
+	const rp_plan_unit *u = unit_named(p.plan, "pooled_fn", NULL);
+	assert_non_null(u);
+	assert_int_equal(u->size, 16);
+	assert_int_equal(p.plan->used, 16);
+	rp_placement_release(&p);
+	rp_image_free(img);
+}
+
 static void test_clones_move_together_and_veneers_count(void **state)
 {
 	(void)state;
@@ -280,6 +302,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_on_arm),
+		cmocka_unit_test(test_trailing_pool_counted),
 		cmocka_unit_test(test_clones_move_together_and_veneers_count),
 		cmocka_unit_test(test_veneer_plans_proven_optimal),
 		cmocka_unit_test(test_same_plan_twice),

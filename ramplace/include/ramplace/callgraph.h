@@ -26,6 +26,10 @@ typedef struct rp_callgraph {
 	size_t nedges;
 	size_t *first;         /* edges of function i: [first[i], first[i+1]) */
 	unsigned char *address_taken; /* per function */
+	uint64_t *trailing;    /* per function: bytes past its .size that its own pc-relative loads
+				  read before the next function (an ARM literal pool the assembler
+				  put after a naked function's code, `.ltorg`); 0 for most. Its input
+				  section holds them: moving the function moves them (issue 22) */
 	size_t nfuncs;
 	size_t ninsns;         /* instructions decoded */
 	struct rp_disasm *disasm; /* owned: the decoder, kept for the reset-path walk (boot.h) so

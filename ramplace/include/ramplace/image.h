@@ -20,6 +20,9 @@ typedef struct rp_func {
 	size_t section;    /* index into rp_image.sections, or SIZE_MAX */
 	int is_local;
 	int is_thumb;
+	int untyped;       /* a global STT_NOTYPE symbol in code outside every typed function: an
+			      assembly entry without .type (picolibc's RISC-V sys_semihost); calls
+			      to it cost veneers and relaxation like any other */
 } rp_func;
 
 typedef struct rp_section {
@@ -76,6 +79,9 @@ typedef struct rp_image {
 	 * veneers sit together after them, the block aligned to veneer_block_align (8). */
 	int linker_lld;
 	uint64_t veneer_block_align;
+	/* RISC-V: the code may hold compressed instructions (e_flags EF_RISCV_RVC), so linker
+	 * relaxation may shrink a call to c.jal/c.j */
+	int riscv_rvc;
 } rp_image;
 
 /* Sets the linker the placement is for (1: ld.lld, 0: GNU ld) and the veneer shape with it. */

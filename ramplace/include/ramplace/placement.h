@@ -72,7 +72,8 @@ typedef struct rp_placement {
 	size_t ncandidates;       /* units with samples that could move */
 	size_t nveneers;          /* veneers the plan expects in RAM */
 	int guessed_patterns;     /* no map: patterns guessed from symbol names */
-	int guess_unverified;     /* no map and no DWARF: nothing tells which guesses can match */
+	int guess_unverified;     /* no map, and no DWARF for some moved function (or none at all):
+				     nothing tells whether its guessed pattern matches */
 	size_t nunguessed;        /* no map: sampled units no name pattern can move (kept in flash) */
 	uint64_t unguessed_samples;
 	const char *unguessed_top; /* the hottest of them (a name in the image), or NULL */

@@ -31,9 +31,12 @@ void rp_srcloc_release(rp_srcloc *loc);
 /* Whether a function has an input section of its own, as the compiler's recorded switches
  * (DW_AT_producer of its compilation unit, -grecord-gcc-switches is GCC's default) tell. */
 enum {
-	RP_FUNCSEC_UNKNOWN = 0, /* no compilation unit describes it (no -g), or no switches recorded */
+	RP_FUNCSEC_UNKNOWN = 0, /* its compilation unit proves nothing: an assembler's ("GNU AS"),
+				   or a compiler's that recorded no switches */
 	RP_FUNCSEC_OWN = 1,     /* compiled with -ffunction-sections: .text.NAME */
 	RP_FUNCSEC_SHARED = 2,  /* compiled without: it shares its object's .text */
+	RP_FUNCSEC_NONE = 3,    /* no compilation unit covers it: its object has no debug information
+				   (built without -g, while a library linked in has some) */
 };
 
 /* Fills own[i] (img->nfuncs entries, the caller's) with an RP_FUNCSEC_ value per function of img

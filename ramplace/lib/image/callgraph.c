@@ -37,6 +37,7 @@ typedef struct build_ctx {
 	const rp_image *img;
 	size_t self;
 	uint64_t inner_lo, inner_hi;   /* (lo, hi): inside self, where no function starts; empty if one does */
+	uint64_t self_end, tail_limit; /* self's .size end; where the next function (or its section) begins */
 	site *sites;
 	size_t nsites, cap;
 	start_index starts;
@@ -170,6 +171,28 @@ static void set_inner(build_ctx *b, const rp_image *img, size_t i)
 		    (j == img->nfuncs || img->funcs[j].addr >= f->addr + f->size);
 	b->inner_lo = alone ? f->addr : 0;
 	b->inner_hi = alone ? f->addr + f->size : 0;
+	const rp_section *sec = &img->sections[f->section];
+	b->self_end = f->addr <= UINT64_MAX - f->size ? f->addr + f->size : UINT64_MAX;
+	b->tail_limit = sec->vma <= UINT64_MAX - sec->size ? sec->vma + sec->size : UINT64_MAX;
+	if (j < img->nfuncs && img->funcs[j].addr < b->tail_limit)
+		b->tail_limit = img->funcs[j].addr;
+}
+
+/* A pc-relative load past the function's .size but before the next function reads data of its
+ * own input section: an ARM literal pool after a naked function's code (its .size stops at the
+ * last instruction). Without a map, that is the only sign that moving it moves those bytes. */
+static void note_trailing(build_ctx *b, const rp_insn *in)
+{
+	if (b->img->machine != EM_ARM || in->kind != RP_INSN_OTHER)
+		return;
+	unsigned width = strncmp(in->mnemonic, "ldrd", 4) == 0 || strncmp(in->mnemonic, "vldr", 4) == 0 ? 8 : 4;
+	for (size_t k = 0; k < in->nrefs; k++) {
+		uint64_t a = in->refs[k];
+		if (a < b->self_end || a >= b->tail_limit || b->tail_limit - a < width)
+			continue;
+		if (a + width - b->self_end > b->cg->trailing[b->self])
+			b->cg->trailing[b->self] = a + width - b->self_end;
+	}
 }
 
 static int on_insn(void *p, const rp_insn *in)
@@ -185,6 +208,7 @@ static int on_insn(void *p, const rp_insn *in)
 			b->sites[b->nsites++] = (site){ b->self, ti, in->kind == RP_INSN_CALL, in->addr, in->site_len };
 		}
 	}
+	note_trailing(b, in);
 	for (size_t k = 0; k < in->nrefs; k++) {
 		const rp_func *t = start_at(&b->starts, b->img, in->ref_words[k], b->img->machine == EM_ARM);
 		if (t)
@@ -277,9 +301,10 @@ int rp_callgraph_build(rp_callgraph **out, const rp_image *img, rp_err *err)
 	cg->img = img;
 	cg->nfuncs = img->nfuncs;
 	cg->address_taken = calloc(img->nfuncs ? img->nfuncs : 1, 1);
+	cg->trailing = calloc(img->nfuncs ? img->nfuncs : 1, sizeof(uint64_t));
 	rp_disasm *d = NULL;
-	build_ctx b = { cg, img, 0, 0, 0, NULL, 0, 0, { NULL, 0, NULL }, err };
-	int rc = cg->address_taken ? starts_build(&b.starts, img, err) : rp_err_nomem(err, "building the call graph");
+	build_ctx b = { cg, img, 0, 0, 0, 0, 0, NULL, 0, 0, { NULL, 0, NULL }, err };
+	int rc = cg->address_taken && cg->trailing ? starts_build(&b.starts, img, err) : rp_err_nomem(err, "building the call graph");
 	if (!rc)
 		rc = rp_disasm_new(&d, img, err);
 	for (size_t i = 0; !rc && i < img->nfuncs; i++) {
@@ -314,6 +339,7 @@ void rp_callgraph_free(rp_callgraph *cg)
 	free(cg->edges);
 	free(cg->first);
 	free(cg->address_taken);
+	free(cg->trailing);
 	rp_disasm_free(cg->disasm);
 	free(cg);
 }

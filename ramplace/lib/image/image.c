@@ -178,12 +178,53 @@ static int load_symtab(loader *ld, Elf_Scn *scn, const GElf_Shdr *sh, rp_err *er
 			file = name;
 			continue;
 		}
-		if (type != STT_FUNC || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || !*name)
+		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || !*name)
+			continue;
+		int untyped = type == STT_NOTYPE && GELF_ST_BIND(sym.st_info) != STB_LOCAL && name[0] != '$' &&
+			      sym.st_shndx < ld->img->nsections && ld->img->sections[sym.st_shndx].is_exec;
+		if (untyped) {   /* a linker-script symbol may lie anywhere (_estack): only code counts */
+			const rp_section *sec = &ld->img->sections[sym.st_shndx];
+			uint64_t a = ld->img->machine == EM_ARM ? (sym.st_value & ~(GElf_Addr)1) : sym.st_value;
+			untyped = a >= sec->vma && a - sec->vma < sec->size;
+		}
+		if (type != STT_FUNC && !untyped)
 			continue;
 		if (add_func(ld, &sym, name, file, err))
 			return err->code;
+		ld->img->funcs[ld->img->nfuncs - 1].untyped = untyped;
 	}
 	return 0;
+}
+
+/* An untyped global is an entry point only where no typed function is: inside one (or at its
+ * start) it is a label, at or past its section's end a linker-script marker (_etext,
+ * __ramtext_end). Those are dropped; funcs are sorted by address. */
+static void drop_untyped_labels(rp_image *img)
+{
+	size_t keep = 0;
+	uint64_t covered = 0;   /* the end of the typed functions seen so far */
+	for (size_t i = 0, j; i < img->nfuncs; i = j) {
+		uint64_t a = img->funcs[i].addr, group_end = covered;
+		int typed_here = 0;
+		for (j = i; j < img->nfuncs && img->funcs[j].addr == a; j++)
+			if (!img->funcs[j].untyped) {
+				typed_here = 1;
+				if (img->funcs[j].size <= UINT64_MAX - a && a + img->funcs[j].size > group_end)
+					group_end = a + img->funcs[j].size;
+			}
+		for (size_t k = i; k < j; k++) {
+			rp_func f = img->funcs[k];
+			const rp_section *sec = f.section < img->nsections ? &img->sections[f.section] : NULL;
+			if (f.untyped && (typed_here || a < covered || !sec || a - sec->vma >= sec->size)) {
+				free(f.name);
+				free(f.file);
+				continue;
+			}
+			img->funcs[keep++] = f;
+		}
+		covered = group_end;
+	}
+	img->nfuncs = keep;
 }
 
 static int load_symbols(loader *ld, rp_err *err)
@@ -303,11 +344,13 @@ static int load_all(loader *ld, rp_err *err)
 	    (rc = load_sections(ld, err)) || (rc = rp_image_arch_check(ld->img, ld->e_flags, err)) ||
 	    (rc = load_symbols(ld, err)))
 		return rc;
+	rp_sort(ld->img->funcs, ld->img->nfuncs, sizeof(rp_func), func_cmp_addr);
+	drop_untyped_labels(ld->img);
+	ld->img->riscv_rvc = ld->img->machine == EM_RISCV && (ld->e_flags & 1);
 	if (ld->img->nfuncs == 0)
 		return fail(err, ld->name, "no function symbols (stripped? build with symbols, e.g. -g or without -s)");
 	if (!find_build_id(ld))
 		content_hash(ld->img);
-	rp_sort(ld->img->funcs, ld->img->nfuncs, sizeof(rp_func), func_cmp_addr);
 	if ((rc = index_names(ld->img, err)))
 		return rc;
 	rp_image_arch_init(ld->img);

@@ -155,7 +155,7 @@ static void mark_cu(unsigned char *own, const rp_image *img, Dwarf_Die *cu, unsi
 int rp_dwarf_func_sections(unsigned char *own, const rp_image *img, rp_dwarf *dw, rp_err *err)
 {
 	(void)err;
-	memset(own, RP_FUNCSEC_UNKNOWN, img->nfuncs);
+	memset(own, RP_FUNCSEC_NONE, img->nfuncs);
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	while (dwarf_nextcu(dw->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
@@ -170,6 +170,8 @@ int rp_dwarf_func_sections(unsigned char *own, const rp_image *img, rp_dwarf *dw
 				mark_cu(own, img, &cu, fs ? RP_FUNCSEC_OWN : RP_FUNCSEC_SHARED);
 			else if (producer && strncmp(producer, "GNU C", 5) == 0 && strstr(producer, " -"))
 				mark_cu(own, img, &cu, RP_FUNCSEC_SHARED);
+			else
+				mark_cu(own, img, &cu, RP_FUNCSEC_UNKNOWN);
 		}
 		off = next;
 	}

@@ -14,16 +14,20 @@ static uint64_t round_up(uint64_t v, uint64_t a)
 
 /* RISC-V linker relaxation, which makes code size depend on where it ends up. A call between
  * flash and RAM (far apart) cannot stay jal or c.jal, so ld keeps auipc+jalr: +4 or +6 bytes
- * for each such site in moved code. Inside a RAM section of at most 2 KiB (RV32C), every call
- * reaches as c.jal/c.j: -2 per jal site, -6 per auipc+jalr pair. upper: the growth with every
- * callee elsewhere (a bound for the solvers). Other architectures: 0. */
+ * for each such site in moved code. Between two units in the same RAM region ld starts again
+ * from each object's auipc+jalr: with compressed code (RVC, RV32) in a region of at most
+ * 2 KiB every call reaches as c.jal/c.j (-2 per jal site, -6 per pair); in a larger one a
+ * c.jal of the flash build may no longer reach (+2, a bound), and a pair becomes jal (-4);
+ * without RVC a pair becomes jal (-4), a jal stays. upper: the growth with every callee
+ * elsewhere (a bound for the solvers). Other architectures: 0. */
 int64_t pl_relax_delta(const ctx *c, size_t ui, int upper)
 {
 	if (c->img->machine != EM_RISCV || !c->cg)
 		return 0;
 	const unit *u = &c->units[ui];
-	int small = !upper && u->chosen && c->regions[u->region].budget <= 2046 && c->img->elfclass == 32 &&
-		    !c->no_relax;
+	uint64_t budget = u->chosen ? c->regions[u->region].budget : 0;
+	int relaxed = !upper && u->chosen && !c->no_relax && budget < (1u << 20);
+	int cjal = c->img->riscv_rvc && c->img->elfclass == 32;
 	int64_t d = 0;
 	for (size_t j = c->ufirst[ui]; j < c->ufirst[ui + 1]; j++) {
 		size_t i = c->ufuncs[j];
@@ -34,8 +38,10 @@ int64_t pl_relax_delta(const ctx *c, size_t ui, int upper)
 				continue;
 			if (upper || pl_location(t) != pl_location(u))
 				d += 4 * (int64_t)e->sites4 + 6 * (int64_t)e->sites2;
-			else if (small)
+			else if (relaxed && cjal && budget <= 2046)
 				d -= 2 * (int64_t)e->sites4 + 6 * (int64_t)e->sites8;
+			else if (relaxed)
+				d += (cjal ? 2 * (int64_t)e->sites2 : 0) - 4 * (int64_t)e->sites8;
 		}
 	}
 	return d;

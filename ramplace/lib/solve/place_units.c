@@ -152,7 +152,7 @@ int pl_group_by_input_section(ctx *c, rp_err *err)
 const char pl_why_shared_text[] =
 	"no --map, and it was compiled without -ffunction-sections (it shares its object's .text): no name pattern moves it";
 const char pl_why_no_debug[] =
-	"no --map, and no debug information says it has a section of its own (library or assembly code?)";
+	"no --map, and its debug information (assembly, or no compiler switches recorded) does not say it has a section of its own";
 
 /* Why no pattern can move function i (NULL: one can, or nobody can tell): without a map, a
  * section its name does not give; with one, a section of a compiler temporary that shares its
@@ -171,6 +171,8 @@ static const char *unguessable(const ctx *c, size_t i)
 		return pl_why_shared_text;
 	if (c->funcsec[i] == RP_FUNCSEC_UNKNOWN)
 		return pl_why_no_debug;
+	/* RP_FUNCSEC_NONE, no debug information for its object: guessed from its name, as in an ELF
+	 * without any; refusing it kept a port built without -g (libgcc's DWARF only) in flash */
 	return NULL;
 }
 
@@ -270,6 +272,17 @@ static uint64_t guessed_insec_align(const ctx *c, size_t k)
 	return end % 4 == 2 && s->addr == end + 2 ? 4 : 2;
 }
 
+/* Without a map, the bytes a function's input section holds: its .size and a literal pool
+ * after it that its own loads read (callgraph.h: trailing); for a symbol without .size
+ * (assembly such as libgcc's __aeabi_uldivmod) all up to the next function. */
+static uint64_t func_bytes(const ctx *c, size_t i)
+{
+	const rp_func *f = &c->img->funcs[i];
+	if (!f->size)
+		return rp_image_func_extent(c->img, f);
+	return f->size + (c->cg ? c->cg->trailing[i] : 0);
+}
+
 /* Without a map, a function's alignment as its place in the link shows it: 2 past a multiple
  * of 4 is 2-aligned, after a 2-byte gap 4-aligned, otherwise what most functions show. */
 static uint64_t func_align(const ctx *c, size_t i)
@@ -278,7 +291,7 @@ static uint64_t func_align(const ctx *c, size_t i)
 	if (f->addr % 4)
 		return f->addr % 2 ? 1 : 2;
 	if (i > 0) {
-		uint64_t end = c->img->funcs[i - 1].addr + c->img->funcs[i - 1].size;
+		uint64_t end = c->img->funcs[i - 1].addr + func_bytes(c, i - 1);
 		if (end % 4 == 2 && f->addr == end + 2)
 			return 4;
 	}
@@ -295,7 +308,7 @@ uint64_t pl_piece_align(const ctx *c, size_t p)
 
 uint64_t pl_piece_size(const ctx *c, size_t p)
 {
-	return c->map ? c->map->insecs[p].size : c->img->funcs[p].size;
+	return c->map ? c->map->insecs[p].size : func_bytes(c, p);
 }
 
 static int by_piece_align(const void *a, const void *b, void *cp)

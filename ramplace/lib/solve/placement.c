@@ -72,6 +72,17 @@ static int read_func_sections(ctx *c, rp_err *err)
 	return rc;
 }
 
+/* A chosen function whose object has no debug information (a port that builds without -g and
+ * links libgcc's or libg's) was guessed from its name alone: warned about as for an ELF
+ * without any. */
+static void note_unverified_guesses(ctx *c)
+{
+	for (size_t u = 0; c->funcsec && u < c->nunits; u++)
+		for (size_t k = c->ufirst[u]; c->units[u].chosen && k < c->ufirst[u + 1]; k++)
+			if (c->funcsec[c->ufuncs[k]] == RP_FUNCSEC_NONE)
+				c->out->guess_unverified = 1;
+}
+
 /* The call graph feeds veneers, closures and the reset path; an architecture libopcodes is
  * not set up for here simply has none. */
 static int build_callgraph(ctx *c, rp_err *err)
@@ -112,11 +123,12 @@ int rp_place(const rp_image *img, const rp_map *map, const rp_db_totals *totals,
 		goto done;
 	if ((rc = pl_build_units(&c, err)))
 		goto done;
-	if ((rc = pl_index_units(&c, err)) || (rc = pl_size_units(&c, err)) || (rc = build_callgraph(&c, err)) ||
+	if ((rc = pl_index_units(&c, err)) || (rc = build_callgraph(&c, err)) || (rc = pl_size_units(&c, err)) ||
 	    (rc = pl_collect_callees(&c, err)) || (rc = pl_note_shared_text(&c, err)))
 		goto done;
 	if ((rc = pl_apply_exclusions(&c, err)) || (rc = pl_solve(&c, err)) || (rc = pl_record_reasons(&c, err)))
 		goto done;
+	note_unverified_guesses(&c);
 	pl_count_cycles(&c, totals ? totals->total : 0);
 	rc = pl_make_plans(&c, totals ? totals->total : 0, err);
 done:

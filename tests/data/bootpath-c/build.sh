@@ -22,7 +22,7 @@ case $arch in
 riscv)
 	cc=(riscv64-unknown-elf-gcc -march=rv32imac -mabi=ilp32 -mcmodel=medany --specs=picolibc.specs)
 	startup=startup-riscv.c
-	ldflags=(--oslib=semihost -Wl,--no-relax -T "$root/examples/sifive-e-riscv/sifive-e.ld") ;;
+	ldflags=(--oslib=semihost -T "$root/examples/sifive-e-riscv/sifive-e.ld") ;;   # with relaxation, as GNU ld links by default
 cm3 | cm3-table)
 	cc=(arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb)
 	[ "$arch" = cm3-table ] && cc+=(-DCOPY_TABLE)

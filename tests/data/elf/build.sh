@@ -11,6 +11,8 @@ arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb $flags -Wl,--build-id=none -Wl,-Ttext=
 arm-none-eabi-strip -o arm-m3-stripped.elf arm-m3.elf
 # a function symbol with no size (assembly without .size), for call decoding over its extent
 arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb $flags -Wl,-Ttext=0x1000 a.c b.c nosize.S -o arm-m3-nosize.elf
+# a literal pool after a function's .size (a naked function's .ltorg): its section's bytes
+arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb $flags -Wl,-Ttext=0x1000 a.c b.c pool.S -o arm-m3-pool.elf
 # ARMv6-M (Cortex-M0+): build attributes say v6S-M, so long-branch veneers are 16 bytes
 arm-none-eabi-gcc -mcpu=cortex-m0plus -mthumb $flags -Wl,-Ttext=0x1000 a.c b.c -o arm-m0.elf
 # Cortex-M3 with b_entry far away in RAM (far.ld) and --pic-veneer: ld writes 16-byte veneers

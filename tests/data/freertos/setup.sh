@@ -10,7 +10,8 @@
 #    compiled with -fno-tree-loop-distribute-patterns as README says;
 #  - the Makefile: -L for the fragment, and tests/data/freertos/ramplace_stop.c (a deterministic
 #    end after a fixed number of ticks) called from vApplicationTickHook; OPT=-O2 for another
-#    level, IMAGE=... to relink elsewhere from the same objects (the map is written beside it).
+#    level, IMAGE=... to relink elsewhere from the same objects (the map is written beside it);
+#    -fmacro-prefix-map, so that the checkout's path does not change the layout.
 # Build: make -C DEST/CORTEX_MPS2_QEMU_IAR_GCC/build/gcc FREERTOS_ROOT=CORPUS_FREERTOS/FreeRTOS
 #        DEMO_PROJECT=DEST/CORTEX_MPS2_QEMU_IAR_GCC OUTPUT_DIR=OBJDIR IMAGE=ELF OPT=-Os
 #        RAMPLACE_FRAGMENT_DIR=DIR-WITH-ramtext.ld
@@ -73,7 +74,9 @@ edit "$gcc_dir/Makefile" "\$(OUTPUT_DIR)/%.o : %.c \$(OUTPUT_DIR)/%.d Makefile
 	\$(CC) \$(CFLAGS) \$(if \$(filter startup_gcc.c,\$(notdir \$<)),-fno-tree-loop-distribute-patterns) -c \$< -o \$@"
 # OPT picks the optimisation level (the demo's own is -Os); each relink writes IMAGE and its map
 # beside it from the same objects
-edit "$gcc_dir/Makefile" "CFLAGS += -g3 -Os" "CFLAGS += -g3 \$(or \$(OPT),-Os)"
+# __FILE__ (configASSERT) names the corpus's path: mapped to a fixed one, the layout, the profile
+# and every plan are the same on every checkout (a CI clone elsewhere linked a plan that passed here)
+edit "$gcc_dir/Makefile" "CFLAGS += -g3 -Os" "CFLAGS += -g3 \$(or \$(OPT),-Os) -fmacro-prefix-map=\$(FREERTOS_ROOT)=FreeRTOS -fmacro-prefix-map=\$(DEMO_PROJECT)=Demo"
 edit "$gcc_dir/Makefile" "LDFLAGS += -Xlinker -Map=\$(OUTPUT_DIR)/RTOSDemo.map" "LDFLAGS += -Xlinker -Map=\$(IMAGE:.out=.map)"
 # a relink when only the fragment changed
 edit "$gcc_dir/Makefile" "\$(IMAGE): ./mps2_m3.ld \$(OBJS_OUTPUT) Makefile" "\$(IMAGE): ./mps2_m3.ld \$(OBJS_OUTPUT) Makefile \$(RAMPLACE_FRAGMENT_DIR)/ramtext.ld"
