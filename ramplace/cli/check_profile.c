@@ -1,7 +1,8 @@
 /* check_profile.c: after a relink, what the move achieved in cycles (check_profile.h). Reads
  * the flash-model costs of two profiles (the one the plan was made from, and the relinked
  * firmware's own exact counts under the same model) and the plans; owns them for one call.
- * The prediction is the plan's first-order one: every planned function's stall cycles gone. */
+ * The prediction is the one place printed, as the plan records it ("modeled"); for a plan that
+ * records none, the first-order one: every planned function's stall cycles gone. */
 #include <stdio.h>
 #include <string.h>
 
@@ -37,8 +38,16 @@ static uint64_t stall_of(const rp_db_costs *c, const char *name, const char *fil
 	return 0;
 }
 
-/* Stall cycles of the baseline that the plans' functions (code plans only) took. */
-static int planned_stall(const rp_db_costs *base, char *const *plans, size_t nplans, double *out, rp_err *err)
+/* What place predicted under the profiles' model, as the plan records it ("modeled"). */
+typedef struct recorded {
+	int have;
+	double before, after;
+} recorded;
+
+/* Stall cycles of the baseline that the plans' functions (code plans only) took, for a plan that
+ * records no prediction (an older plan); and the prediction a plan records under model. */
+static int planned_stall(const rp_db_costs *base, const char *model, char *const *plans, size_t nplans, double *out,
+			 recorded *rec, rp_err *err)
 {
 	*out = 0;
 	for (size_t p = 0; p < nplans; p++) {
@@ -46,6 +55,8 @@ static int planned_stall(const rp_db_costs *base, char *const *plans, size_t npl
 		int rc = rp_plan_read(&plan, plans[p], err);
 		if (rc)
 			return rc;
+		if (!rec->have && plan->modeled_model && strcmp(plan->modeled_model, model) == 0 && plan->modeled_after)
+			*rec = (recorded){ 1, (double)plan->modeled_before, (double)plan->modeled_after };
 		for (size_t u = 0; !plan->is_data && u < plan->nunits; u++)
 			for (size_t f = 0; f < plan->units[u].nfuncs; f++)
 				*out += (double)stall_of(base, plan->units[u].funcs[f].name, plan->units[u].funcs[f].file);
@@ -69,18 +80,21 @@ int check_profile_report(const char *new_db, const char *baseline_db, char *cons
 		return 0;
 	}
 	double planned = 0;
+	recorded rec = { 0, 0, 0 };
 	if (!(rc = load(baseline_db, &base, err))) {
 		if (strcmp(base.model, now.model) != 0)
 			rc = rp_err_set(err, RP_EINPUT, "%s: flash model %s, but %s has %s: compare profiles taken under one model",
 					new_db, now.model, baseline_db, base.model);
 		if (!rc)
-			rc = planned_stall(&base, plans, nplans, &planned, err);
+			rc = planned_stall(&base, now.model, plans, nplans, &planned, &rec, err);
 		if (!rc) {
-			double before = cycles(&base), predicted = before - planned;
+			/* the plan's own figures when it records them: the numbers place printed */
+			double before = cycles(&base), predicted = rec.have ? rec.after : before - planned;
+			double predicted_x = rec.have ? rec.before / rec.after : predicted > 0 ? before / predicted : 0.0;
 			printf("profile: under %s the move took the workload from %.0f to %.0f modeled cycles, %.2fx fewer; the plan "
 			       "predicted %.0f, %.2fx fewer (measured/predicted speed-up %.3f)\n", now.model, before, after,
-			       after > 0 ? before / after : 0.0, predicted, predicted > 0 ? before / predicted : 0.0,
-			       after > 0 && predicted > 0 ? (before / after) / (before / predicted) : 0.0);
+			       after > 0 ? before / after : 0.0, predicted, predicted_x,
+			       after > 0 && predicted_x > 0 ? (before / after) / predicted_x : 0.0);
 		}
 		rp_db_costs_release(&base);
 	}

@@ -6,7 +6,7 @@
 
 #include "cli_html.h"
 #include "cli_stability.h"
-#include "ramplace/budget.h"
+#include "ramplace/pipeline.h"
 #include "ramplace/present.h"
 #include "ramplace/report.h"
 #include "ramplace/util.h"
@@ -14,35 +14,6 @@
 #ifndef RAMPLACE_VERSION
 #define RAMPLACE_VERSION "unknown"
 #endif
-
-/* The free RAM of the plan's region: what .data, .bss, heap and stack leave (budget.h). */
-static uint64_t free_ram(const rp_image *img, const rp_map *map, const rp_plan *plan)
-{
-	const rp_map_region *mr = map && plan->region ? rp_map_region_find(map, plan->region, 0) : NULL;
-	if (!mr)
-		return 0;
-	const char *outsec = plan->outsec;
-	rp_ram_map rm = { 0 };
-	rp_err ignored = RP_ERR_INIT;
-	uint64_t room = rp_budget_auto(img, mr, &outsec, 1, 0, plan->align ? plan->align : 4, &rm, &ignored) ? 0 : rm.budget;
-	rp_ram_map_release(&rm);
-	return room;
-}
-
-int cli_budget_curve(rp_curve *out, const rp_image *img, const rp_map *map, const rp_placement *p, rp_err *err)
-{
-	const rp_plan *plan = p->plan;
-	uint64_t align = plan->align ? plan->align : 4, max = free_ram(img, map, plan);
-	if (!max) {   /* no map: up to where every candidate fits */
-		for (size_t i = 0; i < p->nitems; i++)
-			if (rp_count_add(&max, p->items[i].weight))
-				return rp_err_set(err, RP_EINPUT, "budget curve: the candidates' sizes overflow");
-		max = (max + align - 1) / align * align;
-	}
-	if (max < plan->budget)
-		max = plan->budget;
-	return rp_curve_compute(out, p->items, p->nitems, max, rp_curve_step(max, align, 256), plan->budget, err);
-}
 
 typedef struct before_side {
 	rp_db_totals t;
@@ -119,7 +90,7 @@ static int load_data(html_data *d, const cli_html_job *j, rp_err *err)
 	    (rc = rp_profile_build(&d->after, j->totals, NULL, 0, err)))
 		memset(&d->after, 0, sizeof(d->after));
 	if (!rc && j->placement && j->placement->nplans)
-		rc = cli_budget_curve(&d->curve, j->img, j->map, j->placement, err);
+		rc = rp_pipe_curve(&d->curve, j->img, j->map, j->placement, err);
 	rp_err ignored = RP_ERR_INIT;   /* no verdict (no sampled function fits): the page says so */
 	if (!rc && j->placement && j->placement->nplans &&
 	    cli_stability_verdict(d->stability, sizeof(d->stability), j->img, j->totals, j->placement->plans[0]->budget,

@@ -3,8 +3,9 @@
  * (JSON, callgrind, folded stacks), and with --elf the placement view: the share of samples in
  * code that runs from RAM (sections loaded elsewhere than they run); with --callers the sampled
  * caller->callee arcs (from the return address taken with each sample); with --html and
- * --budget-curve the decision: a placement made as `place` makes it, its budget curve, and the
- * one-page HTML report (cli_html.c). Formatting is report.c's and present.h's. */
+ * --budget-curve the decision: the placement `place` makes (the same options, the library's
+ * pipeline), its budget curve, and the one-page HTML report (cli_html.c). Formatting is
+ * report.c's and present.h's. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "cli_costs.h"
 #include "cli_html.h"
 #include "cli_stability.h"
+#include "place_opts.h"
 #include "ramplace/image.h"
 #include "ramplace/present.h"
 #include "ramplace/profiledb.h"
@@ -92,14 +94,12 @@ typedef struct report_args {
 	int budget_curve;
 } report_args;
 
-/* The decision report_place.c makes for --html, --budget-curve and --json with --budget. */
+/* The decision --html, --budget-curve and --json with --budget show: the placement `place`
+ * makes from the same options (place_opts.c, the library's pipeline), its figures and curve. */
 typedef struct decision {
-	rp_image *img;
-	rp_map *map;
-	rp_placement placement;
+	place_args pa;
 	rp_curve curve;
 	double cycles_per_sample;
-	cli_report_place rp;
 	int have;
 } decision;
 
@@ -108,40 +108,55 @@ static int wants_decision(const report_args *a)
 	return a->html || a->budget_curve || (a->json && a->elf_path && (a->budget || a->config_path));
 }
 
-static int decide(decision *d, const report_args *a, const rp_db_totals *t, rp_err *err)
+static int decide(decision *d, const report_args *a, rp_err *err)
 {
 	if (!a->elf_path)
 		return cli_usage_error(err, "report", "--html and --budget-curve need --elf FILE");
-	d->rp.budget = a->budget;
-	d->rp.map_path = a->map_path;
-	d->rp.config_path = a->config_path;
-	int rc = rp_image_load(&d->img, a->elf_path, err);
-	if (!rc)
-		rc = cli_report_place_run(&d->rp, d->img, &d->map, t, &d->placement, &d->cycles_per_sample, err);
-	if (!rc && (d->have = 1) && d->placement.nplans)
-		rc = cli_budget_curve(&d->curve, d->img, d->map, &d->placement, err);
-	return rc;
+	place_args *pa = &d->pa;
+	pa->db_path = a->db_path;
+	pa->elf_path = a->elf_path;
+	pa->map_path = a->map_path;
+	pa->config_path = a->config_path;
+	if (a->budget) {
+		pa->pipe.opts.budget = a->budget;
+		pa->have_budget = 1;
+	} else if (!a->config_path) {
+		if (!a->map_path)
+			return cli_usage_error(err, "report", "--html and --budget-curve need --budget (or --map for the free RAM, or --config)");
+		pa->budget_auto = 1;
+	}
+	pa->pipe.run = a->run;
+	pa->pipe.force = 1;   /* a view of the profile, stale or not: place says how stale */
+	int rc = place_opts_apply_config(pa, err);
+	if (!rc) {
+		place_opts_pipeline(pa);
+		rc = rp_pipeline_run(&pa->pipe, err);
+	}
+	if (rc)
+		return rc;
+	const rp_pipeline *p = &pa->pipe;
+	double speed = pa->regions && pa->regions[0].speed > 0 ? pa->regions[0].speed : 1.0;
+	d->cycles_per_sample = p->opts.have_cost ? p->opts.cost.flash_fetch_cycles - 1.0 / speed : 0.0;
+	d->have = 1;
+	return p->placement.nplans ? rp_pipe_curve(&d->curve, p->img, p->map, &p->placement, err) : 0;
 }
 
 static void decision_release(decision *d)
 {
 	rp_curve_release(&d->curve);
-	if (d->have)
-		rp_placement_release(&d->placement);
-	cli_report_place_release(&d->rp);
-	rp_map_free(d->map);
-	rp_image_free(d->img);
+	place_opts_release(&d->pa);
 }
 
-static int show_decision(const report_args *a, const decision *d, const rp_db_totals *t, rp_err *err)
+static int show_decision(const report_args *a, const decision *d, rp_err *err)
 {
-	uint64_t budget = d->placement.nplans ? d->placement.plan->budget : 0;
+	const rp_pipeline *p = &d->pa.pipe;
+	uint64_t budget = p->placement.nplans ? p->placement.plan->budget : 0;
 	if (a->budget_curve)
-		rp_present_curve_text(stdout, &d->curve, t->total, budget, d->cycles_per_sample);
+		rp_present_curve_text(stdout, &d->curve, p->weights->total, budget, d->cycles_per_sample);
 	if (!a->html)
 		return 0;
-	cli_html_job j = { a->html, a->db_path, a->run, a->before, t, d->img, d->map, &d->placement,
-			   d->cycles_per_sample };
+	cli_html_job j = { a->html, a->db_path, a->run, a->before, &p->totals,
+			   p->img, p->map, &p->placement, d->cycles_per_sample };
 	int rc = cli_html_write(&j, err);
 	if (!rc)
 		printf("wrote %s\n", a->html);
@@ -399,18 +414,18 @@ int cmd_report(int argc, char **argv, rp_err *err)
 	rp_db_close(db);
 	if (rc)
 		return rc;
-	decision d;
-	memset(&d, 0, sizeof(d));
+	decision d = { .pa = PLACE_ARGS_INIT };
 	rp_curve_json cj = { 0 };
-	if (wants_decision(&a) && !(rc = decide(&d, &a, &t, err)) && d.curve.npoints) {
-		cj = (rp_curve_json){ &d.curve, t.total, d.placement.plan->budget, d.placement.plan->moved_samples,
-				      d.cycles_per_sample };
+	if (wants_decision(&a) && !(rc = decide(&d, &a, err)) && d.curve.npoints) {
+		const rp_pipeline *p = &d.pa.pipe;
+		cj = (rp_curve_json){ &d.curve, p->weights->total, p->placement.plan->budget, p->placement.plan->moved_samples,
+				      d.cycles_per_sample, p->placement.plan };
 		json_curve = &cj;
 	}
 	if (!rc)
 		rc = print_report(&a, &t, arcs, narcs, runs, nruns, err);
 	if (!rc && d.have)
-		rc = show_decision(&a, &d, &t, err);
+		rc = show_decision(&a, &d, err);
 	json_curve = NULL;
 	decision_release(&d);
 	rp_run_rows_free(runs, nruns);

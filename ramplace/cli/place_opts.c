@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "place_data.h"
 #include "place_opts.h"
 #include "ramplace/util.h"
 
@@ -137,57 +138,57 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 			a->allow_empty = 1;
 			break;
 		case 's':
-			rc = parse_percent(&a->opts.min_share, optarg, "--min-share", err);
+			rc = parse_percent(&a->pipe.opts.min_share, optarg, "--min-share", err);
 			break;
 		case 'L':
 			if (strcmp(optarg, "gnu") != 0 && strcmp(optarg, "lld") != 0)
 				rc = rp_err_set(err, RP_EUSAGE, "--linker: '%s' is neither gnu nor lld", optarg);
-			a->linker = strcmp(optarg, "lld") == 0 ? 1 : 0;
+			a->pipe.linker = strcmp(optarg, "lld") == 0 ? 1 : 0;
 			break;
 		case 'b':
 			a->have_budget = 1;
 			a->budget_auto = strcmp(optarg, "auto") == 0;
 			if (!a->budget_auto)
-				rc = rp_parse_size(&a->opts.budget, optarg, "--budget", err);
+				rc = rp_parse_size(&a->pipe.opts.budget, optarg, "--budget", err);
 			break;
 		case 'c': a->config_path = optarg; break;
 		case 'p': rc = add_glob(&a->pin, &a->npin, optarg, err); break;
 		case 'C': rc = add_glob(&a->closure, &a->nclosure, optarg, err); break;
 		case 'W': rc = parse_double(&a->flash_wait_states, optarg, "--flash-wait-states", 0, 1000, err); break;
 		case 'T':
-			rc = parse_double(&a->opts.time_limit_s, optarg, "--time-limit", 0.01, 86400, err);
+			rc = parse_double(&a->pipe.opts.time_limit_s, optarg, "--time-limit", 0.01, 86400, err);
 			a->time_limit_given = 1;
 			break;
-		case 'I': a->opts.force_ilp = 1; break;
+		case 'I': a->pipe.opts.force_ilp = 1; break;
 		case 'o': a->output = optarg; a->output_given = 1; break;
 		case 'P': a->plan_path = optarg; break;
 		case 'm': a->map_path = optarg; break;
 		case 'x': rc = add_glob(&a->exclude, &a->nexclude, optarg, err); break;
-		case 'r': a->opts.region = optarg; break;
+		case 'r': a->pipe.opts.region = optarg; break;
 		case 'a':
 			rc = rp_parse_size(&n, optarg, "--align", err);
 			if (!rc && rp_check_align(n, "--align", err))
 				rc = err->code = RP_EUSAGE;
-			a->opts.align = n;
+			a->pipe.opts.align = n;
 			a->align_given = 1;
 			break;
 		case 'v':
 			rc = rp_parse_size(&n, optarg, "--veneer-size", err);
 			if (!rc && rp_check_veneer_size(n, "--veneer-size", err))
 				rc = err->code = RP_EUSAGE;
-			a->opts.veneer_size = (int64_t)n;
+			a->pipe.opts.veneer_size = (int64_t)n;
 			break;
-		case 'S': a->opts.outsec = optarg; break;
-		case 'B': a->opts.keep_boot_path = 0; break;
+		case 'S': a->pipe.opts.outsec = optarg; break;
+		case 'B': a->pipe.opts.keep_boot_path = 0; break;
 		case 'q': a->quiet = 1; break;
 		case 'H': a->html = optarg; break;
-		case 'f': rc = place_cycles_option(&a->cycles, optarg, err); break;
+		case 'f': rc = rp_pipe_cycles_option(&a->pipe.cycles, optarg, err); break;
 		case 'G': a->timings = 1; break;
-		case 'F': a->force = 1; break;
-		case 'M': rc = parse_percent(&a->min_mapped, optarg, "--min-mapped", err); break;
+		case 'F': a->pipe.force = 1; break;
+		case 'M': rc = parse_percent(&a->pipe.min_mapped, optarg, "--min-mapped", err); break;
 		case 'h': fputs(usage, stdout); return 1;
 		default:
-			if ((rc = place_data_option(&a->data, c, optarg, err)) > 0)
+			if ((rc = place_data_option(&a->pipe.data, c, optarg, err)) > 0)
 				return cli_usage_error(err, "place", "unknown option");
 		}
 	}
@@ -206,7 +207,7 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 		return cli_usage_error(err, "place", "--budget (or --config with regions) is required");
 	const char *force = getenv("RAMPLACE_FORCE"); /* how the build integrations pass --force */
 	if (force && *force && strcmp(force, "0") != 0)
-		a->force = 1;
+		a->pipe.force = 1;
 	a->db_path = argv[optind];
 	a->elf_path = argv[optind + 1];
 	return 0;
@@ -236,15 +237,15 @@ static int make_regions(place_args *a, rp_err *err)
 	rp_region_cfg *first = &a->regions[0];
 	if (a->have_budget) {
 		first->budget_auto = a->budget_auto;
-		first->budget = a->budget_auto ? 0 : a->opts.budget;
+		first->budget = a->budget_auto ? 0 : a->pipe.opts.budget;
 	}
-	if (!a->cfg || strcmp(a->opts.outsec, ".ramtext") != 0)
-		first->outsec = (char *)a->opts.outsec;
-	if (a->opts.region)
-		first->memory = (char *)a->opts.region;
+	if (!a->cfg || strcmp(a->pipe.opts.outsec, ".ramtext") != 0)
+		first->outsec = (char *)a->pipe.opts.outsec;
+	if (a->pipe.opts.region)
+		first->memory = (char *)a->pipe.opts.region;
 	for (size_t r = 0; r < n; r++)
 		if (a->align_given || !a->cfg)
-			a->regions[r].align = a->opts.align;
+			a->regions[r].align = a->pipe.opts.align;
 	return 0;
 }
 
@@ -284,7 +285,7 @@ int place_opts_apply_config(place_args *a, rp_err *err)
 {
 	if (a->config_path && rp_config_load(&a->cfg, a->config_path, err))
 		return err->code;
-	rp_place_opts *o = &a->opts;
+	rp_place_opts *o = &a->pipe.opts;
 	if (a->cfg) {
 		if (append_names(&a->exclude, &a->nexclude, a->cfg->exclude, a->cfg->nexclude, err) ||
 		    append_names(&a->pin, &a->npin, a->cfg->pin, a->cfg->npin, err) ||
@@ -293,8 +294,8 @@ int place_opts_apply_config(place_args *a, rp_err *err)
 		o->cost = a->cfg->cost;
 		o->have_cost = a->cfg->have_cost && (a->cfg->cost.flash_fetch_cycles != 1.0 ||
 						     (!a->cfg->cost.have_model && !a->cfg->cost.nflash));
-		place_cycles_config(&a->cycles, &a->cfg->cost);
-		if (place_data_config(&a->data, a->cfg, err))
+		rp_pipe_cycles_config(&a->pipe.cycles, &a->cfg->cost);
+		if (rp_pipe_data_config(&a->pipe.data, a->cfg, err))
 			return err->code;
 		if (!a->time_limit_given)
 			o->time_limit_s = a->cfg->time_limit_s;
@@ -324,6 +325,17 @@ int place_opts_apply_config(place_args *a, rp_err *err)
 	return 0;
 }
 
+void place_opts_pipeline(place_args *a)
+{
+	rp_pipeline *p = &a->pipe;
+	p->elf_path = a->elf_path;
+	p->map_path = a->map_path;
+	p->db_path = a->db_path;
+	p->allow_empty = a->allow_empty;
+	p->weighting_equal = a->cfg && a->cfg->weighting == RP_WEIGHT_EQUAL;
+	p->first_fragment = a->fragments[0];
+}
+
 void place_opts_release(place_args *a)
 {
 	for (size_t r = 0; r < a->nregions; r++) {
@@ -336,7 +348,6 @@ void place_opts_release(place_args *a)
 	free(a->exclude);
 	free(a->pin);
 	free(a->closure);
-	place_data_release(&a->data);
+	rp_pipeline_release(&a->pipe);   /* what a run made, the data pins and the model options */
 	rp_config_free(a->cfg);
-	place_cycles_release(&a->cycles);
 }

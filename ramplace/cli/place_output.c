@@ -85,25 +85,25 @@ void place_print_report(const rp_placement *p, const place_args *a, int have_pro
 		printf("kept in flash: %zu function(s) with %.3f%% of the samples, each below --min-share %g%%: not worth "
 		       "a copy at boot and veneers back to flash\n",
 		       p->nbelow_share, total ? 100.0 * (double)p->below_share_samples / (double)total : 0.0,
-		       100.0 * a->opts.min_share);
+		       100.0 * a->pipe.opts.min_share);
 	if (p->solver) {
 		if (p->optimal)
 			printf("solver: %s, optimal\n", p->solver);
 		else if (isinf(p->gap))
 			printf("solver: %s, stopped by the %.1f s time limit before the LP bound: the best heuristic placement, no optimality gap known\n",
-			       p->solver, a->opts.time_limit_s);
+			       p->solver, a->pipe.opts.time_limit_s);
 		else if (p->gap > 0)
 			printf("solver: %s, stopped by the %.1f s time limit with an optimality gap of %.3f%%\n", p->solver,
-			       a->opts.time_limit_s, 100.0 * p->gap);
+			       a->pipe.opts.time_limit_s, 100.0 * p->gap);
 		else
 			printf("solver: %s\n", p->solver);
 	}
 	printf("samples in RAM: %.1f%% of %llu\n", total ? 100.0 * (double)moved / (double)total : 0.0,
 	       (unsigned long long)total);
-	if (p->have_cycles && !a->cycles.weigh_cycles)   /* in cycles: place_cycles_print says it */
+	if (p->have_cycles && !a->pipe.cycles.weigh_cycles)   /* in cycles: place_cycles_print says it */
 		printf("expected cycles saved: %.0f of %.0f (%.1f%%) at %g cycles per flash fetch, counting one fetch per sample\n",
 		       p->cycles_saved, p->cycles_flash, p->cycles_flash > 0 ? 100.0 * p->cycles_saved / p->cycles_flash : 0.0,
-		       a->opts.cost.flash_fetch_cycles);
+		       a->pipe.opts.cost.flash_fetch_cycles);
 	for (size_t r = 0; r < p->nplans; r++)
 		printf("wrote %s and %s\n", a->fragments[r], a->plans[r]);
 }

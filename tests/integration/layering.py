@@ -26,7 +26,9 @@ STAGE_USES = {
     "ldgen": {"root", "plan"},
     # the reports a person reads (HTML, the budget curve): above everything they show
     "present": {"root", "image", "profile", "solve", "plan", "verify"},
-    "cli": {"root", "image", "profile", "collect", "solve", "plan", "verify", "ldgen", "present"},
+    # one placement from files to a result, and its fragments written: above solve and ldgen
+    "pipeline": {"root", "image", "profile", "solve", "plan", "ldgen"},
+    "cli": {"root", "image", "profile", "collect", "solve", "plan", "verify", "ldgen", "present", "pipeline"},
 }
 
 

@@ -60,7 +60,8 @@ static void test_round_trip(void **state)
 	rp_plan plan = { .build_id = (char *)"0123abcd", .outsec = (char *)".ramtext", .region = (char *)"RAM",
 			 .region_origin = 0x20000000, .region_length = 0x10000, .budget = 1024,
 			 .veneer_reserve = 64, .used = 260, .total_samples = UINT64_MAX, .moved_samples = 900,
-			 .units = units, .nunits = 3 };
+			 .modeled_model = (char *)"cache:size=4096 ways", .modeled_before = 7577594264ull,
+			 .modeled_after = 3717035372ull, .units = units, .nunits = 3 };
 	char *path = temp_path();
 	rp_err err = RP_ERR_INIT;
 	assert_int_equal(rp_plan_write(&plan, path, &err), 0);
@@ -73,6 +74,7 @@ static void test_round_trip(void **state)
 	assert_non_null(strstr(text, "unit memcpy - 236 236 200\n"));
 	assert_non_null(strstr(text, "unit %2D tab%09here.c 0 0 0\n"));
 	assert_non_null(strstr(text, "samples 18446744073709551615 900\n"));
+	assert_non_null(strstr(text, "modeled cache:size=4096%20ways 7577594264 3717035372\n"));
 	free(text);
 
 	rp_plan *back = NULL;
@@ -87,6 +89,8 @@ static void test_round_trip(void **state)
 	assert_int_equal(back->used, 260);
 	assert_true(back->total_samples == UINT64_MAX);
 	assert_int_equal(back->moved_samples, 900);
+	assert_string_equal(back->modeled_model, "cache:size=4096 ways");
+	assert_true(back->modeled_before == 7577594264ull && back->modeled_after == 3717035372ull);
 	assert_int_equal(back->nunits, 3);
 	assert_string_equal(back->units[0].name, "op add");
 	assert_string_equal(back->units[0].file, "my file.c");
@@ -212,6 +216,11 @@ static void test_hostile(void **state)
 	expect_error("ramplace-plan 1\nregion RAM 18446744073709551615 2\n",
 		     "p.plan:2: region RAM (origin 0xffffffffffffffff, length 0x2) wraps around the address space");
 	expect_error("ramplace-plan 1\nsamples 1 2\n", "p.plan:2: moved samples exceed the total");
+	expect_error("ramplace-plan 1\nmodeled ws:5 1\n", "p.plan:2: missing fields: expected 'modeled MODEL BEFORE AFTER'");
+	expect_error("ramplace-plan 1\nmodeled ws:5 1 2\n", "p.plan:2: modeled cycles after the move exceed those before it");
+	expect_error("ramplace-plan 1\nmodeled - 2 1\n", "p.plan:2: 'modeled' needs a model");
+	expect_error("ramplace-plan 1\nmodeled ws:5 2 x\n", "p.plan:2: modeled cycles after 'x' is not a decimal number");
+	expect_error("ramplace-plan 1\nmodeled ws:5 2 1\nmodeled ws:5 2 1\n", "p.plan:3: 'modeled' given twice");
 	expect_error("ramplace-plan 1\nunit f - 1 1 1\n", "p.plan:2: 'unit' before the header is complete");
 	expect_error("ramplace-plan 1\nend\n", "p.plan:2: 'end' outside a unit");
 	const char nul[] = "ramplace-plan 1\nbuild-id a\0b\n";

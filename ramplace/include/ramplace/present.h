@@ -57,6 +57,7 @@ typedef struct rp_curve_json {
 	uint64_t plan_budget;
 	uint64_t plan_value;             /* samples the plan moves */
 	double cycles_per_sample;
+	const rp_plan *plan;             /* its modeled cycles ("modeled"), or NULL */
 } rp_curve_json;
 
 /* The "budget_curve" member of the JSON export (report.h: rp_report_json_more); arg is an

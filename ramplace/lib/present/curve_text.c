@@ -10,6 +10,24 @@ static double share(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
+/* ", \"modeled\": {...}": the cycles place printed and the plan records, or null. */
+static void modeled_json(FILE *out, const rp_plan *plan)
+{
+	if (!plan || !plan->modeled_model || !plan->modeled_before) {
+		fputs(", \"modeled\": null", out);
+		return;
+	}
+	fputs(", \"modeled\": {\"model\": \"", out);
+	for (const unsigned char *c = (const unsigned char *)plan->modeled_model; *c; c++)
+		if (*c == '"' || *c == '\\' || *c < 0x20)
+			fprintf(out, "\\u%04x", *c);
+		else
+			fputc(*c, out);
+	double b = (double)plan->modeled_before, a = (double)plan->modeled_after;
+	fprintf(out, "\", \"before\": %llu, \"after\": %llu, \"speedup\": %.17g}", (unsigned long long)plan->modeled_before,
+		(unsigned long long)plan->modeled_after, a > 0 ? b / a : 0.0);
+}
+
 void rp_present_curve_text(FILE *out, const rp_curve *c, uint64_t total, uint64_t plan_budget,
 			   double cycles_per_sample)
 {
@@ -43,6 +61,7 @@ void rp_present_curve_json(FILE *out, const void *arg)
 		fprintf(out, "%.17g", j->cycles_per_sample);
 	else
 		fputs("null", out);
+	modeled_json(out, j->plan);
 	fputs(", \"points\": [", out);
 	for (size_t k = 0; k < c->npoints; k++)
 		fprintf(out, "%s\n    {\"budget\": %llu, \"samples\": %llu, \"share\": %.17g, \"bytes\": %llu, \"functions\": %zu}",

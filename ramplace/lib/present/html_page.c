@@ -64,9 +64,18 @@ static void summary(FILE *out, const rp_present_in *in)
 		}
 		fprintf(out, "<p>Samples in code running from RAM after the move: <b id=\"moved-share\">%.1f %%</b> of %llu.",
 			total ? 100.0 * (double)moved / (double)total : 0.0, (unsigned long long)total);
-		if (p->have_cycles)
-			fprintf(out, " Modeled cycles saved: <b>%.0f</b> of %.0f (%.1f %%).", p->cycles_saved, p->cycles_flash,
-				p->cycles_flash > 0 ? 100.0 * p->cycles_saved / p->cycles_flash : 0.0);
+		/* the figures place printed and the plan records (the pipeline's, pipeline.h): the
+		 * page, the terminal and check --profile show one number */
+		const rp_plan *pl = p->plan;
+		if (pl->modeled_model && pl->modeled_before) {
+			double b = (double)pl->modeled_before, a = (double)pl->modeled_after;
+			fputs(" Modeled cycles (", out);
+			html_text(out, pl->modeled_model);
+			fprintf(out, "): <b id=\"modeled-before\">%llu</b> from flash, <b id=\"modeled-after\">%llu</b> after the "
+				     "move: <b id=\"modeled-speedup\">%.2fx</b> fewer (%.1f %% saved).",
+				(unsigned long long)pl->modeled_before, (unsigned long long)pl->modeled_after, a > 0 ? b / a : 0.0,
+				100.0 * (b - a) / b);
+		}
 		fputs("</p>\n", out);
 		if (p->solver) {
 			fputs("<p class=\"muted\">Solver: ", out);

@@ -100,6 +100,11 @@ static void write_header(FILE *fp, const rp_plan *plan)
 		put_field(fp, plan->data_plan);
 		fputc('\n', fp);
 	}
+	if (plan->modeled_model) {
+		fputs("modeled ", fp);
+		put_field(fp, plan->modeled_model);
+		fprintf(fp, " %llu %llu\n", (unsigned long long)plan->modeled_before, (unsigned long long)plan->modeled_after);
+	}
 }
 
 static void write_unit(FILE *fp, const rp_plan_unit *u, int is_data)
@@ -278,7 +283,7 @@ static int expect_fields(reader *rd, size_t n, const char *usage)
 
 enum { SEEN_BUILD_ID = 1, SEEN_OUTSEC = 2, SEEN_REGION = 4, SEEN_BUDGET = 8, SEEN_VENEER = 16,
        SEEN_USED = 32, SEEN_SAMPLES = 64, SEEN_VENEERS = 128, SEEN_ALIGN = 256, SEEN_KIND = 512,
-       SEEN_DATA_PLAN = 1024 };
+       SEEN_DATA_PLAN = 1024, SEEN_MODELED = 2048 };
 #define SEEN_REQUIRED (SEEN_BUILD_ID | SEEN_OUTSEC | SEEN_BUDGET | SEEN_VENEER | SEEN_USED | SEEN_SAMPLES)
 
 static int mark_seen(reader *rd, unsigned bit, const char *key)
@@ -333,6 +338,21 @@ static int parse_samples(reader *rd)
 	if (plan->moved_samples > plan->total_samples)
 		return fail(rd, "moved samples exceed the total%s", "");
 	return 0;
+}
+
+/* "modeled MODEL BEFORE AFTER": the cycles place priced the profiled workload at. */
+static int parse_modeled(reader *rd)
+{
+	rp_plan *plan = rd->plan;
+	if (mark_seen(rd, SEEN_MODELED, "modeled") || expect_fields(rd, 4, "modeled MODEL BEFORE AFTER") ||
+	    parse_u64(rd, &plan->modeled_before, rd->fields[2], "modeled cycles before") ||
+	    parse_u64(rd, &plan->modeled_after, rd->fields[3], "modeled cycles after"))
+		return rd->err->code;
+	if (rd->is_dash[1])
+		return fail(rd, "'modeled' needs a model%s", "");
+	if (plan->modeled_after > plan->modeled_before)
+		return fail(rd, "modeled cycles after the move exceed those before it%s", "");
+	return take(&plan->modeled_model, rd, 1);
 }
 
 /* "kind data": a plan of read-only data objects (.ramdata); code plans have no kind line. */
@@ -403,6 +423,8 @@ static int parse_header_key(reader *rd, const char *key)
 		return parse_kind(rd);
 	if (strcmp(key, "data-plan") == 0)
 		return parse_data_plan(rd);
+	if (strcmp(key, "modeled") == 0)
+		return parse_modeled(rd);
 	return fail(rd, "unknown key '%s'", key);
 }
 
@@ -573,5 +595,6 @@ void rp_plan_free(rp_plan *plan)
 	free(plan->outsec);
 	free(plan->region);
 	free(plan->data_plan);
+	free(plan->modeled_model);
 	free(plan);
 }

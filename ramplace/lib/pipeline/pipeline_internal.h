@@ -1,0 +1,37 @@
+/* pipeline_internal.h: the private interface between the pieces of one pipeline run
+ * (pipeline.h). Not installed.
+ *
+ *   pipeline.c     the driver: loads, judges the profile, weighs, places, writes
+ *   pipe_cycles.c  the currency: flash models, stall cycles, the modeled before and after
+ *   pipe_data.c    read-only data placed beside the code (--data) */
+#ifndef RAMPLACE_PIPELINE_INTERNAL_H
+#define RAMPLACE_PIPELINE_INTERNAL_H
+
+#include "ramplace/pipeline.h"
+
+/* After the totals are read from db, before the arcs: reads the stall cycles and decides the
+ * objective; in cycles it turns on opts' cost model (arcs, veneer cycles) at one cycle saved
+ * per unit of weight. */
+int pipe_cycles_load(rp_pipe_cycles *pc, rp_db *db, rp_place_opts *opts, rp_err *err);
+/* The totals to place from: the weights in cycles, or samples as they are. Resolves the models'
+ * MEMORY names against pc->map first: an unknown one, or ranges that overlap, fail naming the
+ * config's file:line:column (RP_EINPUT) or the option (RP_EUSAGE). */
+int pipe_cycles_totals(rp_pipe_cycles *pc, const rp_image *img, const rp_db_totals *samples,
+		       const rp_db_totals **out, rp_err *err);
+/* The modeled cycles of the profiled workload before and after p, and what they rest on. */
+void pipe_cycles_figures(const rp_pipe_cycles *pc, const rp_placement *p, const rp_place_opts *opts,
+			 rp_pipe_figures *f);
+void pipe_cycles_release(rp_pipe_cycles *pc);
+
+/* Places (rp_place_data when data placement is on, else rp_place) into *out. first_fragment
+ * names where the data fragment goes (its directory). */
+int pipe_data_place(rp_pipe_data *a, const char *first_fragment, const rp_image *img, const rp_map *map,
+		    const rp_db_totals *totals, const rp_place_opts *opts, rp_placement *out, rp_err *err);
+/* Writes ramdata.ld and ramdata.ld.plan when data placement is on. */
+int pipe_data_write(const rp_pipe_data *a, rp_err *err);
+/* The first build: an empty ramdata.ld and plan beside first_fragment when data placement is on,
+ * so a script that INCLUDEs it links. */
+int pipe_data_write_empty(rp_pipe_data *a, const char *first_fragment, rp_err *err);
+void pipe_data_release(rp_pipe_data *a);
+
+#endif
