@@ -24,9 +24,20 @@ typedef struct rp_check_result {
 	uint64_t planned_total;   /* plan->used + plan->veneer_reserve */
 	int64_t difference;       /* outsec_size - planned_total */
 	uint64_t planned_veneers; /* plan->nveneers */
+	/* Planned functions found by memory rather than by section name: in a section loaded from
+	 * flash and run from RAM (within the plan's region when it has one) other than the plan's
+	 * output section, as SDKs name theirs (pico-sdk's .data, Zephyr's .ram_text_reloc, ESP-IDF's
+	 * .iram0.text). Such a function is placed; the exact accounting of the output section is
+	 * then left out and the budget is checked on the planned functions' bytes. */
+	size_t nby_memory;
+	char holders[256];        /* those sections' names, comma-separated (truncated) */
+	uint64_t placed_bytes;    /* the symbol bytes of every placed planned function */
 } rp_check_result;
 
-/* Fills res; returns 0 when the check could be done (even with failures), negative on error. */
+/* Fills res; returns 0 when the check could be done (even with failures), negative on error. A
+ * planned function is placed when it lies in the plan's output section, or else in any section
+ * run from RAM and loaded from flash (res->nby_memory); one left in flash in a section no rule of
+ * the linker script placed (an orphan, kept under its input name) is named with that cause. */
 int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result *res, rp_err *err);
 void rp_check_result_release(rp_check_result *res);
 

@@ -66,6 +66,45 @@ static void describe_place(char *buf, size_t n, const rp_image *img, const rp_fu
 		snprintf(buf, n, "in %s", sec->name);
 }
 
+/* The section holding f when it runs from RAM, copied there from flash (LMA != VMA, contents in
+ * the file) within the plan's region when the plan knows one: placed, whatever its name. */
+static const rp_section *ram_copy_of(const rp_image *img, const rp_plan *plan, const rp_func *f)
+{
+	const rp_section *sec = f->section < img->nsections ? &img->sections[f->section] : NULL;
+	if (!sec || !sec->is_alloc || sec->is_nobits || sec->lma == sec->vma ||
+	    !range_inside(f->addr, f->size, sec->vma, sec->size))
+		return NULL;
+	if (plan->region_length && !range_inside(f->addr, f->size, plan->region_origin, plan->region_length))
+		return NULL;
+	return sec;
+}
+
+/* A section ld placed by its own name because no rule of the script names it keeps its input
+ * name: ".ramtext.vm_run", ".time_critical.x", ".text.f" (an output section has one dot). */
+static int looks_orphan(const rp_section *sec)
+{
+	return sec->name[0] == '.' && strchr(sec->name + 1, '.') != NULL;
+}
+
+/* Whether name is one of the comma-separated holders. */
+static int is_holder(const rp_check_result *res, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *h = res->holders; (h = strstr(h, name)) != NULL; h += n)
+		if ((h == res->holders || h[-1] == ' ') && (h[n] == ',' || h[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+static void note_holder(rp_check_result *res, const rp_section *sec, const rp_func *f)
+{
+	res->nby_memory++;
+	res->placed_bytes += f->size;
+	size_t len = strlen(res->holders);
+	if (!is_holder(res, sec->name))
+		snprintf(res->holders + len, sizeof(res->holders) - len, "%s%s", len ? ", " : "", sec->name);
+}
+
 static int check_func(const rp_image *img, const rp_plan *plan, const rp_section *outsec,
 		      const rp_plan_func *pf, rp_check_result *res, rp_err *err)
 {
@@ -77,8 +116,19 @@ static int check_func(const rp_image *img, const rp_plan *plan, const rp_section
 	if (!f)
 		return add_failure(res, err, "'%s'%s is not in the relinked ELF: inlined or renamed?", pf->name, file_note);
 	if (!outsec || !range_inside(f->addr, f->size, outsec->vma, outsec->size)) {
+		const rp_section *ram = ram_copy_of(img, plan, f);
+		if (ram) {
+			note_holder(res, ram, f);
+			res->nfuncs_placed++;
+			return 0;
+		}
 		char place[256];
 		describe_place(place, sizeof(place), img, f);
+		const rp_section *sec = f->section < img->nsections ? &img->sections[f->section] : NULL;
+		if (sec && sec->lma == sec->vma && looks_orphan(sec))
+			return add_failure(res, err, "'%s'%s is at 0x%0*llx %s, not in %s: its section '%s' is an orphan (no rule "
+					   "of the linker script names it, so ld put it in flash by its name)", pf->name,
+					   file_note, addr_width(img), (unsigned long long)f->addr, place, plan->outsec, sec->name);
 		return add_failure(res, err, "'%s'%s is at 0x%0*llx %s, not in %s", pf->name, file_note, addr_width(img),
 				   (unsigned long long)f->addr, place, plan->outsec);
 	}
@@ -88,6 +138,7 @@ static int check_func(const rp_image *img, const rp_plan *plan, const rp_section
 				   plan->region ? plan->region : "?", (unsigned long long)plan->region_origin,
 				   (unsigned long long)(plan->region_origin + plan->region_length));
 	res->nfuncs_placed++;
+	res->placed_bytes += f->size;
 	return 0;
 }
 
@@ -114,16 +165,29 @@ static int check_object(const rp_image *img, const rp_plan *plan, const rp_secti
 	return 0;
 }
 
-/* The output section itself: present when the plan moves anything, within budget and region,
- * and copied from flash at boot. */
-static int check_outsec(const rp_image *img, const rp_plan *plan, const rp_section *outsec,
+/* Whether some planned function runs from RAM in the relinked ELF in another section than the
+ * plan's output section: the plan is then checked by memory. */
+static int any_in_ram_outside(const rp_image *img, const rp_plan *plan, const rp_section *outsec)
+{
+	for (size_t i = 0; !plan->is_data && i < plan->nunits; i++)
+		for (size_t k = 0; k < plan->units[i].nfuncs; k++) {
+			const rp_func *f = rp_image_func_by_name(img, plan->units[i].funcs[k].name, plan->units[i].funcs[k].file);
+			if (f && ram_copy_of(img, plan, f) && (!outsec || !range_inside(f->addr, f->size, outsec->vma, outsec->size)))
+				return 1;
+		}
+	return 0;
+}
+
+/* The output section itself: present when the plan moves anything (or its functions are in RAM
+ * under another section's name), within budget and region, and copied from flash at boot. */
+static int check_outsec(const rp_image *img, const rp_plan *plan, const rp_section *outsec, int by_memory,
 			rp_check_result *res, rp_err *err)
 {
 	if (!outsec)
-		return plan->nunits == 0 ? 0
+		return plan->nunits == 0 || by_memory ? 0
 		     : add_failure(res, err, "'%s' is not in the relinked ELF: is the fragment INCLUDEd in the linker script?",
 				   plan->outsec);
-	if (outsec->size > plan->budget &&
+	if (!by_memory && outsec->size > plan->budget &&
 	    add_failure(res, err, "'%s' is %llu bytes, over the budget of %llu by %llu", plan->outsec,
 			(unsigned long long)outsec->size, (unsigned long long)plan->budget,
 			(unsigned long long)(outsec->size - plan->budget)))
@@ -143,6 +207,21 @@ static int check_outsec(const rp_image *img, const rp_plan *plan, const rp_secti
 	return 0;
 }
 
+static int in_section(const rp_section *sec, uint64_t addr)
+{
+	return sec && addr >= sec->vma && addr - sec->vma < sec->size;
+}
+
+/* Whether addr lies in a section that holds planned functions found by memory: its veneers serve
+ * them (or the SDK's own RAM code: counted too, an upper bound). */
+static int in_holder(const rp_image *img, const rp_check_result *res, uint64_t addr)
+{
+	for (size_t i = 0; res->nby_memory && i < img->nsections; i++)
+		if (in_section(&img->sections[i], addr) && img->sections[i].is_alloc && is_holder(res, img->sections[i].name))
+			return 1;
+	return 0;
+}
+
 /* Veneer symbols may be STT_FUNC or STT_NOTYPE, so the image's function list misses some:
  * count them in the full symbol table, with their bytes (the symbol's size, else the
  * architecture's veneer size: image.h). */
@@ -150,7 +229,7 @@ static int count_veneers(const rp_image *img, const rp_section *outsec, rp_check
 {
 	res->nveneers = 0;
 	res->veneer_bytes = 0;
-	if (!outsec || outsec->size == 0)
+	if ((!outsec || outsec->size == 0) && !res->nby_memory)
 		return 0;
 	rp_elfsyms syms;
 	int rc = rp_elfsyms_load(&syms, img, err);
@@ -158,7 +237,7 @@ static int count_veneers(const rp_image *img, const rp_section *outsec, rp_check
 		return rc;
 	for (size_t i = 0; i < syms.nsyms; i++) {
 		uint64_t addr = syms.syms[i].value & ~(uint64_t)1; /* Thumb bit */
-		if (!rp_image_is_veneer_name(syms.syms[i].name) || addr < outsec->vma || addr - outsec->vma >= outsec->size)
+		if (!rp_image_is_veneer_name(syms.syms[i].name) || !(in_section(outsec, addr) || in_holder(img, res, addr)))
 			continue;
 		res->nveneers++;
 		res->veneer_bytes += syms.syms[i].size ? syms.syms[i].size : img->veneer_size;
@@ -170,6 +249,22 @@ static int count_veneers(const rp_image *img, const rp_section *outsec, rp_check
 static int check_accounting(const rp_image *img, const rp_plan *plan, const rp_section *outsec, rp_check_result *res,
 			    rp_err *err);
 
+/* Functions found by memory share their sections with code the plan did not move (pico-sdk's
+ * .data holds its own __not_in_flash functions): the plan's functions, those in its output
+ * section and those elsewhere in RAM, with the output section's veneers, must fit the budget. */
+static int check_memory_budget(const rp_plan *plan, rp_check_result *res, rp_err *err)
+{
+	uint64_t bytes = res->placed_bytes + res->veneer_bytes;
+	res->planned_total = plan->used + plan->veneer_reserve;
+	res->planned_veneers = plan->nveneers;
+	res->difference = 0;
+	if (bytes <= plan->budget)
+		return 0;
+	return add_failure(res, err, "the planned functions in RAM take %llu bytes with %zu veneer(s) (in %s and %s), over "
+			   "the budget of %llu", (unsigned long long)bytes, res->nveneers, plan->outsec, res->holders,
+			   (unsigned long long)plan->budget);
+}
+
 int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result *res, rp_err *err)
 {
 	memset(res, 0, sizeof(*res));
@@ -178,14 +273,16 @@ int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result 
 	const rp_section *outsec = rp_image_section(relinked, plan->outsec);
 	res->outsec_size = outsec ? outsec->size : 0;
 	res->planned_bytes = plan->used;
-	int rc = check_outsec(relinked, plan, outsec, res, err);
+	int rc = check_outsec(relinked, plan, outsec, any_in_ram_outside(relinked, plan, outsec), res, err);
 	for (size_t i = 0; !rc && i < plan->nunits; i++)
 		for (size_t k = 0; !rc && k < plan->units[i].nfuncs; k++)
 			rc = plan->is_data ? check_object(relinked, plan, outsec, &plan->units[i], &plan->units[i].funcs[k], res, err)
 					   : check_func(relinked, plan, outsec, &plan->units[i].funcs[k], res, err);
 	if (!rc)
 		rc = count_veneers(relinked, outsec, res, err);
-	if (!rc)
+	if (!rc && res->nby_memory)
+		rc = check_memory_budget(plan, res, err);
+	else if (!rc)
 		rc = check_accounting(relinked, plan, outsec, res, err);
 	if (rc)
 		rp_check_result_release(res);
