@@ -5,7 +5,7 @@
  *          names such files)
  *  esp-idf an ESP-IDF linker fragment (.lf): one [mapping] per archive, "obj:symbol (noflash)"
  *  zephyr  CMake lines for Zephyr's code relocation:
- *          zephyr_code_relocate(FILES src.c FILTER "^[.]text[.](a|b)$" LOCATION SRAM_TEXT)
+ *          zephyr_code_relocate(FILES src.c FILTER "^[.]text[.](a|b)$" LOCATION RAM_TEXT)
  *
  * Each writes path atomically. Patterns come from a plan file and are hostile: each is parsed
  * (rp_ld_pattern_parse) before it is written anywhere. */
@@ -50,10 +50,24 @@ int rp_ld_pattern_collect(void **out, size_t *n, const rp_plan *plan, size_t ele
 int rp_ldgen_lld_write(const rp_plan *plan, const char *path, rp_err *err);
 int rp_ldgen_espidf_write(const rp_plan *plan, const char *path, rp_err *err);
 
-/* location: Zephyr's LOCATION (e.g. SRAM_TEXT). loc may be NULL; with it the source files are
- * the compiled files it gives (absolute paths), without it they come from the object names
- * (a.c.obj -> a.c). */
-int rp_ldgen_zephyr_write(const rp_plan *plan, const rp_ldgen_locator *loc, const char *location,
+/* How the Zephyr lines relocate: LOCATION (RAM_TEXT: the RAM memory Zephyr's Cortex-M and
+ * RISC-V maps define; ITCM_TEXT, SRAM2_TEXT... where a board has them), PHDR (NULL: none) and
+ * NOKEEP (the generated script marks nothing KEEP). */
+typedef struct rp_ldgen_zephyr_opts {
+	const char *location;
+	const char *phdr;
+	int nokeep;
+	size_t *ndropped;   /* out, may be NULL: the patterns left as comments (not relocatable) */
+} rp_ldgen_zephyr_opts;
+
+#define RP_LDGEN_ZEPHYR_OPTS_INIT { "RAM_TEXT", NULL, 0, NULL }
+
+/* loc may be NULL; with it the source files are the compiled files it gives (absolute paths),
+ * without it they come from the object names (a.c.obj -> a.c), which zephyr_code_relocate()
+ * looks for beside the CMakeLists.txt that includes the lines. Objects in archives are the
+ * application's when CMake named them (libapp.a's interp.c.obj -> interp.c); other archive
+ * members (a toolchain library's lib_a-memcpy.o) are listed in a comment, not relocatable. */
+int rp_ldgen_zephyr_write(const rp_plan *plan, const rp_ldgen_locator *loc, const rp_ldgen_zephyr_opts *o,
 			  const char *path, rp_err *err);
 
 #endif

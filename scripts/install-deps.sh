@@ -23,6 +23,9 @@ packages=(
 	ninja-build lld git patch
 	# the HTML report's browser test (tests/integration/t_report_html.sh): headless Chromium
 	chromium
+	# Zephyr's gen_relocate_app.py (../shared/corpus/zephyr, t_zephyr_relocate.sh) reads objects
+	# with pyelftools, under Debian's /usr/bin/python3
+	python3-pyelftools
 )
 
 missing=()

@@ -20,7 +20,11 @@ static const char usage[] =
 	"\n"
 	"      --plan FILE       the plan (default ramtext.ld.plan)\n"
 	"      --elf FILE        the firmware ELF: zephyr takes source paths from its DWARF\n"
-	"      --location NAME   zephyr: memory location (default SRAM_TEXT)\n"
+	"      --location NAME   zephyr: memory location (default RAM_TEXT: the RAM of Zephyr's\n"
+	"                        Cortex-M and RISC-V memory maps; ITCM_TEXT, SRAM2_TEXT... where\n"
+	"                        a board defines them)\n"
+	"      --phdr NAME       zephyr: the program header (PHDR) of the relocated sections\n"
+	"      --nokeep          zephyr: NOKEEP (no KEEP() in the generated linker script)\n"
 	"  -o, --output FILE     file to write (required)\n";
 
 int cmd_emit(int argc, char **argv, rp_err *err)
@@ -29,17 +33,22 @@ int cmd_emit(int argc, char **argv, rp_err *err)
 		{ "format", required_argument, NULL, 'f' }, { "plan", required_argument, NULL, 'P' },
 		{ "elf", required_argument, NULL, 'e' },    { "location", required_argument, NULL, 'L' },
 		{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
+		{ "phdr", required_argument, NULL, 'H' },   { "nokeep", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *format = NULL, *plan_path = "ramtext.ld.plan", *elf_path = NULL, *output = NULL;
-	const char *location = "SRAM_TEXT";
+	rp_ldgen_zephyr_opts zo = RP_LDGEN_ZEPHYR_OPTS_INIT;
+	size_t ndropped = 0;
+	zo.ndropped = &ndropped;
 	int c;
 	while ((c = getopt_long(argc, argv, "f:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': format = optarg; break;
 		case 'P': plan_path = optarg; break;
 		case 'e': elf_path = optarg; break;
-		case 'L': location = optarg; break;
+		case 'L': zo.location = optarg; break;
+		case 'H': zo.phdr = optarg; break;
+		case 'N': zo.nokeep = 1; break;
 		case 'o': output = optarg; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return cli_usage_error(err, "emit", "unknown option");
@@ -57,6 +66,10 @@ int cmd_emit(int argc, char **argv, rp_err *err)
 	int rc = rp_plan_read(&plan, plan_path, err);
 	if (!rc && elf_path && fmt == 3)
 		rc = rp_image_load(&img, elf_path, err);
+	if (!rc && fmt == 3 && !elf_path)
+		cli_note("ramplace: note: emit --format zephyr without --elf: the files are named after the objects, "
+			 "and zephyr_code_relocate() looks for them beside the CMakeLists.txt that includes %s; "
+			 "--elf gives each source's path", output);
 	if (!rc && img)
 		rc = cli_srcloc_open(&sl, img, err);
 	rp_ldgen_locator lc = cli_srcloc_locator(&sl);
@@ -65,9 +78,14 @@ int cmd_emit(int argc, char **argv, rp_err *err)
 		case 0: rc = rp_ldgen_gnu_write(plan, output, err); break;
 		case 1: rc = rp_ldgen_lld_write(plan, output, err); break;
 		case 2: rc = rp_ldgen_espidf_write(plan, output, err); break;
-		default: rc = rp_ldgen_zephyr_write(plan, img ? &lc : NULL, location, output, err); break;
+		default: rc = rp_ldgen_zephyr_write(plan, img ? &lc : NULL, &zo, output, err); break;
 		}
 	}
+	if (!rc && fmt == 3 && ndropped && !(plan->dialect && strcmp(plan->dialect, "zephyr") == 0))
+		cli_note("ramplace: warning: %s: %zu input section(s) of the plan cannot be relocated by source file "
+			 "(listed as comments): the plan was made for GNU ld, so their budget is lost and 'check' fails on "
+			 "them; 'place --dialect zephyr' leaves them in flash and gives their budget to code Zephyr can move",
+			 output, ndropped);
 	cli_srcloc_close(&sl);
 	rp_image_free(img);
 	rp_plan_free(plan);

@@ -42,6 +42,11 @@ static const char usage[] =
 	"                        0 on RISC-V)\n"
 	"      --linker gnu|lld  the linker that will use the fragment (default: the one that\n"
 	"                        linked firmware.elf, from its .comment)\n"
+	"      --dialect gnu|zephyr  what will move the functions: the GNU ld fragment (also\n"
+	"                        what 'emit' turns into ld.lld's), or Zephyr's code relocation\n"
+	"                        ('emit --format zephyr', needs --map), which moves the\n"
+	"                        application's sources only: a toolchain library's functions\n"
+	"                        stay in flash, their budget going to ones it can move\n"
 	"      --output-section NAME   output section of the fragment (default .ramtext)\n"
 	"      --allow-boot-path also move what the reset handler calls before the copy: for\n"
 	"                        when you know better than the analysis (unsafe otherwise);\n"
@@ -125,6 +130,7 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 		{ "closure", required_argument, NULL, 'C' }, { "flash-wait-states", required_argument, NULL, 'W' },
 		{ "time-limit", required_argument, NULL, 'T' }, { "ilp", no_argument, NULL, 'I' },
 		{ "allow-empty", no_argument, NULL, 'E' }, { "linker", required_argument, NULL, 'L' },
+		{ "dialect", required_argument, NULL, 'D' },
 		{ "min-share", required_argument, NULL, 's' }, PLACE_DATA_LONGOPTS,
 		{ "html", required_argument, NULL, 'H' }, { "timings", no_argument, NULL, 'G' },
 		{ "flash-model", required_argument, NULL, 'f' },
@@ -144,6 +150,11 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 			if (strcmp(optarg, "gnu") != 0 && strcmp(optarg, "lld") != 0)
 				rc = rp_err_set(err, RP_EUSAGE, "--linker: '%s' is neither gnu nor lld", optarg);
 			a->pipe.linker = strcmp(optarg, "lld") == 0 ? 1 : 0;
+			break;
+		case 'D':
+			if (strcmp(optarg, "gnu") != 0 && strcmp(optarg, "zephyr") != 0)
+				rc = rp_err_set(err, RP_EUSAGE, "--dialect: '%s' is neither gnu nor zephyr", optarg);
+			a->pipe.opts.dialect = strcmp(optarg, "zephyr") == 0 ? RP_DIALECT_ZEPHYR : RP_DIALECT_GNU;
 			break;
 		case 'b':
 			a->have_budget = 1;
@@ -199,6 +210,9 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 		a->first_build = 1;
 		return 0;
 	}
+	if (a->pipe.opts.dialect == RP_DIALECT_ZEPHYR && !a->map_path)
+		return cli_usage_error(err, "place", "--dialect zephyr needs --map: Zephyr relocates by source file, "
+				       "which only the link map names");
 	if (argc - optind != 2)
 		return cli_usage_error(err, "place", a->allow_empty ? "expects profile.db and firmware.elf, or neither with --allow-empty"
 								     : "expects profile.db and firmware.elf");

@@ -26,7 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "/tmp/fuzz_dialects.%ld", (long)getpid());
 	run(rp_ldgen_lld_write(plan, path, &err), &err, path);
 	run(rp_ldgen_espidf_write(plan, path, &err), &err, path);
-	run(rp_ldgen_zephyr_write(plan, NULL, "SRAM_TEXT", path, &err), &err, path);
+	rp_ldgen_zephyr_opts zo = RP_LDGEN_ZEPHYR_OPTS_INIT;
+	zo.phdr = "ram_phdr";
+	zo.nokeep = 1;
+	run(rp_ldgen_zephyr_write(plan, NULL, &zo, path, &err), &err, path);
 	rp_plan_free(plan);
 	return 0;
 }

@@ -41,7 +41,7 @@ fi
 "$RAMPLACE" emit --format zephyr --elf "$work/gnu/fw.elf" --plan "$work/ramtext.ld.plan" -o "$work/reloc.cmake"
 if grep -q "^zephyr_code_relocate(FILES $ex/interp.c\$" "$work/reloc.cmake" &&
    grep -q '^  FILTER "^(\[.\]text\[.\]op_add|\[.\]text\[.\]vm_run)\$"$' "$work/reloc.cmake" &&
-   grep -q '^  LOCATION SRAM_TEXT)$' "$work/reloc.cmake" && grep -q '^# not relocatable by source file: .*memcpy' "$work/reloc.cmake"; then
+   grep -q '^  LOCATION RAM_TEXT)$' "$work/reloc.cmake" && grep -q '^# not relocatable by source file: .*memcpy' "$work/reloc.cmake"; then
 	pass "Zephyr relocation lines with source paths from DWARF"
 else
 	fail "Zephyr lines:"; cat "$work/reloc.cmake"
@@ -49,7 +49,7 @@ fi
 # the lines as CMake parses them, with a stand-in for Zephyr's function
 printf 'function(zephyr_code_relocate)\n  message("relocate: ${ARGN}")\nendfunction()\ninclude("%s")\n' "$work/reloc.cmake" >"$work/parse.cmake"
 cmake -P "$work/parse.cmake" >"$work/parse.out" 2>&1 || true
-if grep -qx "relocate: FILES;$ex/interp.c;FILTER;^(\[.\]text\[.\]op_add|\[.\]text\[.\]vm_run)\$;LOCATION;SRAM_TEXT" "$work/parse.out"; then
+if grep -qx "relocate: FILES;$ex/interp.c;FILTER;^(\[.\]text\[.\]op_add|\[.\]text\[.\]vm_run)\$;LOCATION;RAM_TEXT" "$work/parse.out"; then
 	pass "the Zephyr lines parse as CMake into FILES, FILTER, LOCATION"
 else
 	fail "CMake parse:"; cat "$work/parse.out"

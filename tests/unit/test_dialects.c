@@ -22,6 +22,14 @@ static const char plan_text[] =
 	"unit vm_run - 20 20 3\npattern */interp.c.obj(.text.vm_run)\nfunc vm_run -\nend\n"
 	"unit memcpy - 40 40 2\npattern */libg.a:lib_a-memcpy.o(.text)\nfunc memcpy -\nend\n";
 
+/* as Zephyr links the application: members of app/libapp.a */
+static const char app_plan_text[] =
+	"ramplace-plan 1\nbuild-id ab\noutput-section .ramtext\nbudget 1024\nveneer-reserve 0\nused 60\n"
+	"samples 10 10\n"
+	"unit crc_run - 20 20 1\npattern */libapp.a:crc32.c.obj(.text.crc_run)\nfunc crc_run -\nend\n";
+
+static rp_ldgen_zephyr_opts zopts = RP_LDGEN_ZEPHYR_OPTS_INIT;
+
 static char *emit(int which, const char *text)
 {
 	rp_plan *plan = NULL;
@@ -34,7 +42,7 @@ static char *emit(int which, const char *text)
 	assert_int_equal(rp_plan_parse(&plan, text, strlen(text), "t.plan", &err), 0);
 	int rc = which == 0 ? rp_ldgen_lld_write(plan, path, &err)
 		: which == 1 ? rp_ldgen_espidf_write(plan, path, &err)
-		: rp_ldgen_zephyr_write(plan, NULL, "SRAM_TEXT", path, &err);
+		: rp_ldgen_zephyr_write(plan, NULL, &zopts, path, &err);
 	assert_int_equal(rc, 0);
 	assert_int_equal(rp_read_file(&out, &len, path, &err), 0);
 	unlink(path);
@@ -95,8 +103,21 @@ static void test_zephyr(void **state)
 	assert_non_null(strstr(out, "# not relocatable by source file: */libg.a:lib_a-memcpy.o(.text)\n"));
 	assert_non_null(strstr(out, "zephyr_code_relocate(FILES interp.c\n"
 				    "  FILTER \"^([.]text[.]op_add|[.]text[.]op_add[.]part[.]0|[.]text[.]vm_run)$\"\n"
-				    "  LOCATION SRAM_TEXT)\n"));
+				    "  LOCATION RAM_TEXT)\n"));
+	assert_non_null(strstr(out, "# Without --elf the files are the objects' names"));
 	free(out);
+	/* a member of a static library Zephyr builds (app/libapp.a) maps to its source */
+	out = emit(2, app_plan_text);
+	assert_non_null(strstr(out, "zephyr_code_relocate(FILES crc32.c\n  FILTER \"^([.]text[.]crc_run)$\"\n"
+				    "  LOCATION RAM_TEXT)\n"));
+	free(out);
+	zopts.location = "ITCM_TEXT";
+	zopts.phdr = "itcm";
+	zopts.nokeep = 1;
+	out = emit(2, plan_text);
+	assert_non_null(strstr(out, "  LOCATION ITCM_TEXT PHDR itcm NOKEEP)\n"));
+	free(out);
+	zopts = (rp_ldgen_zephyr_opts)RP_LDGEN_ZEPHYR_OPTS_INIT;
 }
 
 static void test_zephyr_location_checked(void **state)
@@ -105,7 +126,10 @@ static void test_zephyr_location_checked(void **state)
 	rp_plan *plan = NULL;
 	rp_err err = RP_ERR_INIT;
 	assert_int_equal(rp_plan_parse(&plan, plan_text, strlen(plan_text), "t.plan", &err), 0);
-	assert_int_equal(rp_ldgen_zephyr_write(plan, NULL, "SRAM) x(", "/tmp/never-written", &err), RP_EUSAGE);
+	rp_ldgen_zephyr_opts bad = { "SRAM) x(", NULL, 0, NULL };
+	assert_int_equal(rp_ldgen_zephyr_write(plan, NULL, &bad, "/tmp/never-written", &err), RP_EUSAGE);
+	bad = (rp_ldgen_zephyr_opts){ "RAM_TEXT", "a b", 0, NULL };
+	assert_int_equal(rp_ldgen_zephyr_write(plan, NULL, &bad, "/tmp/never-written", &err), RP_EUSAGE);
 	assert_int_equal(access("/tmp/never-written", F_OK), -1);
 	rp_plan_free(plan);
 }

@@ -45,10 +45,17 @@ typedef struct rp_place_opts {
 	int force_ilp;            /* use the ILP even for a plain knapsack */
 	double min_share;         /* units with a smaller share of the samples stay in flash: a cold
 				     filler pays a copy at boot and veneers back to flash for little */
+	int dialect;              /* what will move the units (RP_DIALECT_*): a unit it cannot
+				     express stays in flash with its reason, so its budget goes to one
+				     it can; recorded in the plan */
 } rp_place_opts;
 
+/* The build input a plan is for (ldgen/): GNU ld's fragment (also what ld.lld, `emit`, reads),
+ * or Zephyr's code relocation, which moves code by source file only (needs the map). */
+enum { RP_DIALECT_GNU = 0, RP_DIALECT_ZEPHYR = 1 };
+
 #define RP_PLACE_OPTS_INIT { 0, 4, -1, ".ramtext", NULL, NULL, 0, 1, NULL, 0, NULL, 0, NULL, 0, \
-			     RP_COST_MODEL_INIT, 0, NULL, 0, 10.0, 0, 0.0001 }
+			     RP_COST_MODEL_INIT, 0, NULL, 0, 10.0, 0, 0.0001, RP_DIALECT_GNU }
 
 typedef struct rp_placement {
 	rp_plan *plan;            /* plans[0] */

@@ -42,6 +42,8 @@ typedef struct rp_plan {
 	int is_data;             /* "kind data": units are read-only data objects (.ramdata), not code */
 	char *data_plan;         /* a code plan's data plan beside it ("data-plan ramdata.ld.plan",
 				    a file name in the same directory), so check finds it; NULL: none */
+	char *dialect;           /* "dialect zephyr": made for a build input that moves less than a
+				    GNU ld fragment, its inexpressible units left out (NULL: GNU ld's) */
 	char *modeled_model;     /* "modeled MODEL BEFORE AFTER": the flash model the placement priced
 				    the profiled workload under (NULL: none recorded), and its cycles */
 	uint64_t modeled_before; /* from flash, and with the whole placement (every region, data), */

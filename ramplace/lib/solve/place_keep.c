@@ -172,10 +172,39 @@ static void keep_below_min_share(ctx *c)
 	}
 }
 
+static const char pl_why_zephyr_library[] =
+	"Zephyr relocates by source file, and it is a member of a library the build did not compile (a toolchain library's)";
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Units the plan's dialect cannot express stay in flash with the reason, before solving, so that
+ * their budget goes to units it can move: Zephyr relocates the application's sources (objects,
+ * or members CMake named NAME.c.obj in the libraries the build made), not a toolchain library's
+ * members (libc.a's lib_a-memcpy.o). */
+static void keep_inexpressible(ctx *c)
+{
+	if (c->opts->dialect != RP_DIALECT_ZEPHYR || !c->map)
+		return;
+	for (size_t u = 0; u < c->nunits; u++)
+		for (size_t j = c->ufirst[u]; !c->units[u].kept_why && j < c->ufirst[u + 1]; j++) {
+			size_t i = c->ufuncs[j], k = c->insec_of[i];
+			const rp_map_insec *s = k == SIZE_MAX ? NULL : &c->map->insecs[k];
+			if (s && s->member && !ends_with(s->member, ".obj")) {
+				c->units[u].kept_why = pl_why_zephyr_library;
+				c->units[u].kept_func = i;
+			}
+		}
+}
+
 int pl_apply_exclusions(ctx *c, rp_err *err)
 {
 	const rp_place_opts *o = c->opts;
 	int rc = o->keep_boot_path ? keep_boot_path(c, err) : 0;
+	keep_inexpressible(c);
 	for (size_t u = 0; !rc && u < c->nunits; u++) {
 		size_t fi;
 		if (!c->units[u].kept_why && (fi = unit_matches(c, u, o->exclude, o->nexclude)) != SIZE_MAX) {

@@ -100,6 +100,11 @@ static void write_header(FILE *fp, const rp_plan *plan)
 		put_field(fp, plan->data_plan);
 		fputc('\n', fp);
 	}
+	if (plan->dialect) {
+		fputs("dialect ", fp);
+		put_field(fp, plan->dialect);
+		fputc('\n', fp);
+	}
 	if (plan->modeled_model) {
 		fputs("modeled ", fp);
 		put_field(fp, plan->modeled_model);
@@ -283,7 +288,7 @@ static int expect_fields(reader *rd, size_t n, const char *usage)
 
 enum { SEEN_BUILD_ID = 1, SEEN_OUTSEC = 2, SEEN_REGION = 4, SEEN_BUDGET = 8, SEEN_VENEER = 16,
        SEEN_USED = 32, SEEN_SAMPLES = 64, SEEN_VENEERS = 128, SEEN_ALIGN = 256, SEEN_KIND = 512,
-       SEEN_DATA_PLAN = 1024, SEEN_MODELED = 2048 };
+       SEEN_DATA_PLAN = 1024, SEEN_MODELED = 2048, SEEN_DIALECT = 4096 };
 #define SEEN_REQUIRED (SEEN_BUILD_ID | SEEN_OUTSEC | SEEN_BUDGET | SEEN_VENEER | SEEN_USED | SEEN_SAMPLES)
 
 static int mark_seen(reader *rd, unsigned bit, const char *key)
@@ -425,6 +430,12 @@ static int parse_header_key(reader *rd, const char *key)
 		return parse_data_plan(rd);
 	if (strcmp(key, "modeled") == 0)
 		return parse_modeled(rd);
+	if (strcmp(key, "dialect") == 0) {
+		if (header_string(rd, SEEN_DIALECT, key, "dialect NAME", &plan->dialect))
+			return rd->err->code;
+		return strcmp(plan->dialect, "zephyr") == 0 ? 0
+		     : fail(rd, "unknown dialect '%.64s' (only 'zephyr'; GNU ld's plans have no dialect line)", plan->dialect);
+	}
 	return fail(rd, "unknown key '%s'", key);
 }
 
@@ -596,5 +607,6 @@ void rp_plan_free(rp_plan *plan)
 	free(plan->region);
 	free(plan->data_plan);
 	free(plan->modeled_model);
+	free(plan->dialect);
 	free(plan);
 }
