@@ -3,7 +3,7 @@
  *  lld     a fragment ld.lld accepts inside the same .ramtext output section (GNU ld's ":file"
  *          form, "not in an archive", is written as the plain file name, which is how lld
  *          names such files)
- *  esp-idf an ESP-IDF linker fragment (.lf): one [mapping] per archive, "obj:symbol (noflash)"
+ *  esp-idf an ESP-IDF linker fragment (.lf): one [mapping] per archive, "obj:symbol (noflash_text)"
  *  zephyr  CMake lines for Zephyr's code relocation:
  *          zephyr_code_relocate(FILES src.c FILTER "^[.]text[.](a|b)$" LOCATION RAM_TEXT)
  *
@@ -48,7 +48,8 @@ int rp_ld_pattern_collect(void **out, size_t *n, const rp_plan *plan, size_t ele
 			  void *ctx, int (*cmp)(const void *, const void *), rp_err *err);
 
 int rp_ldgen_lld_write(const rp_plan *plan, const char *path, rp_err *err);
-int rp_ldgen_espidf_write(const rp_plan *plan, const char *path, rp_err *err);
+/* *ndropped (may be NULL): the patterns ESP-IDF's ldgen cannot take, listed as comments. */
+int rp_ldgen_espidf_write(const rp_plan *plan, const char *path, size_t *ndropped, rp_err *err);
 
 /* How the Zephyr lines relocate: LOCATION (RAM_TEXT: the RAM memory Zephyr's Cortex-M and
  * RISC-V maps define; ITCM_TEXT, SRAM2_TEXT... where a board has them), PHDR (NULL: none) and

@@ -1,9 +1,11 @@
 /* ldgen_espidf.c: the ESP-IDF dialect (dialects.h): a linker fragment file (.lf) for ESP-IDF's
- * ldgen, one [mapping] per archive, each function an "object:symbol (noflash)" entry (its
- * .text.symbol and .literal.symbol input sections go to IRAM). An object name is the file name
- * up to its first dot (interp.c.obj -> interp), as ESP-IDF writes them; a whole .text section
- * (library code built without -ffunction-sections) becomes an "object (noflash)" entry.
- * Owns the archive grouping while it runs. */
+ * ldgen, one [mapping] per component archive, each function an "object:symbol (noflash_text)"
+ * entry (its .text.symbol and .literal.symbol input sections go to IRAM; its read-only data
+ * stays in flash, as the plan has it). An object name is the member name up to its first dot
+ * (interp.c.obj -> interp), as ESP-IDF writes them; a whole .text section (code built without
+ * -ffunction-sections) becomes an "object (noflash_text)" entry. Objects linked directly, a
+ * toolchain library's members and names outside ldgen's grammar have no entry and are listed
+ * as comments with the reason. Owns the archive grouping while it runs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,44 +25,70 @@ static int by_archive(const void *a, const void *b)
 	return c ? c : strcmp(x->line, y->line);
 }
 
-/* ESP-IDF symbols and objects are plain identifiers (clones like foo.part.0 are not). */
-static int ident(const char *s)
+/* ldgen's grammar: an object [A-Za-z_][A-Za-z0-9_-]*, a symbol [A-Za-z_][A-Za-z0-9_]* (clones
+ * like foo.part.0, and objects named 3des.c.obj, have no entry). */
+static int ident(const char *s, int dash)
 {
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+		return 0;
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+		      (dash && *s == '-')))
 			return 0;
 	return 1;
 }
 
-/* Fills e from one pattern; 0 when the pattern has no ESP-IDF equivalent. */
-static int make_entry(entry *e, const rp_ld_pattern *p)
+static int ends_with(const char *s, const char *suffix)
 {
-	char obj[256];
-	const char *name = p->member[0] ? p->member : p->file;
-	snprintf(obj, sizeof(obj), "%.*s", (int)strcspn(name, "."), name);
-	snprintf(e->archive, sizeof(e->archive), "%s", p->member[0] ? p->file : "*");
-	if (strcmp(p->file, "*") == 0 || !ident(obj))
-		return 0;
-	if (strcmp(p->section, ".text") == 0) {
-		snprintf(e->line, sizeof(e->line), "    %s (noflash)", obj);
-		return 1;
-	}
-	if (strncmp(p->section, ".text.", 6) != 0 || !ident(p->section + 6))
-		return 0;
-	snprintf(e->line, sizeof(e->line), "    %s:%s (noflash)", obj, p->section + 6);
-	return 1;
+	size_t n = strlen(s), m = strlen(suffix);
+	return n > m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* rp_ld_collect_fn: the entry for one pattern, or a comment in the fragment (ctx) naming the
- * pattern that has none. */
+/* Fills e from one pattern; NULL, or why the pattern has no ESP-IDF entry. ESP-IDF links the
+ * components' archives (libmain.a, CMake naming members NAME.c.obj) and passes ldgen only those:
+ * an object linked directly, or a toolchain library's member (libc.a's lib_a-memcpy.o), has no
+ * mapping ldgen accepts. */
+static const char *make_entry(entry *e, const rp_ld_pattern *p)
+{
+	char obj[256];
+	if (strcmp(p->file, "*") == 0)
+		return "a guessed pattern (no --map) names no archive";
+	if (!p->member[0])
+		return "an object linked directly: ESP-IDF maps the components' archives only";
+	if (!ends_with(p->member, ".obj"))
+		return "a member of an archive the build did not compile (a toolchain library's)";
+	snprintf(obj, sizeof(obj), "%.*s", (int)strcspn(p->member, "."), p->member);
+	snprintf(e->archive, sizeof(e->archive), "%s", p->file);
+	if (!ident(obj, 1))
+		return "an object name outside ldgen's grammar";
+	if (strcmp(p->section, ".text") == 0) {
+		snprintf(e->line, sizeof(e->line), "    %s (noflash_text)", obj);
+		return NULL;
+	}
+	if (strncmp(p->section, ".text.", 6) != 0 || !ident(p->section + 6, 0))
+		return "a section name outside ldgen's symbol grammar";
+	snprintf(e->line, sizeof(e->line), "    %s:%s (noflash_text)", obj, p->section + 6);
+	return NULL;
+}
+
+typedef struct entries_ctx {
+	FILE *fp;
+	size_t dropped;
+} entries_ctx;
+
+/* rp_ld_collect_fn: the entry for one pattern, or a comment in the fragment naming the pattern
+ * that has none and why. */
 static int add_entry(void *ctx, void *slot, const rp_plan_unit *u, const char *text, const rp_ld_pattern *p,
 		     rp_err *err)
 {
+	entries_ctx *c = ctx;
 	(void)u;
 	(void)err;
-	if (make_entry(slot, p))
+	const char *why = make_entry(slot, p);
+	if (!why)
 		return 1;
-	fprintf(ctx, "# no ESP-IDF entry for %s\n", text);
+	fprintf(c->fp, "# no ESP-IDF entry for %s: %s\n", text, why);
+	c->dropped++;
 	return 0;
 }
 
@@ -74,15 +102,14 @@ static void write_mappings(FILE *fp, const entry *v, size_t n)
 			for (const char *s = v[i].archive; *s && k + 1 < sizeof(tag); s++)
 				tag[k++] = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ? *s : '_';
 			tag[k] = '\0';
-			fprintf(fp, "%s[mapping:ramplace_%s]\narchive: %s\nentries:\n", i ? "\n" : "",
-				strcmp(v[i].archive, "*") ? tag : "objects", v[i].archive);
+			fprintf(fp, "%s[mapping:ramplace_%s]\narchive: %s\nentries:\n", i ? "\n" : "", tag, v[i].archive);
 		}
 		if (i == 0 || strcmp(v[i].line, v[i - 1].line) != 0)
 			fprintf(fp, "%s\n", v[i].line);
 	}
 }
 
-int rp_ldgen_espidf_write(const rp_plan *plan, const char *path, rp_err *err)
+int rp_ldgen_espidf_write(const rp_plan *plan, const char *path, size_t *ndropped, rp_err *err)
 {
 	entry *v = NULL;
 	size_t n = 0;
@@ -93,10 +120,14 @@ int rp_ldgen_espidf_write(const rp_plan *plan, const char *path, rp_err *err)
 	int rc = rp_afile_open(&af, path, err);
 	if (rc)
 		return rc;
-	fprintf(af.fp, "# Generated by 'ramplace emit --format esp-idf': add it to the component's\n"
-		       "# LDFRAGMENTS. %zu unit(s), %llu bytes for IRAM.\n",
+	fprintf(af.fp, "# Generated by 'ramplace emit --format esp-idf': add it to a component's LDFRAGMENTS\n"
+		       "# (idf_component_register(... LDFRAGMENTS ramplace.lf)). noflash_text: the functions'\n"
+		       "# code goes to IRAM, their read-only data stays in flash. %zu unit(s), %llu bytes.\n",
 		plan->nunits, (unsigned long long)plan->used);
-	rc = rp_ld_pattern_collect((void **)&v, &n, plan, sizeof(*v), add_entry, af.fp, by_archive, err);
+	entries_ctx ctx = { af.fp, 0 };
+	rc = rp_ld_pattern_collect((void **)&v, &n, plan, sizeof(*v), add_entry, &ctx, by_archive, err);
+	if (ndropped)
+		*ndropped = ctx.dropped;
 	if (!rc)
 		write_mappings(af.fp, v, n);
 	free(v);

@@ -24,8 +24,9 @@ packages=(
 	# the HTML report's browser test (tests/integration/t_report_html.sh): headless Chromium
 	chromium
 	# Zephyr's gen_relocate_app.py (../shared/corpus/zephyr, t_zephyr_relocate.sh) reads objects
-	# with pyelftools, under Debian's /usr/bin/python3
-	python3-pyelftools
+	# with pyelftools, ESP-IDF's kconfiglib (../shared/corpus/esp-idf-kconfig, t_espidf_ldgen.sh)
+	# needs rich, both under Debian's /usr/bin/python3
+	python3-pyelftools python3-rich
 )
 
 missing=()

@@ -77,15 +77,19 @@ int cmd_emit(int argc, char **argv, rp_err *err)
 		switch (fmt) {
 		case 0: rc = rp_ldgen_gnu_write(plan, output, err); break;
 		case 1: rc = rp_ldgen_lld_write(plan, output, err); break;
-		case 2: rc = rp_ldgen_espidf_write(plan, output, err); break;
+		case 2: rc = rp_ldgen_espidf_write(plan, output, &ndropped, err); break;
 		default: rc = rp_ldgen_zephyr_write(plan, img ? &lc : NULL, &zo, output, err); break;
 		}
 	}
-	if (!rc && fmt == 3 && ndropped && !(plan->dialect && strcmp(plan->dialect, "zephyr") == 0))
-		cli_note("ramplace: warning: %s: %zu input section(s) of the plan cannot be relocated by source file "
-			 "(listed as comments): the plan was made for GNU ld, so their budget is lost and 'check' fails on "
-			 "them; 'place --dialect zephyr' leaves them in flash and gives their budget to code Zephyr can move",
-			 output, ndropped);
+	const char *dialect = fmt == 3 ? "zephyr" : "esp-idf";
+	if (!rc && (fmt == 2 || fmt == 3) && ndropped)
+		cli_note("ramplace: warning: %s: %zu input section(s) of the plan have no %s form (listed as comments, "
+			 "with the reason)%s", output, ndropped, fmt == 3 ? "Zephyr" : "ESP-IDF",
+			 plan->dialect && strcmp(plan->dialect, dialect) == 0 ? ""
+			 : fmt == 3 ? ": the plan was made for GNU ld, so their budget is lost and 'check' fails on them; "
+				      "'place --dialect zephyr' leaves them in flash and gives their budget to code it can move"
+				    : ": the plan was made for GNU ld, so their budget is lost and 'check' fails on them; "
+				      "'place --dialect esp-idf' leaves them in flash and gives their budget to code it can move");
 	cli_srcloc_close(&sl);
 	rp_image_free(img);
 	rp_plan_free(plan);

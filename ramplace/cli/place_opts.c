@@ -42,11 +42,13 @@ static const char usage[] =
 	"                        0 on RISC-V)\n"
 	"      --linker gnu|lld  the linker that will use the fragment (default: the one that\n"
 	"                        linked firmware.elf, from its .comment)\n"
-	"      --dialect gnu|zephyr  what will move the functions: the GNU ld fragment (also\n"
-	"                        what 'emit' turns into ld.lld's), or Zephyr's code relocation\n"
-	"                        ('emit --format zephyr', needs --map), which moves the\n"
-	"                        application's sources only: a toolchain library's functions\n"
-	"                        stay in flash, their budget going to ones it can move\n"
+	"      --dialect gnu|zephyr|esp-idf  what will move the functions: the GNU ld fragment\n"
+	"                        (also what 'emit' turns into ld.lld's), Zephyr's code\n"
+	"                        relocation or ESP-IDF's ldgen ('emit --format zephyr|esp-idf',\n"
+	"                        both need --map), which move what the build compiled only: a\n"
+	"                        toolchain library's functions (and, for ESP-IDF, objects linked\n"
+	"                        directly and names outside ldgen's grammar) stay in flash, said\n"
+	"                        why, their budget going to ones the dialect can move\n"
 	"      --output-section NAME   output section of the fragment (default .ramtext)\n"
 	"      --allow-boot-path also move what the reset handler calls before the copy: for\n"
 	"                        when you know better than the analysis (unsafe otherwise);\n"
@@ -152,9 +154,10 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 			a->pipe.linker = strcmp(optarg, "lld") == 0 ? 1 : 0;
 			break;
 		case 'D':
-			if (strcmp(optarg, "gnu") != 0 && strcmp(optarg, "zephyr") != 0)
-				rc = rp_err_set(err, RP_EUSAGE, "--dialect: '%s' is neither gnu nor zephyr", optarg);
-			a->pipe.opts.dialect = strcmp(optarg, "zephyr") == 0 ? RP_DIALECT_ZEPHYR : RP_DIALECT_GNU;
+			if (strcmp(optarg, "gnu") != 0 && strcmp(optarg, "zephyr") != 0 && strcmp(optarg, "esp-idf") != 0)
+				rc = rp_err_set(err, RP_EUSAGE, "--dialect: '%s' is not gnu, zephyr or esp-idf", optarg);
+			a->pipe.opts.dialect = strcmp(optarg, "zephyr") == 0 ? RP_DIALECT_ZEPHYR
+					     : strcmp(optarg, "esp-idf") == 0 ? RP_DIALECT_ESPIDF : RP_DIALECT_GNU;
 			break;
 		case 'b':
 			a->have_budget = 1;
@@ -210,9 +213,9 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 		a->first_build = 1;
 		return 0;
 	}
-	if (a->pipe.opts.dialect == RP_DIALECT_ZEPHYR && !a->map_path)
-		return cli_usage_error(err, "place", "--dialect zephyr needs --map: Zephyr relocates by source file, "
-				       "which only the link map names");
+	if (a->pipe.opts.dialect != RP_DIALECT_GNU && !a->map_path)
+		return cli_usage_error(err, "place", "--dialect zephyr and esp-idf need --map: they move functions by "
+				       "object and archive, which only the link map names");
 	if (argc - optind != 2)
 		return cli_usage_error(err, "place", a->allow_empty ? "expects profile.db and firmware.elf, or neither with --allow-empty"
 								     : "expects profile.db and firmware.elf");

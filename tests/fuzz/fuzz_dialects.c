@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	snprintf(path, sizeof(path), "/tmp/fuzz_dialects.%ld", (long)getpid());
 	run(rp_ldgen_lld_write(plan, path, &err), &err, path);
-	run(rp_ldgen_espidf_write(plan, path, &err), &err, path);
+	size_t dropped = 0;
+	run(rp_ldgen_espidf_write(plan, path, &dropped, &err), &err, path);
 	rp_ldgen_zephyr_opts zo = RP_LDGEN_ZEPHYR_OPTS_INIT;
 	zo.phdr = "ram_phdr";
 	zo.nokeep = 1;

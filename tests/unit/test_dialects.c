@@ -41,7 +41,7 @@ static char *emit(int which, const char *text)
 	close(fd);
 	assert_int_equal(rp_plan_parse(&plan, text, strlen(text), "t.plan", &err), 0);
 	int rc = which == 0 ? rp_ldgen_lld_write(plan, path, &err)
-		: which == 1 ? rp_ldgen_espidf_write(plan, path, &err)
+		: which == 1 ? rp_ldgen_espidf_write(plan, path, NULL, &err)
 		: rp_ldgen_zephyr_write(plan, NULL, &zopts, path, &err);
 	assert_int_equal(rc, 0);
 	assert_int_equal(rp_read_file(&out, &len, path, &err), 0);
@@ -88,11 +88,29 @@ static void test_espidf(void **state)
 {
 	(void)state;
 	char *out = emit(1, plan_text);
-	assert_non_null(strstr(out, "# no ESP-IDF entry for :interp.o(.text.op_add.part.0)\n"));
-	assert_non_null(strstr(out, "[mapping:ramplace_objects]\narchive: *\nentries:\n"
-				    "    interp:op_add (noflash)\n    interp:vm_run (noflash)\n\n"
-				    "[mapping:ramplace_libg_a]\narchive: libg.a\nentries:\n"
-				    "    lib_a-memcpy (noflash)\n"));
+	/* objects linked directly, a toolchain library's member, a clone: no entry ldgen accepts */
+	assert_non_null(strstr(out, "# no ESP-IDF entry for :interp.o(.text.op_add): an object linked directly: "
+				    "ESP-IDF maps the components' archives only\n"));
+	assert_non_null(strstr(out, "# no ESP-IDF entry for */libg.a:lib_a-memcpy.o(.text): a member of an archive "
+				    "the build did not compile (a toolchain library's)\n"));
+	assert_null(strstr(out, "[mapping:"));
+	free(out);
+	/* a component archive, as ESP-IDF builds them: noflash_text entries; names outside ldgen's
+	 * grammar (an object starting with a digit, a clone) are left out with the reason */
+	static const char idf_plan[] =
+		"ramplace-plan 1\nbuild-id ab\noutput-section .ramtext\nbudget 1024\nveneer-reserve 0\nused 60\n"
+		"samples 10 10\n"
+		"unit crc_run - 20 20 1\npattern */libmain.a:crc32.c.obj(.text.crc_run)\nfunc crc_run -\nend\n"
+		"unit op_add - 20 20 1\npattern */libmain.a:interp.c.obj(.text.op_add)\n"
+		"pattern */libmain.a:interp.c.obj(.text.op_add.part.0)\nfunc op_add -\nend\n"
+		"unit des - 20 20 1\npattern */libmain.a:3des.c.obj(.text.des)\nfunc des -\nend\n";
+	out = emit(1, idf_plan);
+	assert_non_null(strstr(out, "[mapping:ramplace_libmain_a]\narchive: libmain.a\nentries:\n"
+				    "    crc32:crc_run (noflash_text)\n    interp:op_add (noflash_text)\n"));
+	assert_non_null(strstr(out, "# no ESP-IDF entry for */libmain.a:interp.c.obj(.text.op_add.part.0): a section "
+				    "name outside ldgen's symbol grammar\n"));
+	assert_non_null(strstr(out, "# no ESP-IDF entry for */libmain.a:3des.c.obj(.text.des): an object name outside "
+				    "ldgen's grammar\n"));
 	free(out);
 }
 

@@ -217,7 +217,7 @@ static void test_hostile(void **state)
 	expect_error("ramplace-plan 1\nregion RAM 18446744073709551615 2\n",
 		     "p.plan:2: region RAM (origin 0xffffffffffffffff, length 0x2) wraps around the address space");
 	expect_error("ramplace-plan 1\nsamples 1 2\n", "p.plan:2: moved samples exceed the total");
-	expect_error("ramplace-plan 1\ndialect gcc\n", "p.plan:2: unknown dialect 'gcc' (only 'zephyr'; GNU ld's plans have no dialect line)");
+	expect_error("ramplace-plan 1\ndialect gcc\n", "p.plan:2: unknown dialect 'gcc' (zephyr or esp-idf; GNU ld's plans have no dialect line)");
 	expect_error("ramplace-plan 1\nmodeled ws:5 1\n", "p.plan:2: missing fields: expected 'modeled MODEL BEFORE AFTER'");
 	expect_error("ramplace-plan 1\nmodeled ws:5 1 2\n", "p.plan:2: modeled cycles after the move exceed those before it");
 	expect_error("ramplace-plan 1\nmodeled - 2 1\n", "p.plan:2: 'modeled' needs a model");

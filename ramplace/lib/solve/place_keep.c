@@ -172,29 +172,61 @@ static void keep_below_min_share(ctx *c)
 	}
 }
 
-static const char pl_why_zephyr_library[] =
-	"Zephyr relocates by source file, and it is a member of a library the build did not compile (a toolchain library's)";
-
 static int ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 	return n > m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* ESP-IDF ldgen's grammar: an object [A-Za-z_][A-Za-z0-9_-]*, a symbol without the dash. */
+static int ldgen_ident(const char *s, size_t n, int dash)
+{
+	if (!n || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '_' || (dash && s[i] == '-')))
+			return 0;
+	return 1;
+}
+
+/* Why the plan's dialect cannot move input section s (NULL: it can). Both SDKs move what their
+ * build compiled: objects, or members CMake named NAME.c.obj in the libraries it made, never a
+ * toolchain library's (libc.a's lib_a-memcpy.o); ESP-IDF's ldgen takes the components'
+ * archives only, and names in its grammar. */
+static const char *inexpressible(int dialect, const rp_map_insec *s)
+{
+	if (dialect == RP_DIALECT_GNU)
+		return NULL;
+	if (s->member && !ends_with(s->member, ".obj"))
+		return dialect == RP_DIALECT_ZEPHYR
+			       ? "Zephyr relocates by source file, and it is in a library the build did not compile (a toolchain library's)"
+			       : "ESP-IDF's ldgen maps component archives, and it is in a library the build did not compile (a toolchain library's)";
+	if (dialect == RP_DIALECT_ESPIDF && !s->member)
+		return "ESP-IDF's ldgen maps component archives, and it is in an object linked directly";
+	if (dialect == RP_DIALECT_ESPIDF) {
+		const char *obj = s->member;
+		int ok = ldgen_ident(obj, strcspn(obj, "."), 1) &&
+			 (strcmp(s->name, ".text") == 0 ||
+			  (strncmp(s->name, ".text.", 6) == 0 && ldgen_ident(s->name + 6, strlen(s->name + 6), 0)));
+		if (!ok)
+			return "ESP-IDF's ldgen has no entry for its object or section name (outside its grammar, or a compiler clone)";
+	}
+	return NULL;
+}
+
 /* Units the plan's dialect cannot express stay in flash with the reason, before solving, so that
- * their budget goes to units it can move: Zephyr relocates the application's sources (objects,
- * or members CMake named NAME.c.obj in the libraries the build made), not a toolchain library's
- * members (libc.a's lib_a-memcpy.o). */
+ * their budget goes to units it can move. */
 static void keep_inexpressible(ctx *c)
 {
-	if (c->opts->dialect != RP_DIALECT_ZEPHYR || !c->map)
+	if (c->opts->dialect == RP_DIALECT_GNU || !c->map)
 		return;
 	for (size_t u = 0; u < c->nunits; u++)
 		for (size_t j = c->ufirst[u]; !c->units[u].kept_why && j < c->ufirst[u + 1]; j++) {
 			size_t i = c->ufuncs[j], k = c->insec_of[i];
-			const rp_map_insec *s = k == SIZE_MAX ? NULL : &c->map->insecs[k];
-			if (s && s->member && !ends_with(s->member, ".obj")) {
-				c->units[u].kept_why = pl_why_zephyr_library;
+			const char *why = k == SIZE_MAX ? NULL : inexpressible(c->opts->dialect, &c->map->insecs[k]);
+			if (why) {
+				c->units[u].kept_why = why;
 				c->units[u].kept_func = i;
 			}
 		}

@@ -143,7 +143,8 @@ static int make_plan(ctx *c, size_t r, uint64_t total, rp_err *err)
 	plan->align = rg->align;
 	if (rp_strdup(&plan->build_id, c->img->build_id, err) || rp_strdup(&plan->outsec, rg->outsec, err))
 		return err->code;
-	if (c->opts->dialect == RP_DIALECT_ZEPHYR && rp_strdup(&plan->dialect, "zephyr", err))
+	if (c->opts->dialect != RP_DIALECT_GNU &&
+	    rp_strdup(&plan->dialect, c->opts->dialect == RP_DIALECT_ZEPHYR ? "zephyr" : "esp-idf", err))
 		return err->code;
 	if (rg->map_region) {
 		if (rp_strdup(&plan->region, rg->map_region->name, err))

@@ -433,8 +433,8 @@ static int parse_header_key(reader *rd, const char *key)
 	if (strcmp(key, "dialect") == 0) {
 		if (header_string(rd, SEEN_DIALECT, key, "dialect NAME", &plan->dialect))
 			return rd->err->code;
-		return strcmp(plan->dialect, "zephyr") == 0 ? 0
-		     : fail(rd, "unknown dialect '%.64s' (only 'zephyr'; GNU ld's plans have no dialect line)", plan->dialect);
+		return strcmp(plan->dialect, "zephyr") == 0 || strcmp(plan->dialect, "esp-idf") == 0 ? 0
+		     : fail(rd, "unknown dialect '%.64s' (zephyr or esp-idf; GNU ld's plans have no dialect line)", plan->dialect);
 	}
 	return fail(rd, "unknown key '%s'", key);
 }

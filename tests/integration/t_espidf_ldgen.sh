@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# t_espidf_ldgen.sh: `emit --format esp-idf` fed to ESP-IDF's own linker-script generator (issue
+# 24 item 4): ../shared/corpus/esp-idf-ldgen's ldgen.py with ESP-IDF's real .lf files (esp_common,
+# esp_system, esp_libc, freertos) and the real ESP32-C3 template (esp_system/ld/esp32c3/
+# sections.ld.in, preprocessed as ESP-IDF does: cpp, then its "\n" markers made line breaks),
+# with --check-mapping. The firmware is the bundled RV32 example (the ESP32-C3 is RV32IMC) built
+# as ESP-IDF builds a component: its sources in libmain.a, members NAME.c.obj; profiled with the
+# QEMU plugin's exact counts on sifive_e.
+#   - place --dialect esp-idf: newlib's functions (and the startup object, linked directly) stay
+#     in flash, said why; the fragment has one noflash_text entry per planned function;
+#   - ldgen accepts it with --check-mapping (the mappings of ESP-IDF's own fragments, whose
+#     archives this build does not have, exempted as IDF's build exempts what it lacks), and the
+#     generated script's .iram0.text holds exactly the planned input sections, each with its
+#     .literal twin;
+#   - a plan made for GNU ld: emit lists newlib's sections as comments with the reason, warns,
+#     and ldgen still accepts the fragment (never a crash, as `archive: *` entries were).
+# Link-level into a real ESP-IDF image is not done here (no ESP-IDF build): the placement is
+# checked in ldgen's output.
+# Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD; riscv64-unknown-elf-gcc with picolibc,
+# qemu-system-riscv32, python3-rich (ESP-IDF's kconfiglib); RAMPLACE_CORPUS (default
+# ../shared/corpus beside the repository).
+. "$(dirname "$0")/lib.sh"
+: "${RAMPLACE_BUILD:?}"
+corpus=${RAMPLACE_CORPUS:-$RAMPLACE_SRC/../shared/corpus}
+ldgen=$corpus/esp-idf-ldgen/tools/ldgen/ldgen.py
+idf=$corpus/esp-idf/components
+if [ ! -f "$ldgen" ] || [ ! -d "$idf/esp_system/ld/esp32c3" ] || [ ! -d "$corpus/python/pyparsing" ]; then
+	fail "ESP-IDF's ldgen, its templates or pyparsing are not under $corpus (set RAMPLACE_CORPUS)"; finish
+fi
+/usr/bin/python3 -c 'import rich' 2>/dev/null || { fail "python3-rich is missing: run scripts/install-deps.sh"; finish; }
+ex=$RAMPLACE_SRC/examples/sifive-e-riscv
+shared=$RAMPLACE_SRC/examples/qemu-cortex-m3
+cd "$work"
+qemu_pid=""
+on_exit 'stop_pid "$qemu_pid"'
+
+# the component archive, as ESP-IDF builds one, and the firmware linked from it
+cc=(riscv64-unknown-elf-gcc -march=rv32imac -mabi=ilp32 -mcmodel=medany --specs=picolibc.specs)
+cflags=(-std=c11 -O2 -g -ffunction-sections -fdata-sections -I"$shared" -DFW_BOARD='"sifive_e (RISC-V 32)"'
+	-DCORPUS_SIZE=1024 -DRECORD_COUNT=128 -DITERATIONS=200)
+mkdir -p obj plan gnu frag
+for f in main interp programs crc32 lz records corpus rng; do
+	"${cc[@]}" "${cflags[@]}" -c "$shared/$f.c" -o "obj/$f.c.obj" || { fail "compile $f.c"; finish; }
+done
+"${cc[@]}" "${cflags[@]}" -c "$ex/startup.c" -o obj/startup.o
+rm -f libmain.a
+riscv64-unknown-elf-ar rcs "$work/libmain.a" obj/*.c.obj
+echo '/* empty */' >frag/ramtext.ld
+echo '/* empty */' >frag/ramdata.ld
+"${cc[@]}" -g --oslib=semihost -nostartfiles -Wl,--gc-sections -T "$ex/sifive-e.ld" -Lfrag -Wl,-Map=fw.map \
+	-Wl,--build-id=sha1 obj/startup.o "$work/libmain.a" -o fw.elf || { fail "link"; finish; }
+timeout 300 qemu-system-riscv32 -M sifive_e -nographic -monitor none -serial none -bios none \
+	-chardev stdio,id=semi -semihosting-config enable=on,target=native,chardev=semi -icount shift=5,sleep=off \
+	-kernel fw.elf -plugin "$RAMPLACE_BUILD/libramplace-qemu.so,out=$work/counts.txt,mode=insn,model=ws:5,flash=20400000-20800000" \
+	</dev/null >fw.out 2>fw.err &
+qemu_pid=$!
+wait_pid "$qemu_pid" 300 || { qemu_pid=""; fail "the firmware under the plugin: $(head -3 fw.err)"; finish; }
+qemu_pid=""
+"$RAMPLACE" import --quiet p.db fw.elf counts.txt
+
+"$RAMPLACE" place --budget 1K --map fw.map --dialect esp-idf -o plan/ramtext.ld p.db fw.elf >place.out 2>&1 ||
+	{ cat place.out; fail "place --dialect esp-idf"; finish; }
+check "place --dialect esp-idf records the dialect and moves only libmain.a's functions" \
+	sh -c "grep -q '^dialect esp-idf\$' plan/ramtext.ld.plan && ! grep '^pattern ' plan/ramtext.ld.plan | grep -qv 'libmain.a:'"
+check "newlib's functions stay in flash, said why" grep -q "ESP-IDF's ldgen maps component archives, and it is in a library the build did not compile" place.out
+"$RAMPLACE" emit --format esp-idf --plan plan/ramtext.ld.plan -o ramplace.lf 2>emit.err
+check "every planned function has a noflash_text entry, none is left out" \
+	sh -c "! grep -q '^# no ESP-IDF entry' ramplace.lf && [ ! -s emit.err ] && grep -q ' (noflash_text)\$' ramplace.lf"
+
+# ESP-IDF's side: the ESP32-C3 template as ESP-IDF preprocesses it, the real fragments, a Kconfig
+# declaring what the fragments' conditions name (its sdkconfig: a RISC-V target, flash sections)
+printf '#define CONFIG_IDF_TARGET_ARCH_RISCV 1\n#define CONFIG_IDF_TARGET_ESP32C3 1\n#define CONFIG_APP_BUILD_USE_FLASH_SECTIONS 1\n' >sdkconfig.h
+riscv64-unknown-elf-cpp -P -undef -x c -nostdinc -I. -I"$idf/esp_system/ld/esp32c3" -I"$idf/esp_system/ld" \
+	"$idf/esp_system/ld/esp32c3/sections.ld.in" | sed 's/\\n/\n/g' >sections.ld.in
+mapfile -t lfs < <(ls "$idf"/*/*.lf "$idf"/*/src/*.lf)
+grep -hoE '(^|[[:space:]])if [A-Z_0-9]+' "${lfs[@]}" | awk '{ print $NF }' | sort -u |
+	while read -r sym; do printf 'config %s\n\tbool "%s"\n' "$sym" "$sym"; done >Kconfig
+printf 'CONFIG_IDF_TARGET_ARCH_RISCV=y\nCONFIG_APP_BUILD_USE_FLASH_SECTIONS=y\n' >sdkconfig
+grep -ho '^\[mapping:[A-Za-z0-9_]*\]' "${lfs[@]}" | sed 's/\[mapping://; s/\]//' >exceptions.txt
+echo "$work/libmain.a" >libraries.txt   # absolute, as ESP-IDF passes them
+run_ldgen() { # FRAGMENT OUT
+	LDGEN_NO_CACHE=1 PYTHONPATH="$corpus/python:$corpus/esp-idf-kconfig" /usr/bin/python3 "$ldgen" \
+		--input sections.ld.in --fragments "${lfs[@]}" "$1" --libraries-file libraries.txt --output "$work/$2" \
+		--config sdkconfig --kconfig Kconfig --objdump riscv64-unknown-elf-objdump \
+		--check-mapping --check-mapping-exceptions exceptions.txt >"$2.log" 2>&1
+}
+if run_ldgen ramplace.lf sections.ld; then
+	pass "ESP-IDF's ldgen accepts the fragment with --check-mapping"
+else
+	cat sections.ld.log; fail "ldgen"; finish
+fi
+# the planned sections, and what the generated .iram0.text holds of libmain.a
+sed -nE 's/^pattern \*\/libmain\.a:([A-Za-z0-9_-]+)\.c\.obj\((\.text\.[A-Za-z0-9_]+)\)$/\1 \2/p' plan/ramtext.ld.plan | sort >planned.txt
+awk '/^ *\.iram0\.text :/ { on = 1 } on && /^ *\} *>/ { on = 0 } on' sections.ld |
+	sed -nE 's/^ *\*libmain\.a:([A-Za-z0-9_-]+)\.\*\((.*)\)$/\1 \2/p' |
+	while read -r obj secs; do for s in $secs; do case $s in .text.*) echo "$obj $s" ;; esac; done; done | sort >iram.txt
+literals=$(awk '/^ *\.iram0\.text :/ { on = 1 } on && /^ *\} *>/ { on = 0 } on' sections.ld | grep -c '\*libmain\.a:.*(\.literal\.')
+if [ -s planned.txt ] && cmp -s planned.txt iram.txt; then
+	pass "the generated .iram0.text holds exactly the $(wc -l <planned.txt) planned sections (with $literals .literal twins)"
+else
+	fail "planned and generated IRAM sections differ:"; diff planned.txt iram.txt
+fi
+
+# a plan made for GNU ld: newlib's sections have no entry, said why; ldgen still takes the rest
+"$RAMPLACE" place --quiet --budget 1K --map fw.map -o gnu/ramtext.ld p.db fw.elf
+"$RAMPLACE" emit --format esp-idf --plan gnu/ramtext.ld.plan -o gnu.lf 2>gnu.err
+check "a plan for GNU ld: newlib's sections are comments with the reason, and emit warns" \
+	sh -c "grep -q '^# no ESP-IDF entry for .*: a member of an archive the build did not compile' gnu.lf &&
+	grep -q \"place --dialect esp-idf\" gnu.err"
+if run_ldgen gnu.lf gnu.ld; then pass "ldgen accepts that fragment too"; else cat gnu.ld.log; fail "ldgen on the GNU ld plan's fragment"; fi
+finish
