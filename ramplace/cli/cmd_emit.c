@@ -15,7 +15,7 @@ static const char usage[] =
 	"Writes the plan in another dialect. FORMAT is one of\n"
 	"  gnu      the GNU ld fragment, as 'ramplace place' writes it\n"
 	"  lld      a fragment for ld.lld (INCLUDEd the same way)\n"
-	"  esp-idf  an ESP-IDF linker fragment file (.lf): [mapping] entries with noflash\n"
+	"  esp-idf  an ESP-IDF linker fragment file (.lf): [mapping] entries with noflash_text\n"
 	"  zephyr   zephyr_code_relocate(FILES ... FILTER ... LOCATION ...) lines for CMake\n"
 	"\n"
 	"      --plan FILE       the plan (default ramtext.ld.plan)\n"

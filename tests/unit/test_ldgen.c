@@ -203,6 +203,13 @@ static void test_check_fails(void **state)
 	assert_int_equal(res.nfuncs_placed, 0);
 	rp_check_result_release(&res);
 
+	/* a plan made for ld.lld on a GNU ld link: the failure names the mismatch */
+	plan.linker_lld = 1;
+	assert_int_equal(rp_check_run(img, &plan, &res, &err), 0);
+	assert_string_equal(res.failures[3], "accounting: '.ramtext' is 424 bytes, the plan claimed 172 (172 code + 0 veneer bytes): +252 bytes, more than the 4-byte unit alignment; the plan was made for ld.lld, the ELF was linked by GNU ld: place again with --linker gnu");
+	rp_check_result_release(&res);
+	plan.linker_lld = 0;
+
 	/* a section that is not there, or that runs where it is loaded */
 	plan.outsec = (char *)".nosuch";
 	assert_int_equal(rp_check_run(img, &plan, &res, &err), 0);

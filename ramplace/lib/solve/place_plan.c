@@ -143,6 +143,7 @@ static int make_plan(ctx *c, size_t r, uint64_t total, rp_err *err)
 	plan->align = rg->align;
 	if (rp_strdup(&plan->build_id, c->img->build_id, err) || rp_strdup(&plan->outsec, rg->outsec, err))
 		return err->code;
+	plan->linker_lld = c->img->linker_lld;
 	if (c->opts->dialect != RP_DIALECT_GNU &&
 	    rp_strdup(&plan->dialect, c->opts->dialect == RP_DIALECT_ZEPHYR ? "zephyr" : "esp-idf", err))
 		return err->code;

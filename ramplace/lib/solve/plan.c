@@ -100,6 +100,8 @@ static void write_header(FILE *fp, const rp_plan *plan)
 		put_field(fp, plan->data_plan);
 		fputc('\n', fp);
 	}
+	if (plan->linker_lld)
+		fputs("linker lld\n", fp);
 	if (plan->dialect) {
 		fputs("dialect ", fp);
 		put_field(fp, plan->dialect);
@@ -288,7 +290,7 @@ static int expect_fields(reader *rd, size_t n, const char *usage)
 
 enum { SEEN_BUILD_ID = 1, SEEN_OUTSEC = 2, SEEN_REGION = 4, SEEN_BUDGET = 8, SEEN_VENEER = 16,
        SEEN_USED = 32, SEEN_SAMPLES = 64, SEEN_VENEERS = 128, SEEN_ALIGN = 256, SEEN_KIND = 512,
-       SEEN_DATA_PLAN = 1024, SEEN_MODELED = 2048, SEEN_DIALECT = 4096 };
+       SEEN_DATA_PLAN = 1024, SEEN_MODELED = 2048, SEEN_DIALECT = 4096, SEEN_LINKER = 8192 };
 #define SEEN_REQUIRED (SEEN_BUILD_ID | SEEN_OUTSEC | SEEN_BUDGET | SEEN_VENEER | SEEN_USED | SEEN_SAMPLES)
 
 static int mark_seen(reader *rd, unsigned bit, const char *key)
@@ -430,6 +432,14 @@ static int parse_header_key(reader *rd, const char *key)
 		return parse_data_plan(rd);
 	if (strcmp(key, "modeled") == 0)
 		return parse_modeled(rd);
+	if (strcmp(key, "linker") == 0) {
+		if (mark_seen(rd, SEEN_LINKER, key) || expect_fields(rd, 2, "linker lld"))
+			return rd->err->code;
+		if (strcmp(rd->fields[1], "lld") != 0)
+			return fail(rd, "unknown linker '%.64s' (only 'lld'; GNU ld's plans have no linker line)", rd->fields[1]);
+		plan->linker_lld = 1;
+		return 0;
+	}
 	if (strcmp(key, "dialect") == 0) {
 		if (header_string(rd, SEEN_DIALECT, key, "dialect NAME", &plan->dialect))
 			return rd->err->code;

@@ -321,7 +321,11 @@ static int check_accounting(const rp_image *img, const rp_plan *plan, const rp_s
 	char why[200] = "";
 	uint64_t planned_each = plan->nveneers ? plan->veneer_reserve / plan->nveneers : 0;
 	uint64_t linked_each = res->nveneers ? res->veneer_bytes / res->nveneers : 0;
-	if (planned_each && linked_each > planned_each)
+	if (img->linker_lld != plan->linker_lld)   /* the plan's thunk or veneer shapes are another linker's */
+		snprintf(why, sizeof(why), "; the plan was made for %s, the ELF was linked by %s: place again with --linker %s",
+			 plan->linker_lld ? "ld.lld" : "GNU ld", img->linker_lld ? "ld.lld" : "GNU ld",
+			 img->linker_lld ? "lld" : "gnu");
+	else if (planned_each && linked_each > planned_each)
 		snprintf(why, sizeof(why), "; ld wrote %zu veneer(s) of %llu bytes, the plan reserved %llu bytes each (re-place: the veneer size comes from the ELF's architecture)",
 			 res->nveneers, (unsigned long long)linked_each, (unsigned long long)planned_each);
 	return add_failure(res, err, "accounting: '%s' is %llu bytes, the plan claimed %llu (%llu code + %llu veneer bytes): %+lld bytes, more than the %llu-byte unit alignment%s",
