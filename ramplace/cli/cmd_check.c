@@ -41,6 +41,10 @@ static const char usage[] =
 	"                        plugin model=): its modeled cycles, and with --baseline the\n"
 	"                        speed-up achieved against the one the plan predicted\n"
 	"      --baseline OLD.db the profile the plan was made from (same flash model)\n"
+	"      --ram-handler GLOB  prove that no path from the matching interrupt handlers\n"
+	"                        reaches code in flash (repeatable; the plan's own handlers,\n"
+	"                        place --ram-handler(s), are proved without it)\n"
+	"      --ram-handlers    the same for every vector-table handler but the reset handler\n"
 	"  -h, --help            print this help\n";
 
 typedef struct check_args {
@@ -51,6 +55,11 @@ typedef struct check_args {
 	int allow_empty;      /* --allow-empty: a plan with no unit is not a failure */
 	int allow_boot_path;  /* --allow-boot-path: reset-path findings are notes, not failures */
 	const char *profile, *baseline;   /* --profile, --baseline: the move in cycles */
+	const char **handler_globs;       /* --ram-handler (owned array, borrowed strings) */
+	size_t nhandler_globs;
+	int all_handlers;                 /* --ram-handlers */
+	rp_plan_func *handlers;           /* the plans' handlers (owned strings), then the options' */
+	size_t nhandlers, nplan_handlers;
 } check_args;
 
 static int add_plan(check_args *a, const char *path, const char *suffix, rp_err *err)
@@ -109,6 +118,7 @@ static int parse_args(check_args *a, int argc, char **argv, rp_err *err)
 		{ "allow-empty", no_argument, NULL, 'E' },
 		{ "allow-boot-path", no_argument, NULL, 'A' },
 		{ "profile", required_argument, NULL, 'R' }, { "baseline", required_argument, NULL, 'B' },
+		{ "ram-handler", required_argument, NULL, 'H' }, { "ram-handlers", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -122,6 +132,15 @@ static int parse_args(check_args *a, int argc, char **argv, rp_err *err)
 		case 'A': a->allow_boot_path = 1; break;
 		case 'R': a->profile = optarg; break;
 		case 'B': a->baseline = optarg; break;
+		case 'V': a->all_handlers = 1; break;
+		case 'H': {
+			const char **bigger = realloc(a->handler_globs, (a->nhandler_globs + 1) * sizeof(char *));
+			if (!bigger)
+				return rp_err_nomem(err, "reading options");
+			a->handler_globs = bigger;
+			a->handler_globs[a->nhandler_globs++] = optarg;
+			break;
+		}
 		case 'h': fputs(usage, stdout); return 1;
 		default: return cli_usage_error(err, "check", "unknown option");
 		}
@@ -167,7 +186,27 @@ static void print_result(const rp_image *img, const rp_check_result *res, const 
 		       ? " (GNU ld relaxed calls between moved functions: below the plan is fine)" : "");
 }
 
-static int check_one(const char *plan_path, const rp_image *img, const check_args *a, const char **outsec,
+/* Keeps a copy of the plan's interrupt handlers for the proof after every plan is checked. */
+static int keep_plan_handlers(check_args *a, const rp_plan *plan, rp_err *err)
+{
+	if (!plan->nhandlers)
+		return 0;
+	rp_plan_func *bigger = realloc(a->handlers, (a->nhandlers + plan->nhandlers) * sizeof(*bigger));
+	if (!bigger)
+		return rp_err_nomem(err, "checking");
+	a->handlers = bigger;
+	for (size_t i = 0; i < plan->nhandlers; i++) {
+		rp_plan_func *h = &a->handlers[a->nhandlers];
+		*h = (rp_plan_func){ NULL, NULL };
+		a->nhandlers++;
+		a->nplan_handlers++;
+		if (rp_strdup(&h->name, plan->handlers[i].name, err) || rp_strdup(&h->file, plan->handlers[i].file, err))
+			return err->code;
+	}
+	return 0;
+}
+
+static int check_one(const char *plan_path, const rp_image *img, check_args *a, const char **outsec,
 		     size_t *failures, rp_err *err)
 {
 	rp_plan *plan = NULL;
@@ -181,6 +220,8 @@ static int check_one(const char *plan_path, const rp_image *img, const check_arg
 		       "--allow-empty when that is expected\n", plan_path);
 		(*failures)++;
 	}
+	if (!rc)
+		rc = keep_plan_handlers(a, plan, err);
 	if (!rc)
 		rc = rp_check_run(img, plan, &res, err);
 	if (!rc) {
@@ -196,7 +237,29 @@ static int check_one(const char *plan_path, const rp_image *img, const check_arg
 	return rc;
 }
 
-static int run_check(const check_args *a, rp_err *err)
+/* Interrupt handlers kept off flash: the plans' own and --ram-handler(s)' (found in the relinked
+ * ELF), each walked to the first function in flash. */
+static int check_handlers(check_args *a, const rp_image *img, const char **outsecs, size_t *failures, rp_err *err)
+{
+	int rc = rp_check_find_handlers(img, a->handler_globs, a->nhandler_globs, a->all_handlers, &a->handlers,
+					&a->nhandlers, err);
+	if (rc || !a->nhandlers)
+		return rc;
+	rp_check_result res;
+	memset(&res, 0, sizeof(res));
+	size_t nreached = 0;
+	rc = rp_check_handlers(img, a->handlers, a->nhandlers, outsecs, a->nplans, &res, &nreached, err);
+	for (size_t i = 0; !rc && i < res.nfailures; i++)
+		printf("%s\n", res.failures[i]);
+	if (!rc && !a->quiet)
+		printf("interrupt handlers: %zu, reaching %zu function(s), %zu path(s) to flash\n", a->nhandlers, nreached,
+		       res.nfailures);
+	*failures += res.nfailures;
+	rp_check_result_release(&res);
+	return rc;
+}
+
+static int run_check(check_args *a, rp_err *err)
 {
 	rp_image *img = NULL;
 	const char **outsecs = calloc(a->nplans, sizeof(char *));
@@ -219,6 +282,8 @@ static int run_check(const check_args *a, rp_err *err)
 			failures += res.nfailures;
 		rp_check_result_release(&res);
 	}
+	if (!rc)
+		rc = check_handlers(a, img, outsecs, &failures, err);
 	if (!rc && a->profile)
 		rc = check_profile_report(a->profile, a->baseline, a->plans, a->nplans, err);
 	if (!rc && failures)
@@ -238,6 +303,12 @@ int cmd_check(int argc, char **argv, rp_err *err)
 		rc = run_check(&a, err);
 	for (size_t i = 0; i < a.nplans; i++)
 		free(a.plans[i]);
+	for (size_t i = 0; i < a.nplan_handlers; i++) {   /* the options' names are the image's */
+		free(a.handlers[i].name);
+		free(a.handlers[i].file);
+	}
+	free(a.handlers);
+	free(a.handler_globs);
 	free(a.plans);
 	return rc > 0 ? 0 : rc;
 }

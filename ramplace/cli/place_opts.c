@@ -55,6 +55,11 @@ static const char usage[] =
 	"                        give check the same option; config: allow-boot-path: yes\n"
 	"      --pin GLOB        always move matching functions (repeatable)\n"
 	"      --closure GLOB    move matching functions and everything they call (repeatable)\n"
+	"      --ram-handler GLOB  interrupt handlers whose whole static reach (calls, tail\n"
+	"                        calls, veneers' targets, libgcc helpers) must run from RAM:\n"
+	"                        moved first; the plan records them and check proves that no\n"
+	"                        path from them reaches flash (repeatable)\n"
+	"      --ram-handlers    the same for every vector-table handler but the reset handler\n"
 	"      --flash-wait-states N   cost model: report cycles, weigh crossing calls\n"
 	"      --flash-model SPEC  place by stall cycles saved under a flash model: ws:N,\n"
 	"                        art:ws=N,line=L, cache:rp2040|fe310|esp32 or\n"
@@ -130,6 +135,7 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 		{ "min-mapped", required_argument, NULL, 'M' }, { "force", no_argument, NULL, 'F' },
 		{ "config", required_argument, NULL, 'c' }, { "pin", required_argument, NULL, 'p' },
 		{ "closure", required_argument, NULL, 'C' }, { "flash-wait-states", required_argument, NULL, 'W' },
+		{ "ram-handler", required_argument, NULL, 'X' }, { "ram-handlers", no_argument, NULL, 'Y' },
 		{ "time-limit", required_argument, NULL, 'T' }, { "ilp", no_argument, NULL, 'I' },
 		{ "allow-empty", no_argument, NULL, 'E' }, { "linker", required_argument, NULL, 'L' },
 		{ "dialect", required_argument, NULL, 'D' },
@@ -168,6 +174,8 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 		case 'c': a->config_path = optarg; break;
 		case 'p': rc = add_glob(&a->pin, &a->npin, optarg, err); break;
 		case 'C': rc = add_glob(&a->closure, &a->nclosure, optarg, err); break;
+		case 'X': rc = add_glob(&a->handlers, &a->nhandlers, optarg, err); break;
+		case 'Y': a->pipe.opts.all_handlers = 1; break;
 		case 'W': rc = parse_double(&a->flash_wait_states, optarg, "--flash-wait-states", 0, 1000, err); break;
 		case 'T':
 			rc = parse_double(&a->pipe.opts.time_limit_s, optarg, "--time-limit", 0.01, 86400, err);
@@ -306,8 +314,11 @@ int place_opts_apply_config(place_args *a, rp_err *err)
 	if (a->cfg) {
 		if (append_names(&a->exclude, &a->nexclude, a->cfg->exclude, a->cfg->nexclude, err) ||
 		    append_names(&a->pin, &a->npin, a->cfg->pin, a->cfg->npin, err) ||
-		    append_names(&a->closure, &a->nclosure, a->cfg->closure, a->cfg->nclosure, err))
+		    append_names(&a->closure, &a->nclosure, a->cfg->closure, a->cfg->nclosure, err) ||
+		    append_names(&a->handlers, &a->nhandlers, a->cfg->handlers, a->cfg->nhandlers, err))
 			return err->code;
+		if (a->cfg->all_handlers)
+			o->all_handlers = 1;
 		o->cost = a->cfg->cost;
 		o->have_cost = a->cfg->have_cost && (a->cfg->cost.flash_fetch_cycles != 1.0 ||
 						     (!a->cfg->cost.have_model && !a->cfg->cost.nflash));
@@ -333,6 +344,8 @@ int place_opts_apply_config(place_args *a, rp_err *err)
 	o->npin = a->npin;
 	o->closure = a->closure;
 	o->nclosure = a->nclosure;
+	o->handlers = a->handlers;
+	o->nhandlers = a->nhandlers;
 	if (make_regions(a, err) || name_outputs(a, err))
 		return err->code;
 	if (a->cfg || a->budget_auto) {
@@ -365,6 +378,7 @@ void place_opts_release(place_args *a)
 	free(a->exclude);
 	free(a->pin);
 	free(a->closure);
+	free(a->handlers);
 	rp_pipeline_release(&a->pipe);   /* what a run made, the data pins and the model options */
 	rp_config_free(a->cfg);
 }

@@ -16,8 +16,8 @@ typedef struct place_args {
 	const char *map_path;
 	const char *db_path;
 	const char *elf_path;
-	const char **exclude, **pin, **closure;
-	size_t nexclude, npin, nclosure;
+	const char **exclude, **pin, **closure, **handlers;
+	size_t nexclude, npin, nclosure, nhandlers;
 	const char *config_path;
 	int budget_auto;
 	double flash_wait_states;   /* < 0: not given */

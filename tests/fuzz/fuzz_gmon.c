@@ -9,8 +9,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	rp_func funcs[] = {
-		{ "a", NULL, 0x1000, 8, 0, 0, 1 }, { "b", NULL, 0x1008, 0x20, 0, 0, 1 },
-		{ "c", "c.c", 0x1040, 0, 0, 1, 1 }, { "d", NULL, 0x1100, 0x100, 0, 0, 1 },
+		{ .name = "a", .addr = 0x1000, .size = 8, .is_thumb = 1 },
+		{ .name = "b", .addr = 0x1008, .size = 0x20, .is_thumb = 1 },
+		{ .name = "c", .file = "c.c", .addr = 0x1040, .is_local = 1, .is_thumb = 1 },
+		{ .name = "d", .addr = 0x1100, .size = 0x100, .is_thumb = 1 },
 	};
 	rp_image img = { 0 };
 	img.machine = EM_ARM;

@@ -61,8 +61,15 @@ static void test_full(void **state)
 	assert_int_equal(cfg->weighting, RP_WEIGHT_EQUAL);
 	assert_true(cfg->time_limit_s == 2.5);
 	rp_config_free(cfg);
-	cfg = parse_ok("regions:\n  - {name: r, budget: 96K}\n");
+	cfg = parse_ok("regions:\n  - {name: r, budget: 96K}\nram-handlers: [TIMER0_Handler, \"UART*\"]\n");
 	assert_int_equal(cfg->regions[0].budget, 96 * 1024);
+	assert_int_equal(cfg->nhandlers, 2);
+	assert_string_equal(cfg->handlers[1], "UART*");
+	assert_int_equal(cfg->all_handlers, 0);
+	rp_config_free(cfg);
+	cfg = parse_ok("regions:\n  - {name: r, budget: 96K}\nram-handlers: all\n");
+	assert_int_equal(cfg->all_handlers, 1);
+	assert_int_equal(cfg->nhandlers, 0);
 	assert_true(cfg->time_limit_s == 10.0);
 	assert_true(cfg->cost.flash_fetch_cycles == 1.0);
 	assert_int_equal(cfg->cost.veneer_bytes, -1);
@@ -74,7 +81,7 @@ static void test_refusals(void **state)
 	(void)state;
 	refused("regions:\n  - name: a\n    budgett: 4K\n",
 		"t.yaml:3:5: unknown key 'budgett' in a region (expected one of: name, memory, budget, reserve, align, output-section, fragment, speed)");
-	refused("region: []\n", "t.yaml:1:1: unknown key 'region' in the config (expected one of: regions, pin, exclude, closure, cost, runs, solver, data, pin-data, allow-boot-path)");
+	refused("region: []\n", "t.yaml:1:1: unknown key 'region' in the config (expected one of: regions, pin, exclude, closure, cost, runs, solver, data, pin-data, allow-boot-path, ram-handlers)");
 	refused("allow-boot-path: maybe\nregions: [{budget: 1K}]\n", "t.yaml:1:18: 'allow-boot-path' must be 'yes' or 'no', not 'maybe'");
 	refused("regions:\n  - name: a\n    budget: lots\n", "t.yaml:3:13: budget: 'lots' is not a size");
 	refused("regions:\n  - name: a\n", "t.yaml:2:5: region 'a' has no 'budget' (a size such as 96K, or auto)");

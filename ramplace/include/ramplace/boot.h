@@ -47,6 +47,11 @@ int rp_boot_analyze(rp_boot *out, const rp_image *img, const rp_callgraph *cg, c
 		    size_t noutsecs, rp_err *err);
 void rp_boot_release(rp_boot *b);
 
+/* The functions a Cortex-M vector table names past the reset handler (each once, in table
+ * order): the interrupt and exception handlers. *out is the caller's to free. RP_EINPUT when the
+ * image has no vector table. */
+int rp_boot_vector_handlers(const rp_image *img, size_t **out, size_t *n, rp_err *err);
+
 /* Writes "Reset_Handler -> _cstart -> memcpy": how the reset path reaches kept function f
  * (truncated with "..." to fit buf). */
 void rp_boot_chain(const rp_boot *b, const rp_image *img, size_t f, char *buf, size_t n);

@@ -41,6 +41,23 @@ typedef struct rp_check_result {
 int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result *res, rp_err *err);
 void rp_check_result_release(rp_check_result *res);
 
+/* Adds one failure line (printf-style) to res; fails only when out of memory. */
+int rp_check_add_failure(rp_check_result *res, rp_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* For each interrupt handler (name, file for a static), walks its static reach in the relinked
+ * ELF (direct calls and tail branches, veneers seen through) and adds a failure naming the path
+ * to the first function that runs from flash (not in a section copied to RAM, nor in one of
+ * outsecs). *nreached: the functions the handlers reach, all together. */
+int rp_check_handlers(const rp_image *relinked, const rp_plan_func *handlers, size_t nhandlers,
+		      const char *const *outsecs, size_t noutsecs, rp_check_result *res, size_t *nreached, rp_err *err);
+
+/* Appends to *out (grown with realloc; *nout entries so far, the caller's to free; the strings
+ * are img's) the functions of img matching globs, and with all every vector-table handler but
+ * the reset handler, each once. RP_EUSAGE for a glob matching nothing, RP_EINPUT for all without
+ * a vector table. */
+int rp_check_find_handlers(const rp_image *img, const char *const *globs, size_t nglobs, int all, rp_plan_func **out,
+			   size_t *nout, rp_err *err);
+
 /* Adds a failure to res for every function the reset handler may run before it copies the code
  * (boot.h: at any call depth, through calls and tail jumps) that sits in RAM in the relinked ELF
  * (a section loaded from elsewhere, or one of outsecs), naming the chain of calls from the reset

@@ -62,6 +62,9 @@ typedef struct rp_config {
 	int data;                    /* `data: on|off`: 1 on, 0 off, -1 not given (off unless
 					`pin-data` names objects) */
 	int allow_boot_path;         /* `allow-boot-path: yes`: as place --allow-boot-path (0: no) */
+	char **handlers;             /* `ram-handlers: [names or globs]`: as place --ram-handler */
+	size_t nhandlers;
+	int all_handlers;            /* `ram-handlers: all`: as place --ram-handlers */
 	char **pin_data;             /* `pin-data`: const objects (globs) that must go to .ramdata */
 	size_t npin_data;
 } rp_config;

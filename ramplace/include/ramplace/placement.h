@@ -48,6 +48,10 @@ typedef struct rp_place_opts {
 	int dialect;              /* what will move the units (RP_DIALECT_*): a unit it cannot
 				     express stays in flash with its reason, so its budget goes to one
 				     it can; recorded in the plan */
+	const char *const *handlers; /* globs: interrupt handlers whose whole static reach must run
+				     from RAM (a closure the plan records, so check proves it) */
+	size_t nhandlers;
+	int all_handlers;         /* every vector-table handler but the reset handler, likewise */
 } rp_place_opts;
 
 /* The build input a plan is for (ldgen/): GNU ld's fragment (also what ld.lld, `emit`, reads);
@@ -56,7 +60,7 @@ typedef struct rp_place_opts {
 enum { RP_DIALECT_GNU = 0, RP_DIALECT_ZEPHYR = 1, RP_DIALECT_ESPIDF = 2 };
 
 #define RP_PLACE_OPTS_INIT { 0, 4, -1, ".ramtext", NULL, NULL, 0, 1, NULL, 0, NULL, 0, NULL, 0, \
-			     RP_COST_MODEL_INIT, 0, NULL, 0, 10.0, 0, 0.0001, RP_DIALECT_GNU }
+			     RP_COST_MODEL_INIT, 0, NULL, 0, 10.0, 0, 0.0001, RP_DIALECT_GNU, NULL, 0, 0 }
 
 typedef struct rp_placement {
 	rp_plan *plan;            /* plans[0] */

@@ -43,6 +43,9 @@ typedef struct rp_plan {
 	char *data_plan;         /* a code plan's data plan beside it ("data-plan ramdata.ld.plan",
 				    a file name in the same directory), so check finds it; NULL: none */
 	int linker_lld;          /* "linker lld": made for ld.lld's thunks (0: GNU ld's veneers) */
+	rp_plan_func *handlers;  /* "handler NAME FILE": interrupt handlers whose whole static reach
+				    the plan moves to RAM (place --ram-handler(s)); check proves it */
+	size_t nhandlers;
 	char *dialect;           /* "dialect zephyr": made for a build input that moves less than a
 				    GNU ld fragment, its inexpressible units left out (NULL: GNU ld's) */
 	char *modeled_model;     /* "modeled MODEL BEFORE AFTER": the flash model the placement priced

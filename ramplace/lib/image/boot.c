@@ -89,27 +89,76 @@ static const rp_func *thumb_func(const rp_image *img, uint64_t word)
 	return f && f->addr == (word & ~1ull) ? f : NULL;
 }
 
-/* Cortex-M: word 1 of the vector table is the reset handler (with the Thumb bit). */
-static const rp_func *from_vector_table(const rp_image *img, char *how, size_t howlen)
+static const char *const vector_sections[] = { ".vectors", ".isr_vector", ".vector_table", ".intvecs" };
+
+/* Word k of a Cortex-M vector table section; 0 when it cannot be read. */
+static uint64_t vector_word(const rp_image *img, const rp_section *s, size_t k)
 {
-	static const char *const names[] = { ".vectors", ".isr_vector", ".vector_table", ".intvecs" };
+	unsigned char w[4];
+	rp_err ignored = RP_ERR_INIT;
+	if (s->size < 4 * (uint64_t)(k + 1) || rp_image_read(img, s->vma + 4 * k, w, 4, &ignored))
+		return 0;
+	return img->big_endian ? (uint64_t)w[0] << 24 | (uint64_t)w[1] << 16 | (uint64_t)w[2] << 8 | w[3]
+			       : (uint64_t)w[3] << 24 | (uint64_t)w[2] << 16 | (uint64_t)w[1] << 8 | w[0];
+}
+
+/* Cortex-M: the vector table section whose word 1 (the reset handler, with the Thumb bit) is a
+ * function. */
+static const rp_section *vector_table(const rp_image *img, const rp_func **reset, const char **name)
+{
 	if (img->machine != EM_ARM)
 		return NULL;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		const rp_section *s = rp_image_section(img, names[i]);
-		unsigned char w[4];
-		rp_err ignored = RP_ERR_INIT;
-		if (!s || s->size < 8 || rp_image_read(img, s->vma + 4, w, 4, &ignored))
-			continue;
-		uint64_t word = img->big_endian ? (uint64_t)w[0] << 24 | (uint64_t)w[1] << 16 | (uint64_t)w[2] << 8 | w[3]
-						: (uint64_t)w[3] << 24 | (uint64_t)w[2] << 16 | (uint64_t)w[1] << 8 | w[0];
-		const rp_func *f = thumb_func(img, word);
+	for (size_t i = 0; i < sizeof(vector_sections) / sizeof(vector_sections[0]); i++) {
+		const rp_section *s = rp_image_section(img, vector_sections[i]);
+		const rp_func *f = s ? thumb_func(img, vector_word(img, s, 1)) : NULL;
 		if (f) {
-			snprintf(how, howlen, "the vector table (%s)", names[i]);
-			return f;
+			*reset = f;
+			*name = vector_sections[i];
+			return s;
 		}
 	}
 	return NULL;
+}
+
+static const rp_func *from_vector_table(const rp_image *img, char *how, size_t howlen)
+{
+	const rp_func *f = NULL;
+	const char *name = NULL;
+	if (!vector_table(img, &f, &name))
+		return NULL;
+	snprintf(how, howlen, "the vector table (%s)", name);
+	return f;
+}
+
+int rp_boot_vector_handlers(const rp_image *img, size_t **out, size_t *n, rp_err *err)
+{
+	*out = NULL;
+	*n = 0;
+	const rp_func *reset = NULL;
+	const char *name = NULL;
+	const rp_section *s = vector_table(img, &reset, &name);
+	if (!s)
+		return rp_err_set(err, RP_EINPUT, "%s: no Cortex-M vector table (.vectors, .isr_vector, .vector_table or "
+				  ".intvecs whose second word is the reset handler) to take the interrupt handlers from", img->path);
+	size_t cap = 0;
+	for (size_t k = 2; k < s->size / 4; k++) {
+		const rp_func *f = thumb_func(img, vector_word(img, s, k));
+		if (!f || f == reset)
+			continue;
+		size_t fi = (size_t)(f - img->funcs), j = 0;
+		while (j < *n && (*out)[j] != fi)
+			j++;
+		if (j < *n)
+			continue;   /* one handler in many slots (a default handler) */
+		if (rp_grow((void **)out, &cap, *n + 1, sizeof(size_t), err)) {
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return err->code;
+		}
+		(*out)[(*n)++] = fi;
+	}
+	return 0;
 }
 
 static const rp_func *find_reset(const rp_image *img, char *how, size_t howlen)

@@ -395,7 +395,7 @@ static int solver_field(parse *p, const yaml_node_t *k, const yaml_node_t *v, vo
 }
 
 static const char *const top_keys[] = { "regions", "pin", "exclude", "closure", "cost", "runs", "solver", "data",
-					"pin-data", "allow-boot-path", NULL };
+					"pin-data", "allow-boot-path", "ram-handlers", NULL };
 
 /* `data: on|off`: read-only data placement (place --data, --no-data). */
 static int get_data(parse *p, const yaml_node_t *v, rp_config *cfg)
@@ -423,6 +423,13 @@ static int top_field(parse *p, const yaml_node_t *k, const yaml_node_t *v, void 
 		return get_names(p, v, key, &cfg->exclude, &cfg->nexclude);
 	if (strcmp(key, "closure") == 0)
 		return get_names(p, v, key, &cfg->closure, &cfg->nclosure);
+	if (strcmp(key, "ram-handlers") == 0) {   /* `all`, or the handlers' names or globs */
+		if (v->type == YAML_SCALAR_NODE && strcmp(scalar(v), "all") == 0) {
+			cfg->all_handlers = 1;
+			return 0;
+		}
+		return get_names(p, v, key, &cfg->handlers, &cfg->nhandlers);
+	}
 	if (strcmp(key, "cost") == 0) {
 		cfg->have_cost = 1;
 		return walk_mapping(p, v, "'cost'", cost_keys, cost_field, &cfg->cost);
@@ -599,6 +606,7 @@ void rp_config_free(rp_config *cfg)
 	free_names(cfg->pin, cfg->npin);
 	free_names(cfg->exclude, cfg->nexclude);
 	free_names(cfg->closure, cfg->nclosure);
+	free_names(cfg->handlers, cfg->nhandlers);
 	free_names(cfg->pin_data, cfg->npin_data);
 	free(cfg->path);
 	free(cfg);

@@ -62,6 +62,8 @@ typedef struct ctx {
 	size_t *unit_of;          /* function -> unit */
 	uint64_t *fsamples;       /* samples per function */
 	size_t *insec_of;         /* function -> map input section, SIZE_MAX if none */
+	size_t *handler_roots;    /* interrupt handlers whose reach must run from RAM (place_keep.c) */
+	size_t nhandler_roots;
 	unit *units;
 	size_t nunits;
 	region *regions;

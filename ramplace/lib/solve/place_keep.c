@@ -93,33 +93,81 @@ static void must(ctx *c, size_t ui, size_t fi, const char *why)
 	}
 }
 
-/* The static call closure of every function matching the closure globs must be in RAM. */
+/* Adds every function matching glob to roots; RP_EINPUT naming what when none does. */
+static int add_roots(ctx *c, const char *glob, const char *what, size_t *roots, size_t *nroots, rp_err *err)
+{
+	size_t before = *nroots;
+	for (size_t i = 0; i < c->img->nfuncs; i++)
+		if (fnmatch(glob, c->img->funcs[i].name, 0) == 0)
+			roots[(*nroots)++] = i;
+	return *nroots > before ? 0 : rp_err_set(err, RP_EINPUT, "%s: no function in %s matches '%s'", what, c->img->path, glob);
+}
+
+/* The interrupt handlers whose reach must run from RAM: --ram-handler globs, and with
+ * --ram-handlers every vector-table handler but the reset handler. Kept in c->handler_roots for
+ * the plan, which records them so that check proves no path from them reaches flash. */
+static int find_handlers(ctx *c, rp_err *err)
+{
+	const rp_place_opts *o = c->opts;
+	if (!o->nhandlers && !o->all_handlers)
+		return 0;
+	if (!(c->handler_roots = malloc((c->img->nfuncs + 1) * sizeof(size_t))))
+		return rp_err_nomem(err, "finding the interrupt handlers");
+	int rc = 0;
+	for (size_t k = 0; !rc && k < o->nhandlers; k++)
+		rc = add_roots(c, o->handlers[k], "--ram-handler", c->handler_roots, &c->nhandler_roots, err);
+	size_t *vec = NULL, nvec = 0;
+	if (!rc && o->all_handlers && !(rc = rp_boot_vector_handlers(c->img, &vec, &nvec, err)))
+		for (size_t k = 0; k < nvec; k++)
+			c->handler_roots[c->nhandler_roots++] = vec[k];
+	free(vec);
+	/* one root per function, in the order found (a glob and the table may name one twice) */
+	size_t kept = 0;
+	for (size_t k = 0; !rc && k < c->nhandler_roots; k++) {
+		size_t j = 0;
+		while (j < kept && c->handler_roots[j] != c->handler_roots[k])
+			j++;
+		if (j == kept)
+			c->handler_roots[kept++] = c->handler_roots[k];
+	}
+	c->nhandler_roots = kept;
+	return rc;
+}
+
+/* Marks must(reason) on every function the static call graph reaches from roots. */
+static int must_reach(ctx *c, const size_t *roots, size_t nroots, const char *reason, rp_err *err)
+{
+	unsigned char *mark = calloc(c->img->nfuncs + 1, 1);
+	int rc = mark ? rp_callgraph_reach(c->cg, roots, nroots, mark, err) : rp_err_nomem(err, "walking closures");
+	for (size_t i = 0; !rc && i < c->img->nfuncs; i++)
+		if (mark[i])
+			must(c, c->unit_of[i], i, reason);
+	free(mark);
+	return rc;
+}
+
+/* The static call closure of every function matching the closure globs must be in RAM, and the
+ * whole reach of the interrupt handlers kept off flash. */
 static int mark_closures(ctx *c, rp_err *err)
 {
 	const rp_place_opts *o = c->opts;
-	if (!o->nclosure)
+	if (!o->nclosure && !o->nhandlers && !o->all_handlers)
 		return 0;
 	if (!c->cg)
 		return rp_err_set(err, RP_EUSAGE, "closure: needs the call graph, which only ARM and RISC-V images have");
 	size_t *roots = malloc(c->img->nfuncs * sizeof(size_t) + 1);
-	unsigned char *mark = calloc(c->img->nfuncs + 1, 1);
 	size_t nroots = 0;
-	int rc = roots && mark ? 0 : rp_err_nomem(err, "walking closures");
-	for (size_t k = 0; !rc && k < o->nclosure; k++) {
-		size_t before = nroots;
-		for (size_t i = 0; i < c->img->nfuncs; i++)
-			if (fnmatch(o->closure[k], c->img->funcs[i].name, 0) == 0)
-				roots[nroots++] = i;
-		if (nroots == before)
-			rc = rp_err_set(err, RP_EINPUT, "closure: no function in %s matches '%s'", c->img->path, o->closure[k]);
-	}
-	if (!rc)
-		rc = rp_callgraph_reach(c->cg, roots, nroots, mark, err);
-	for (size_t i = 0; !rc && i < c->img->nfuncs; i++)
-		if (mark[i])
-			must(c, c->unit_of[i], i, "in the static call closure of a closure root");
+	int rc = roots ? 0 : rp_err_nomem(err, "walking closures");
+	for (size_t k = 0; !rc && k < o->nclosure; k++)
+		rc = add_roots(c, o->closure[k], "closure", roots, &nroots, err);
+	if (!rc && nroots)
+		rc = must_reach(c, roots, nroots, "in the static call closure of a closure root", err);
 	free(roots);
-	free(mark);
+	if (!rc)
+		rc = find_handlers(c, err);
+	if (!rc && c->nhandler_roots)
+		rc = must_reach(c, c->handler_roots, c->nhandler_roots,
+				"reached from an interrupt handler that must run from RAM (--ram-handler)", err);
 	return rc;
 }
 

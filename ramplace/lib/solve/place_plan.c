@@ -144,6 +144,16 @@ static int make_plan(ctx *c, size_t r, uint64_t total, rp_err *err)
 	if (rp_strdup(&plan->build_id, c->img->build_id, err) || rp_strdup(&plan->outsec, rg->outsec, err))
 		return err->code;
 	plan->linker_lld = c->img->linker_lld;
+	if (r == 0 && c->nhandler_roots) {   /* the first plan records them; check proves their reach */
+		if (!(plan->handlers = calloc(c->nhandler_roots, sizeof(*plan->handlers))))
+			return rp_err_nomem(err, "writing the plan");
+		for (size_t k = 0; k < c->nhandler_roots; k++) {
+			const rp_func *f = &c->img->funcs[c->handler_roots[k]];
+			plan->nhandlers = k + 1;
+			if (rp_strdup(&plan->handlers[k].name, f->name, err) || rp_strdup(&plan->handlers[k].file, f->file, err))
+				return err->code;
+		}
+	}
 	if (c->opts->dialect != RP_DIALECT_GNU &&
 	    rp_strdup(&plan->dialect, c->opts->dialect == RP_DIALECT_ZEPHYR ? "zephyr" : "esp-idf", err))
 		return err->code;

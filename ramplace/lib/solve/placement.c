@@ -11,6 +11,7 @@
 
 static void ctx_release(ctx *c)
 {
+	free(c->handler_roots);
 	free(c->ufirst);
 	free(c->ufuncs);
 	rp_callgraph_free(c->cg);

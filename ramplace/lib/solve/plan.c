@@ -102,6 +102,13 @@ static void write_header(FILE *fp, const rp_plan *plan)
 	}
 	if (plan->linker_lld)
 		fputs("linker lld\n", fp);
+	for (size_t i = 0; i < plan->nhandlers; i++) {
+		fputs("handler ", fp);
+		put_field(fp, plan->handlers[i].name);
+		fputc(' ', fp);
+		put_field(fp, plan->handlers[i].file);
+		fputc('\n', fp);
+	}
 	if (plan->dialect) {
 		fputs("dialect ", fp);
 		put_field(fp, plan->dialect);
@@ -162,7 +169,7 @@ typedef struct reader {
 	int is_dash[MAX_FIELDS];   /* the field was written "-" (none), not "%2D" */
 	size_t nfields;
 	rp_plan *plan;
-	size_t cap_units, cap_patterns, cap_funcs;
+	size_t cap_units, cap_patterns, cap_funcs, cap_handlers;
 	int in_unit;               /* a "unit" line was read and its "end" not yet */
 	size_t unit_line;
 	unsigned seen;             /* header keys read so far (bit per key) */
@@ -347,6 +354,24 @@ static int parse_samples(reader *rd)
 	return 0;
 }
 
+/* "handler NAME FILE": an interrupt handler whose static reach the plan moves (repeatable). */
+static int parse_handler(reader *rd)
+{
+	rp_plan *plan = rd->plan;
+	if (expect_fields(rd, 3, "handler NAME FILE"))
+		return rd->err->code;
+	if (rd->is_dash[1])
+		return fail(rd, "handler has no name%s", "");
+	if (rp_grow((void **)&plan->handlers, &rd->cap_handlers, plan->nhandlers + 1, sizeof(*plan->handlers), rd->err))
+		return rd->err->code;
+	rp_plan_func *h = &plan->handlers[plan->nhandlers];
+	memset(h, 0, sizeof(*h));
+	plan->nhandlers++;
+	if (take(&h->name, rd, 1))
+		return rd->err->code;
+	return take_optional(rd, &h->file, 2);
+}
+
 /* "modeled MODEL BEFORE AFTER": the cycles place priced the profiled workload at. */
 static int parse_modeled(reader *rd)
 {
@@ -432,6 +457,8 @@ static int parse_header_key(reader *rd, const char *key)
 		return parse_data_plan(rd);
 	if (strcmp(key, "modeled") == 0)
 		return parse_modeled(rd);
+	if (strcmp(key, "handler") == 0)
+		return parse_handler(rd);
 	if (strcmp(key, "linker") == 0) {
 		if (mark_seen(rd, SEEN_LINKER, key) || expect_fields(rd, 2, "linker lld"))
 			return rd->err->code;
@@ -618,5 +645,10 @@ void rp_plan_free(rp_plan *plan)
 	free(plan->data_plan);
 	free(plan->modeled_model);
 	free(plan->dialect);
+	for (size_t i = 0; i < plan->nhandlers; i++) {
+		free(plan->handlers[i].name);
+		free(plan->handlers[i].file);
+	}
+	free(plan->handlers);
 	free(plan);
 }

@@ -20,11 +20,7 @@
 #include "ramplace/check.h"
 #include "ramplace/elfsyms.h"
 
-/* Adds one failure line (printf-style); fails only when out of memory. */
-static int add_failure(rp_check_result *res, rp_err *err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int add_failure(rp_check_result *res, rp_err *err, const char *fmt, ...)
+int rp_check_add_failure(rp_check_result *res, rp_err *err, const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
@@ -114,7 +110,7 @@ static int check_func(const rp_image *img, const rp_plan *plan, const rp_section
 	res->nfuncs_checked++;
 	const rp_func *f = rp_image_func_by_name(img, pf->name, pf->file);
 	if (!f)
-		return add_failure(res, err, "'%s'%s is not in the relinked ELF: inlined or renamed?", pf->name, file_note);
+		return rp_check_add_failure(res, err, "'%s'%s is not in the relinked ELF: inlined or renamed?", pf->name, file_note);
 	if (!outsec || !range_inside(f->addr, f->size, outsec->vma, outsec->size)) {
 		const rp_section *ram = ram_copy_of(img, plan, f);
 		if (ram) {
@@ -126,14 +122,14 @@ static int check_func(const rp_image *img, const rp_plan *plan, const rp_section
 		describe_place(place, sizeof(place), img, f);
 		const rp_section *sec = f->section < img->nsections ? &img->sections[f->section] : NULL;
 		if (sec && sec->lma == sec->vma && looks_orphan(sec))
-			return add_failure(res, err, "'%s'%s is at 0x%0*llx %s, not in %s: its section '%s' is an orphan (no rule "
+			return rp_check_add_failure(res, err, "'%s'%s is at 0x%0*llx %s, not in %s: its section '%s' is an orphan (no rule "
 					   "of the linker script names it, so ld put it in flash by its name)", pf->name,
 					   file_note, addr_width(img), (unsigned long long)f->addr, place, plan->outsec, sec->name);
-		return add_failure(res, err, "'%s'%s is at 0x%0*llx %s, not in %s", pf->name, file_note, addr_width(img),
+		return rp_check_add_failure(res, err, "'%s'%s is at 0x%0*llx %s, not in %s", pf->name, file_note, addr_width(img),
 				   (unsigned long long)f->addr, place, plan->outsec);
 	}
 	if (plan->region_length && !range_inside(f->addr, f->size, plan->region_origin, plan->region_length))
-		return add_failure(res, err, "'%s'%s is at 0x%0*llx, outside region %s [0x%llx, 0x%llx)", pf->name,
+		return rp_check_add_failure(res, err, "'%s'%s is at 0x%0*llx, outside region %s [0x%llx, 0x%llx)", pf->name,
 				   file_note, addr_width(img), (unsigned long long)f->addr,
 				   plan->region ? plan->region : "?", (unsigned long long)plan->region_origin,
 				   (unsigned long long)(plan->region_origin + plan->region_length));
@@ -151,15 +147,15 @@ static int check_object(const rp_image *img, const rp_plan *plan, const rp_secti
 	rp_err why = RP_ERR_INIT;
 	res->nfuncs_checked++;
 	if (rp_image_data_symbol(img, po->name, &addr, &size, &why))
-		return add_failure(res, err, "data object '%s' is not in the relinked ELF: removed or renamed?", po->name);
+		return rp_check_add_failure(res, err, "data object '%s' is not in the relinked ELF: removed or renamed?", po->name);
 	if (!outsec || !range_inside(addr, size, outsec->vma, outsec->size))
-		return add_failure(res, err, "data object '%s' is at 0x%0*llx, not in %s", po->name, addr_width(img),
+		return rp_check_add_failure(res, err, "data object '%s' is at 0x%0*llx, not in %s", po->name, addr_width(img),
 				   (unsigned long long)addr, plan->outsec);
 	if (plan->region_length && !range_inside(addr, size, plan->region_origin, plan->region_length))
-		return add_failure(res, err, "data object '%s' is at 0x%0*llx, outside region %s", po->name,
+		return rp_check_add_failure(res, err, "data object '%s' is at 0x%0*llx, outside region %s", po->name,
 				   addr_width(img), (unsigned long long)addr, plan->region ? plan->region : "?");
 	if (u->nfuncs == 1 && size != u->size)
-		return add_failure(res, err, "data object '%s' is %llu bytes in the relinked ELF, the plan moved %llu",
+		return rp_check_add_failure(res, err, "data object '%s' is %llu bytes in the relinked ELF, the plan moved %llu",
 				   po->name, (unsigned long long)size, (unsigned long long)u->size);
 	res->nfuncs_placed++;
 	return 0;
@@ -185,24 +181,24 @@ static int check_outsec(const rp_image *img, const rp_plan *plan, const rp_secti
 {
 	if (!outsec)
 		return plan->nunits == 0 || by_memory ? 0
-		     : add_failure(res, err, "'%s' is not in the relinked ELF: is the fragment INCLUDEd in the linker script?",
+		     : rp_check_add_failure(res, err, "'%s' is not in the relinked ELF: is the fragment INCLUDEd in the linker script?",
 				   plan->outsec);
 	if (!by_memory && outsec->size > plan->budget &&
-	    add_failure(res, err, "'%s' is %llu bytes, over the budget of %llu by %llu", plan->outsec,
+	    rp_check_add_failure(res, err, "'%s' is %llu bytes, over the budget of %llu by %llu", plan->outsec,
 			(unsigned long long)outsec->size, (unsigned long long)plan->budget,
 			(unsigned long long)(outsec->size - plan->budget)))
 		return err->code;
 	if (outsec->size == 0)
 		return 0;
 	if (plan->region_length && !range_inside(outsec->vma, outsec->size, plan->region_origin, plan->region_length) &&
-	    add_failure(res, err, "'%s' at 0x%0*llx is outside region %s", plan->outsec, addr_width(img),
+	    rp_check_add_failure(res, err, "'%s' at 0x%0*llx is outside region %s", plan->outsec, addr_width(img),
 			(unsigned long long)outsec->vma, plan->region ? plan->region : "?"))
 		return err->code;
 	if (outsec->is_nobits)
-		return add_failure(res, err, "'%s' has no contents in the ELF (NOLOAD?): its code would not be copied",
+		return rp_check_add_failure(res, err, "'%s' has no contents in the ELF (NOLOAD?): its code would not be copied",
 				   plan->outsec);
 	if (outsec->lma == outsec->vma)
-		return add_failure(res, err, "'%s' is not loaded from flash (its LMA is its VMA 0x%0*llx): use AT> FLASH",
+		return rp_check_add_failure(res, err, "'%s' is not loaded from flash (its LMA is its VMA 0x%0*llx): use AT> FLASH",
 				   plan->outsec, addr_width(img), (unsigned long long)outsec->vma);
 	return 0;
 }
@@ -260,7 +256,7 @@ static int check_memory_budget(const rp_plan *plan, rp_check_result *res, rp_err
 	res->difference = 0;
 	if (bytes <= plan->budget)
 		return 0;
-	return add_failure(res, err, "the planned functions in RAM take %llu bytes with %zu veneer(s) (in %s and %s), over "
+	return rp_check_add_failure(res, err, "the planned functions in RAM take %llu bytes with %zu veneer(s) (in %s and %s), over "
 			   "the budget of %llu", (unsigned long long)bytes, res->nveneers, plan->outsec, res->holders,
 			   (unsigned long long)plan->budget);
 }
@@ -328,7 +324,7 @@ static int check_accounting(const rp_image *img, const rp_plan *plan, const rp_s
 	else if (planned_each && linked_each > planned_each)
 		snprintf(why, sizeof(why), "; ld wrote %zu veneer(s) of %llu bytes, the plan reserved %llu bytes each (re-place: the veneer size comes from the ELF's architecture)",
 			 res->nveneers, (unsigned long long)linked_each, (unsigned long long)planned_each);
-	return add_failure(res, err, "accounting: '%s' is %llu bytes, the plan claimed %llu (%llu code + %llu veneer bytes): %+lld bytes, more than the %llu-byte unit alignment%s",
+	return rp_check_add_failure(res, err, "accounting: '%s' is %llu bytes, the plan claimed %llu (%llu code + %llu veneer bytes): %+lld bytes, more than the %llu-byte unit alignment%s",
 			   plan->outsec, (unsigned long long)res->outsec_size, (unsigned long long)res->planned_total,
 			   (unsigned long long)plan->used, (unsigned long long)plan->veneer_reserve,
 			   (long long)res->difference, (unsigned long long)align, why);
@@ -376,13 +372,13 @@ int rp_check_reset_path(const rp_image *relinked, const char *const *outsecs, si
 		int w = addr_width(relinked);
 		unsigned long long at = (unsigned long long)f->addr;
 		if (boot.copy_found)
-			rc = add_failure(res, err, "reset path: '%s' runs before %s copies the code (at 0x%llx) but sits in RAM at 0x%0*llx: the firmware would jump into uncopied RAM: %s",
+			rc = rp_check_add_failure(res, err, "reset path: '%s' runs before %s copies the code (at 0x%llx) but sits in RAM at 0x%0*llx: the firmware would jump into uncopied RAM: %s",
 					 f->name, copier, (unsigned long long)boot.copy_site, w, at, chain);
 		else if (boot.main_func != SIZE_MAX)
-			rc = add_failure(res, err, "reset path: '%s' runs before %s calls main, maybe before the code is copied (where was not found), but sits in RAM at 0x%0*llx: %s",
+			rc = rp_check_add_failure(res, err, "reset path: '%s' runs before %s calls main, maybe before the code is copied (where was not found), but sits in RAM at 0x%0*llx: %s",
 					 f->name, reset, w, at, chain);
 		else
-			rc = add_failure(res, err, "reset path: '%s' is reached by %s, which may run it before the code is copied (where was not found), but sits in RAM at 0x%0*llx: %s",
+			rc = rp_check_add_failure(res, err, "reset path: '%s' is reached by %s, which may run it before the code is copied (where was not found), but sits in RAM at 0x%0*llx: %s",
 					 f->name, reset, w, at, chain);
 	}
 	rp_boot_release(&boot);
