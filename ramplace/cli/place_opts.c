@@ -246,34 +246,6 @@ static int append_names(const char ***list, size_t *n, char *const *names, size_
 	return 0;
 }
 
-/* The regions: the config's, with --budget, --output-section, --region and --align applied to
- * the first (--align to all); without a config, one region from the options. */
-static int make_regions(place_args *a, rp_err *err)
-{
-	size_t n = a->cfg ? a->cfg->nregions : 1;
-	a->regions = calloc(n, sizeof(rp_region_cfg));
-	if (!a->regions)
-		return rp_err_nomem(err, "reading options");
-	a->nregions = n;
-	if (a->cfg)
-		memcpy(a->regions, a->cfg->regions, n * sizeof(rp_region_cfg));
-	else
-		rp_region_cfg_defaults(&a->regions[0]);
-	rp_region_cfg *first = &a->regions[0];
-	if (a->have_budget) {
-		first->budget_auto = a->budget_auto;
-		first->budget = a->budget_auto ? 0 : a->pipe.opts.budget;
-	}
-	if (!a->cfg || strcmp(a->pipe.opts.outsec, ".ramtext") != 0)
-		first->outsec = (char *)a->pipe.opts.outsec;
-	if (a->pipe.opts.region)
-		first->memory = (char *)a->pipe.opts.region;
-	for (size_t r = 0; r < n; r++)
-		if (a->align_given || !a->cfg)
-			a->regions[r].align = a->pipe.opts.align;
-	return 0;
-}
-
 /* Fragment and plan of each region: the first from -o/--plan (or the config), the others from
  * the config or "<output section>.ld" beside the first. */
 static int name_outputs(place_args *a, rp_err *err)
@@ -305,39 +277,18 @@ static int name_outputs(place_args *a, rp_err *err)
 	return 0;
 }
 
-/* Config first, then the command line on top of it. */
+/* Config first, then the command line on top of it (the pipeline's rp_pipeline_configure); the
+ * name lists are the options' and the config's together. */
 int place_opts_apply_config(place_args *a, rp_err *err)
 {
 	if (a->config_path && rp_config_load(&a->cfg, a->config_path, err))
 		return err->code;
 	rp_place_opts *o = &a->pipe.opts;
-	if (a->cfg) {
-		if (append_names(&a->exclude, &a->nexclude, a->cfg->exclude, a->cfg->nexclude, err) ||
-		    append_names(&a->pin, &a->npin, a->cfg->pin, a->cfg->npin, err) ||
-		    append_names(&a->closure, &a->nclosure, a->cfg->closure, a->cfg->nclosure, err) ||
-		    append_names(&a->handlers, &a->nhandlers, a->cfg->handlers, a->cfg->nhandlers, err))
-			return err->code;
-		if (a->cfg->all_handlers)
-			o->all_handlers = 1;
-		o->cost = a->cfg->cost;
-		o->have_cost = a->cfg->have_cost && (a->cfg->cost.flash_fetch_cycles != 1.0 ||
-						     (!a->cfg->cost.have_model && !a->cfg->cost.nflash));
-		rp_pipe_cycles_config(&a->pipe.cycles, &a->cfg->cost);
-		if (rp_pipe_data_config(&a->pipe.data, a->cfg, err))
-			return err->code;
-		if (!a->time_limit_given)
-			o->time_limit_s = a->cfg->time_limit_s;
-		if (a->cfg->allow_boot_path)
-			o->keep_boot_path = 0;
-	}
-	if (o->veneer_size >= 0)
-		o->cost.veneer_bytes = o->veneer_size;
-	else if (o->cost.veneer_bytes >= 0)
-		o->veneer_size = o->cost.veneer_bytes;
-	if (a->flash_wait_states >= 0) {
-		o->cost.flash_fetch_cycles = 1.0 + a->flash_wait_states;
-		o->have_cost = 1;
-	}
+	if (a->cfg && (append_names(&a->exclude, &a->nexclude, a->cfg->exclude, a->cfg->nexclude, err) ||
+		       append_names(&a->pin, &a->npin, a->cfg->pin, a->cfg->npin, err) ||
+		       append_names(&a->closure, &a->nclosure, a->cfg->closure, a->cfg->nclosure, err) ||
+		       append_names(&a->handlers, &a->nhandlers, a->cfg->handlers, a->cfg->nhandlers, err)))
+		return err->code;
 	o->exclude = a->exclude;
 	o->nexclude = a->nexclude;
 	o->pin = a->pin;
@@ -346,12 +297,10 @@ int place_opts_apply_config(place_args *a, rp_err *err)
 	o->nclosure = a->nclosure;
 	o->handlers = a->handlers;
 	o->nhandlers = a->nhandlers;
-	if (make_regions(a, err) || name_outputs(a, err))
+	rp_pipe_overrides ov = { a->have_budget, a->budget_auto, a->align_given, a->time_limit_given,
+				 a->flash_wait_states };
+	if (rp_pipeline_configure(&a->pipe, a->cfg, &ov, &a->regions, &a->nregions, err) || name_outputs(a, err))
 		return err->code;
-	if (a->cfg || a->budget_auto) {
-		o->regions = a->regions;
-		o->nregions = a->nregions;
-	}
 	return 0;
 }
 

@@ -126,6 +126,26 @@ typedef struct rp_pipeline {
 /* The defaults before any option: what `place` does with only a budget. */
 #define RP_PIPELINE_INIT { .linker = -1, .min_mapped = 0.5, .opts = RP_PLACE_OPTS_INIT }
 
+/* What the caller's own options say on top of ramplace.yaml (for `place`, its command line):
+ * the values themselves are in p->opts (budget, align, time_limit_s, outsec, region,
+ * veneer_size), p->cycles and p->data already. */
+typedef struct rp_pipe_overrides {
+	int have_budget, budget_auto;  /* a budget was given (p->opts.budget), or `auto` */
+	int align_given;               /* p->opts.align applies to every region */
+	int time_limit_given;          /* p->opts.time_limit_s wins over the config's */
+	double flash_wait_states;      /* < 0: not given; else the cost model's wait states */
+} rp_pipe_overrides;
+
+/* Puts ramplace.yaml (cfg, may be NULL) under the caller's options: the cost model and the
+ * flash model, data placement, the solver's time limit, allow-boot-path, the veneer size, and
+ * the regions, the config's with the budget, output section, memory and alignment of the
+ * options applied to the first (the alignment to all), or one region from the options.
+ * *regions (nregions of them; the caller's to free, borrowing cfg's strings) is what
+ * p->opts.regions points to when there is a config or the budget is `auto`. The name lists
+ * (exclude, pin, closure, handlers) are the caller's to set. */
+int rp_pipeline_configure(rp_pipeline *p, const rp_config *cfg, const rp_pipe_overrides *ov,
+			  rp_region_cfg **regions, size_t *nregions, rp_err *err);
+
 /* Loads, judges and places. On a stale profile (less than min_mapped of it maps, without force)
  * RP_EINPUT, with p->staleness filled to say why. */
 int rp_pipeline_run(rp_pipeline *p, rp_err *err);
