@@ -123,7 +123,7 @@ static int decide(decision *d, const report_args *a, rp_err *err)
 	} else if (!a->config_path) {
 		if (!a->map_path)
 			return cli_usage_error(err, "report", "--html and --budget-curve need --budget (or --map for the free RAM, or --config)");
-		pa->budget_auto = 1;
+		pa->have_budget = pa->budget_auto = 1;
 	}
 	pa->pipe.run = a->run;
 	pa->pipe.force = 1;   /* a view of the profile, stale or not: place says how stale */

@@ -53,6 +53,9 @@ for ex in m3 rv; do
 		fail "$ex: the flash build and its exact counts: $(head -3 "$d/flash.counts.err" 2>/dev/null)"; continue
 	fi
 	"$RAMPLACE" import --quiet "$d/p.db" "$d/flash/fw.elf" "$d/flash.counts"
+	# without --budget, report's decision takes the free RAM the map leaves (budget auto)
+	check "$ex: report --budget-curve with --map and no --budget draws the curve up to the free RAM" \
+		sh -c "'$RAMPLACE' report --elf '$d/flash/fw.elf' --map '$d/flash/fw.map' --budget-curve '$d/p.db' | grep -q '^budget curve: '"
 	for budget in 512 1K 2K; do
 		c="$ex $budget"
 		p=$d/$budget

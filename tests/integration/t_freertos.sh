@@ -187,6 +187,7 @@ for a in open(sys.argv[1]).read().split():
 		   demo_make "$opt" "$d/obj" "$h/RTOSDemo.out" "$h" &&
 		   "$RAMPLACE" check --plan "$h/ramtext.ld.plan" "$h/RTOSDemo.out" >"$h/check.out" 2>&1 &&
 		   grep -q '^interrupt handlers: 7, reaching [0-9]* function(s), 0 path(s) to flash$' "$h/check.out" &&
+		   "$RAMPLACE" check --quiet --plan "$h/ramtext.ld.plan" --ram-handler xPortPendSVHandler --ram-handlers "$h/RTOSDemo.out" &&
 		   run "$h/RTOSDemo.out" && cmp -s "$d/flash/RTOSDemo.out.out" "$h/RTOSDemo.out.out" &&
 		   [ "$(verdict "$h/RTOSDemo.out")" = "$(verdict "$d/flash/RTOSDemo.out")" ]; then
 			pass "$opt: --ram-handlers: $(grep -o 'reaching [0-9]* function(s)' "$h/check.out") from 7 handlers all run from RAM, check proves it, same output"

@@ -73,7 +73,7 @@ mkdir -p gnuplan
 "$RAMPLACE" place --quiet --budget 1K --map flash.map -o gnuplan/ramtext.ld p.db flash.elf
 "$RAMPLACE" emit --format zephyr --elf flash.elf --plan gnuplan/ramtext.ld.plan -o gnu.cmake 2>gnu.err
 check "a plan made for GNU ld: emit warns that its library code cannot be relocated" \
-	grep -q 'cannot be relocated by source file .*place --dialect zephyr' gnu.err
+	grep -q 'have no Zephyr form .*place --dialect zephyr' gnu.err
 "$RAMPLACE" place --budget 1K --map flash.map --dialect zephyr -o plan/ramtext.ld p.db flash.elf >place.out 2>&1
 check "the map names the application's functions as members of libapp.a" grep -q 'libapp\.a:interp\.c\.obj(' plan/ramtext.ld.plan
 check "place --dialect zephyr keeps the toolchain library's functions in flash and says why" \

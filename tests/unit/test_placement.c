@@ -133,6 +133,38 @@ static void test_trailing_pool_counted(void **state)
 	rp_image_free(img);
 }
 
+/* Globs that name the same functions more than once (twice on the command line, or a config's
+ * list and the options') root each function once: roots never outgrow the functions (an ASan
+ * overflow before), and the handlers are recorded once in the plan */
+static void test_repeated_globs(void **state)
+{
+	(void)state;
+	rp_image *img = load(TEST_DATA_DIR "/elf/arm-m3.elf");
+	rp_db_totals t = totals();
+	rp_place_opts opts = RP_PLACE_OPTS_INIT;
+	const char *twice[] = { "*", "*", "a_*" };
+	opts.budget = 4096;
+	opts.keep_boot_path = 0;
+	opts.closure = twice;
+	opts.nclosure = 3;
+	opts.handlers = twice;
+	opts.nhandlers = 3;
+	rp_placement p;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_place(img, NULL, &t, &opts, &p, &err), 0);
+	size_t ncode = 0;
+	for (size_t i = 0; i < img->nfuncs; i++)
+		ncode += img->sections[img->funcs[i].section].is_exec;
+	assert_int_equal(p.plan->nhandlers, ncode);
+	for (size_t i = 0; i < p.plan->nhandlers; i++)
+		for (size_t j = i + 1; j < p.plan->nhandlers; j++)
+			assert_false(strcmp(p.plan->handlers[i].name, p.plan->handlers[j].name) == 0 &&
+				     !p.plan->handlers[i].file == !p.plan->handlers[j].file &&
+				     (!p.plan->handlers[i].file || strcmp(p.plan->handlers[i].file, p.plan->handlers[j].file) == 0));
+	rp_placement_release(&p);
+	rp_image_free(img);
+}
+
 static void test_clones_move_together_and_veneers_count(void **state)
 {
 	(void)state;
@@ -303,6 +335,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_on_arm),
 		cmocka_unit_test(test_trailing_pool_counted),
+		cmocka_unit_test(test_repeated_globs),
 		cmocka_unit_test(test_clones_move_together_and_veneers_count),
 		cmocka_unit_test(test_veneer_plans_proven_optimal),
 		cmocka_unit_test(test_same_plan_twice),

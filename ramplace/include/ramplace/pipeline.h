@@ -72,6 +72,7 @@ typedef struct rp_pipe_data {
 	double *weights;             /* one per object */
 	size_t nweighted;
 	const char *db_path;         /* profile.db, for its flash reads per object (borrowed) */
+	int64_t run;                 /* of this run only (> 0), or of every run */
 	const rp_db_totals *samples; /* the profile's samples, for the proxy (borrowed) */
 	char weights_from[160];      /* what the weights are, for the report */
 	char weights_in[160];        /* placing in cycles by estimate: the conversion, before that */

@@ -184,6 +184,8 @@ typedef struct rp_db_costs {
 } rp_db_costs;
 
 int rp_db_costs_load(rp_db *db, rp_db_costs *out, rp_err *err);
+/* Same for one run (run > 0) or every run (0). */
+int rp_db_costs_load_run(rp_db *db, int64_t run, rp_db_costs *out, rp_err *err);
 void rp_db_costs_release(rp_db_costs *c);
 
 #endif

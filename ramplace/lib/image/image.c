@@ -354,6 +354,10 @@ static int load_all(loader *ld, rp_err *err)
 	if ((rc = index_names(ld->img, err)))
 		return rc;
 	rp_image_arch_init(ld->img);
+	/* an untyped label carries no Thumb bit; on an M-profile core (Thumb only) it is Thumb code */
+	for (size_t i = 0; ld->img->machine == EM_ARM && ld->img->arm_profile == 'M' && i < ld->img->nfuncs; i++)
+		if (ld->img->funcs[i].untyped)
+			ld->img->funcs[i].is_thumb = 1;
 	return 0;
 }
 

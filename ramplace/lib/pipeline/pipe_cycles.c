@@ -107,9 +107,9 @@ static int resolve_models(rp_pipe_cycles *pc, rp_err *err)
 	return 0;
 }
 
-int pipe_cycles_load(rp_pipe_cycles *pc, rp_db *db, rp_place_opts *opts, rp_err *err)
+int pipe_cycles_load(rp_pipe_cycles *pc, rp_db *db, int64_t run, rp_place_opts *opts, rp_err *err)
 {
-	int rc = rp_db_costs_load(db, &pc->costs, err);
+	int rc = rp_db_costs_load_run(db, run, &pc->costs, err);   /* the runs the totals are of */
 	if (rc)
 		return rc;
 	/* the old keys (flash-wait-states, cycles-per-flash-fetch) keep their per-sample objective
@@ -145,11 +145,12 @@ int pipe_cycles_totals(rp_pipe_cycles *pc, const rp_image *img, const rp_db_tota
 {
 	*out = samples;
 	int rc = pc->have_model ? resolve_models(pc, err) : 0;
-	if (!rc)
+	if (!rc) {
 		rc = rp_cycles_prepare(&pc->cy, pc->have_model ? &pc->models : NULL, samples, &pc->costs, img, err);
+		pc->prepared = 1;   /* rp_cycles_release frees what a failed prepare left */
+	}
 	if (rc)
 		return rc;
-	pc->prepared = 1;
 	if (pc->weigh_cycles)
 		*out = &pc->cy.weights;
 	return 0;

@@ -64,7 +64,7 @@ static int profile_weights(rp_pipe_data *a, const char *db_path, size_t *n, rp_e
 		return 0;
 	int rc = rp_db_open_existing(&db, db_path, err);
 	if (!rc)
-		rc = rp_db_costs_load(db, &costs, err);
+		rc = rp_db_costs_load_run(db, a->run, &costs, err);
 	rp_db_close(db);
 	if (rc)
 		return rc;

@@ -33,7 +33,7 @@ static int load_profile(rp_pipeline *p, rp_err *err)
 	if (!rc)
 		rc = rp_db_images_load(db, &p->images, &p->nimages, err);
 	if (!rc)   /* before the arcs: placing in cycles turns the cost model on */
-		rc = pipe_cycles_load(&p->cycles, db, &p->opts, err);
+		rc = pipe_cycles_load(&p->cycles, db, p->run, &p->opts, err);
 	if (!rc && p->opts.have_cost)
 		rc = rp_db_arcs_load_run(db, p->run, &p->arcs, &p->narcs, err);
 	p->opts.arcs = p->arcs;
@@ -115,6 +115,7 @@ int rp_pipeline_run(rp_pipeline *p, rp_err *err)
 	p->times.profile = rp_seconds() - t0;
 	t0 = rp_seconds();
 	p->data.db_path = p->db_path;       /* the data side reads its flash reads per object */
+	p->data.run = p->run;               /* of the same runs */
 	p->data.cycles = &p->cycles;        /* and weighs them in cycles when the code is */
 	p->cycles.map = p->map;             /* ranged models name MEMORY regions of the map */
 	p->data.samples = &p->totals;       /* its proxy counts samples, whatever the code weighs in */

@@ -12,7 +12,7 @@
 /* After the totals are read from db, before the arcs: reads the stall cycles and decides the
  * objective; in cycles it turns on opts' cost model (arcs, veneer cycles) at one cycle saved
  * per unit of weight. */
-int pipe_cycles_load(rp_pipe_cycles *pc, rp_db *db, rp_place_opts *opts, rp_err *err);
+int pipe_cycles_load(rp_pipe_cycles *pc, rp_db *db, int64_t run, rp_place_opts *opts, rp_err *err);
 /* The totals to place from: the weights in cycles, or samples as they are. Resolves the models'
  * MEMORY names against pc->map first: an unknown one, or ranges that overlap, fail naming the
  * config's file:line:column (RP_EINPUT) or the option (RP_EUSAGE). */

@@ -217,13 +217,15 @@ static rp_cost_total *row(rp_cost_total **list, size_t *n, size_t *cap, const ch
 	return r;
 }
 
-static int load_rows(rp_db *db, rp_db_costs *out, rp_err *err)
+static int load_rows(rp_db *db, int64_t run, rp_db_costs *out, rp_err *err)
 {
 	sqlite3_stmt *st;
 	size_t fcap = 0, dcap = 0;
-	if (sqlite3_prepare_v2(db->sql, "SELECT kind, object, file, SUM(count) FROM costs GROUP BY kind, object, file"
-				       " ORDER BY kind LIKE 'fetch-%' DESC, object, file, kind", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db->sql, "SELECT kind, object, file, SUM(count) FROM costs WHERE ?1 = 0 OR run_id = ?1"
+				       " GROUP BY kind, object, file ORDER BY kind LIKE 'fetch-%' DESC, object, file, kind",
+			       -1, &st, NULL) != SQLITE_OK)
 		return rp_dbi_fail(db, err, "reading flash-model costs");
+	sqlite3_bind_int64(st, 1, run);
 	int rc = 0, step;
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *kind = (const char *)sqlite3_column_text(st, 0);
@@ -251,12 +253,13 @@ static int load_rows(rp_db *db, rp_db_costs *out, rp_err *err)
 	return rc;
 }
 
-static int load_runs(rp_db *db, rp_db_costs *out, rp_err *err)
+static int load_runs(rp_db *db, int64_t run, rp_db_costs *out, rp_err *err)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db->sql, "SELECT c.model, c.misses, r.samples, r.scale FROM cost_runs c JOIN runs r ON r.id = c.run_id",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db->sql, "SELECT c.model, c.misses, r.samples, r.scale FROM cost_runs c JOIN runs r ON r.id = c.run_id"
+				       " WHERE ?1 = 0 OR c.run_id = ?1", -1, &st, NULL) != SQLITE_OK)
 		return rp_dbi_fail(db, err, "reading flash-model costs");
+	sqlite3_bind_int64(st, 1, run);
 	int step;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *model = (const char *)sqlite3_column_text(st, 0);
@@ -273,10 +276,15 @@ static int load_runs(rp_db *db, rp_db_costs *out, rp_err *err)
 
 int rp_db_costs_load(rp_db *db, rp_db_costs *out, rp_err *err)
 {
+	return rp_db_costs_load_run(db, 0, out, err);
+}
+
+int rp_db_costs_load_run(rp_db *db, int64_t run, rp_db_costs *out, rp_err *err)
+{
 	memset(out, 0, sizeof(*out));
-	int rc = load_runs(db, out, err);
+	int rc = load_runs(db, run, out, err);
 	if (!rc && out->nruns)
-		rc = load_rows(db, out, err);
+		rc = load_rows(db, run, out, err);
 	if (rc) {
 		rp_db_costs_release(out);
 		return rc;

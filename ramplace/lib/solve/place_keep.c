@@ -93,14 +93,22 @@ static void must(ctx *c, size_t ui, size_t fi, const char *why)
 	}
 }
 
-/* Adds every function matching glob to roots; RP_EINPUT naming what when none does. */
-static int add_roots(ctx *c, const char *glob, const char *what, size_t *roots, size_t *nroots, rp_err *err)
+/* Adds every function matching glob to roots, each once (taken[] marks the ones in roots, so
+ * roots never holds more than every function); RP_EINPUT naming what when none matches. */
+static int add_roots(ctx *c, const char *glob, const char *what, size_t *roots, size_t *nroots, unsigned char *taken,
+		     rp_err *err)
 {
-	size_t before = *nroots;
-	for (size_t i = 0; i < c->img->nfuncs; i++)
-		if (fnmatch(glob, c->img->funcs[i].name, 0) == 0)
+	size_t matched = 0;
+	for (size_t i = 0; i < c->img->nfuncs; i++) {
+		if (fnmatch(glob, c->img->funcs[i].name, 0) != 0)
+			continue;
+		matched++;
+		if (!taken[i]) {
+			taken[i] = 1;
 			roots[(*nroots)++] = i;
-	return *nroots > before ? 0 : rp_err_set(err, RP_EINPUT, "%s: no function in %s matches '%s'", what, c->img->path, glob);
+		}
+	}
+	return matched ? 0 : rp_err_set(err, RP_EINPUT, "%s: no function in %s matches '%s'", what, c->img->path, glob);
 }
 
 /* The interrupt handlers whose reach must run from RAM: --ram-handler globs, and with
@@ -111,26 +119,23 @@ static int find_handlers(ctx *c, rp_err *err)
 	const rp_place_opts *o = c->opts;
 	if (!o->nhandlers && !o->all_handlers)
 		return 0;
-	if (!(c->handler_roots = malloc((c->img->nfuncs + 1) * sizeof(size_t))))
+	unsigned char *taken = calloc(c->img->nfuncs + 1, 1);
+	if (!taken || !(c->handler_roots = malloc((c->img->nfuncs + 1) * sizeof(size_t)))) {
+		free(taken);
 		return rp_err_nomem(err, "finding the interrupt handlers");
+	}
 	int rc = 0;
 	for (size_t k = 0; !rc && k < o->nhandlers; k++)
-		rc = add_roots(c, o->handlers[k], "--ram-handler", c->handler_roots, &c->nhandler_roots, err);
+		rc = add_roots(c, o->handlers[k], "--ram-handler", c->handler_roots, &c->nhandler_roots, taken, err);
 	size_t *vec = NULL, nvec = 0;
 	if (!rc && o->all_handlers && !(rc = rp_boot_vector_handlers(c->img, &vec, &nvec, err)))
 		for (size_t k = 0; k < nvec; k++)
-			c->handler_roots[c->nhandler_roots++] = vec[k];
+			if (!taken[vec[k]]) {   /* a glob may have named it already */
+				taken[vec[k]] = 1;
+				c->handler_roots[c->nhandler_roots++] = vec[k];
+			}
 	free(vec);
-	/* one root per function, in the order found (a glob and the table may name one twice) */
-	size_t kept = 0;
-	for (size_t k = 0; !rc && k < c->nhandler_roots; k++) {
-		size_t j = 0;
-		while (j < kept && c->handler_roots[j] != c->handler_roots[k])
-			j++;
-		if (j == kept)
-			c->handler_roots[kept++] = c->handler_roots[k];
-	}
-	c->nhandler_roots = kept;
+	free(taken);
 	return rc;
 }
 
@@ -155,14 +160,16 @@ static int mark_closures(ctx *c, rp_err *err)
 		return 0;
 	if (!c->cg)
 		return rp_err_set(err, RP_EUSAGE, "closure: needs the call graph, which only ARM and RISC-V images have");
-	size_t *roots = malloc(c->img->nfuncs * sizeof(size_t) + 1);
+	size_t *roots = malloc((c->img->nfuncs + 1) * sizeof(size_t));
+	unsigned char *taken = calloc(c->img->nfuncs + 1, 1);
 	size_t nroots = 0;
-	int rc = roots ? 0 : rp_err_nomem(err, "walking closures");
+	int rc = roots && taken ? 0 : rp_err_nomem(err, "walking closures");
 	for (size_t k = 0; !rc && k < o->nclosure; k++)
-		rc = add_roots(c, o->closure[k], "closure", roots, &nroots, err);
+		rc = add_roots(c, o->closure[k], "closure", roots, &nroots, taken, err);
 	if (!rc && nroots)
 		rc = must_reach(c, roots, nroots, "in the static call closure of a closure root", err);
 	free(roots);
+	free(taken);
 	if (!rc)
 		rc = find_handlers(c, err);
 	if (!rc && c->nhandler_roots)

@@ -19,6 +19,7 @@
 #include "ramplace/callgraph.h"
 #include "ramplace/check.h"
 #include "ramplace/elfsyms.h"
+#include "ramplace/util.h"
 
 int rp_check_add_failure(rp_check_result *res, rp_err *err, const char *fmt, ...)
 {
@@ -67,10 +68,15 @@ static void describe_place(char *buf, size_t n, const rp_image *img, const rp_fu
 static const rp_section *ram_copy_of(const rp_image *img, const rp_plan *plan, const rp_func *f)
 {
 	const rp_section *sec = f->section < img->nsections ? &img->sections[f->section] : NULL;
-	if (!sec || !sec->is_alloc || sec->is_nobits || sec->lma == sec->vma ||
-	    !range_inside(f->addr, f->size, sec->vma, sec->size))
+	if (!sec || !sec->is_alloc || sec->is_nobits || !range_inside(f->addr, f->size, sec->vma, sec->size))
 		return NULL;
-	if (plan->region_length && !range_inside(f->addr, f->size, plan->region_origin, plan->region_length))
+	int in_region = plan->region_length && range_inside(f->addr, f->size, plan->region_origin, plan->region_length);
+	if (plan->region_length && !in_region)
+		return NULL;
+	/* a loader may put code in RAM without a copy the ELF shows: ESP-IDF's .iram0.text has no
+	 * AT> (its bootloader loads the image's segments), so its LMA is its VMA; in the plan's RAM
+	 * region, code is RAM code */
+	if (sec->lma == sec->vma && !(in_region && sec->is_exec))
 		return NULL;
 	return sec;
 }
@@ -86,16 +92,17 @@ static int looks_orphan(const rp_section *sec)
 static int is_holder(const rp_check_result *res, const char *name)
 {
 	size_t n = strlen(name);
+	if (!n)
+		return 0;   /* a section without a name (a hostile ELF's) is never one */
 	for (const char *h = res->holders; (h = strstr(h, name)) != NULL; h += n)
 		if ((h == res->holders || h[-1] == ' ') && (h[n] == ',' || h[n] == '\0'))
 			return 1;
 	return 0;
 }
 
-static void note_holder(rp_check_result *res, const rp_section *sec, const rp_func *f)
+static void note_holder(rp_check_result *res, const rp_section *sec)
 {
 	res->nby_memory++;
-	res->placed_bytes += f->size;
 	size_t len = strlen(res->holders);
 	if (!is_holder(res, sec->name))
 		snprintf(res->holders + len, sizeof(res->holders) - len, "%s%s", len ? ", " : "", sec->name);
@@ -114,7 +121,7 @@ static int check_func(const rp_image *img, const rp_plan *plan, const rp_section
 	if (!outsec || !range_inside(f->addr, f->size, outsec->vma, outsec->size)) {
 		const rp_section *ram = ram_copy_of(img, plan, f);
 		if (ram) {
-			note_holder(res, ram, f);
+			note_holder(res, ram);
 			res->nfuncs_placed++;
 			return 0;
 		}
@@ -134,7 +141,6 @@ static int check_func(const rp_image *img, const rp_plan *plan, const rp_section
 				   plan->region ? plan->region : "?", (unsigned long long)plan->region_origin,
 				   (unsigned long long)(plan->region_origin + plan->region_length));
 	res->nfuncs_placed++;
-	res->placed_bytes += f->size;
 	return 0;
 }
 
@@ -248,6 +254,47 @@ static int check_accounting(const rp_image *img, const rp_plan *plan, const rp_s
 /* Functions found by memory share their sections with code the plan did not move (pico-sdk's
  * .data holds its own __not_in_flash functions): the plan's functions, those in its output
  * section and those elsewhere in RAM, with the output section's veneers, must fit the budget. */
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The bytes of the placed planned functions, each address once (a unit lists aliases such as
+ * __udivsi3 and __aeabi_uidiv at one address), a symbol without .size to the next function. */
+static int count_placed_bytes(const rp_image *img, const rp_plan *plan, const rp_section *outsec, rp_check_result *res,
+			      rp_err *err)
+{
+	size_t n = 0, cap = 0;
+	uint64_t *addrs = NULL;
+	res->placed_bytes = 0;
+	for (size_t i = 0; i < plan->nunits; i++)
+		for (size_t k = 0; k < plan->units[i].nfuncs; k++) {
+			const rp_func *f = rp_image_func_by_name(img, plan->units[i].funcs[k].name, plan->units[i].funcs[k].file);
+			if (!f || !((outsec && range_inside(f->addr, f->size, outsec->vma, outsec->size)) || ram_copy_of(img, plan, f)))
+				continue;
+			if (n == cap) {
+				size_t c2 = cap ? 2 * cap : 16;
+				uint64_t *g = realloc(addrs, c2 * 2 * sizeof(uint64_t));
+				if (!g) {
+					free(addrs);
+					return rp_err_nomem(err, "checking a plan");
+				}
+				addrs = g;
+				cap = c2;
+			}
+			addrs[2 * n] = f->addr;
+			addrs[2 * n + 1] = rp_image_func_extent(img, f);
+			n++;
+		}
+	rp_sort(addrs, n, 2 * sizeof(uint64_t), by_value);   /* pairs by address */
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || addrs[2 * i] != addrs[2 * (i - 1)])
+			res->placed_bytes += addrs[2 * i + 1];
+	free(addrs);
+	return 0;
+}
+
 static int check_memory_budget(const rp_plan *plan, rp_check_result *res, rp_err *err)
 {
 	uint64_t bytes = res->placed_bytes + res->veneer_bytes;
@@ -276,7 +323,7 @@ int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result 
 					   : check_func(relinked, plan, outsec, &plan->units[i].funcs[k], res, err);
 	if (!rc)
 		rc = count_veneers(relinked, outsec, res, err);
-	if (!rc && res->nby_memory)
+	if (!rc && res->nby_memory && !(rc = count_placed_bytes(relinked, plan, outsec, res, err)))
 		rc = check_memory_budget(plan, res, err);
 	else if (!rc)
 		rc = check_accounting(relinked, plan, outsec, res, err);

@@ -125,11 +125,13 @@ int rp_check_find_handlers(const rp_image *img, const char *const *globs, size_t
 	size_t cap = *nout;
 	int rc = 0;
 	for (size_t k = 0; !rc && k < nglobs; k++) {
-		size_t before = *nout;
+		size_t matched = 0;   /* a match already in the list (the plan's own handler) counts */
 		for (size_t i = 0; !rc && i < img->nfuncs; i++)
-			if (fnmatch(globs[k], img->funcs[i].name, 0) == 0)
+			if (fnmatch(globs[k], img->funcs[i].name, 0) == 0) {
+				matched++;
 				rc = push_handler(&img->funcs[i], out, nout, &cap, err);
-		if (!rc && *nout == before)
+			}
+		if (!rc && !matched)
 			rc = rp_err_set(err, RP_EUSAGE, "--ram-handler: no function in %s matches '%s'", img->path, globs[k]);
 	}
 	size_t *vec = NULL, nvec = 0;
