@@ -41,6 +41,9 @@ typedef struct rp_check_result {
 int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result *res, rp_err *err);
 void rp_check_result_release(rp_check_result *res);
 
+/* Whether f runs from RAM: in a section copied from flash (LMA != VMA), or in one of outsecs. */
+int rp_check_runs_from_ram(const rp_image *img, const rp_func *f, const char *const *outsecs, size_t n);
+
 /* Adds one failure line (printf-style) to res; fails only when out of memory. */
 int rp_check_add_failure(rp_check_result *res, rp_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

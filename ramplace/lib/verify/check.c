@@ -377,7 +377,7 @@ static int check_accounting(const rp_image *img, const rp_plan *plan, const rp_s
 			   (long long)res->difference, (unsigned long long)align, why);
 }
 
-static int in_ram(const rp_image *img, const rp_func *f, const char *const *outsecs, size_t n)
+int rp_check_runs_from_ram(const rp_image *img, const rp_func *f, const char *const *outsecs, size_t n)
 {
 	const rp_section *sec = f->section < img->nsections ? &img->sections[f->section] : NULL;
 	if (!sec)
@@ -412,7 +412,7 @@ int rp_check_reset_path(const rp_image *relinked, const char *const *outsecs, si
 			continue;
 		(*nchecked)++;
 		const rp_func *f = &relinked->funcs[i];
-		if (!in_ram(relinked, f, outsecs, noutsecs))
+		if (!rp_check_runs_from_ram(relinked, f, outsecs, noutsecs))
 			continue;
 		char chain[512];
 		rp_boot_chain(&boot, relinked, i, chain, sizeof(chain));

@@ -14,18 +14,6 @@
 #include "ramplace/check.h"
 #include "ramplace/util.h"
 
-/* Runs from RAM: a section copied from flash (LMA != VMA), or one of the code output sections. */
-static int runs_from_ram(const rp_image *img, const rp_func *f, const char *const *outsecs, size_t n)
-{
-	const rp_section *sec = f->section < img->nsections ? &img->sections[f->section] : NULL;
-	if (!sec)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(sec->name, outsecs[i]) == 0)
-			return 1;
-	return sec->lma != sec->vma;
-}
-
 /* "H -> a -> b" from via[] (the function each was reached from; SIZE_MAX at the root). */
 static void path_to(const rp_image *img, const size_t *via, size_t f, char *buf, size_t cap)
 {
@@ -52,7 +40,7 @@ static size_t first_in_flash(const rp_callgraph *cg, const rp_image *img, size_t
 	via[root] = SIZE_MAX;
 	while (head < tail) {
 		size_t f = queue[head++];
-		if (bad == SIZE_MAX && !runs_from_ram(img, &img->funcs[f], outsecs, n))
+		if (bad == SIZE_MAX && !rp_check_runs_from_ram(img, &img->funcs[f], outsecs, n))
 			bad = f;
 		for (size_t e = cg->first[f]; e < cg->first[f + 1]; e++) {
 			size_t t = cg->edges[e].to;
