@@ -251,9 +251,6 @@ static int count_veneers(const rp_image *img, const rp_section *outsec, rp_check
 static int check_accounting(const rp_image *img, const rp_plan *plan, const rp_section *outsec, rp_check_result *res,
 			    rp_err *err);
 
-/* Functions found by memory share their sections with code the plan did not move (pico-sdk's
- * .data holds its own __not_in_flash functions): the plan's functions, those in its output
- * section and those elsewhere in RAM, with the output section's veneers, must fit the budget. */
 static int by_value(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -295,6 +292,9 @@ static int count_placed_bytes(const rp_image *img, const rp_plan *plan, const rp
 	return 0;
 }
 
+/* Functions found by memory share their sections with code the plan did not move (pico-sdk's
+ * .data holds its own __not_in_flash functions): the plan's functions, those in its output
+ * section and those elsewhere in RAM, with the output section's veneers, must fit the budget. */
 static int check_memory_budget(const rp_plan *plan, rp_check_result *res, rp_err *err)
 {
 	uint64_t bytes = res->placed_bytes + res->veneer_bytes;
