@@ -50,6 +50,9 @@ int rp_ld_pattern_collect(void **out, size_t *n, const rp_plan *plan, size_t ele
 int rp_ldgen_lld_write(const rp_plan *plan, const char *path, rp_err *err);
 /* *ndropped (may be NULL): the patterns ESP-IDF's ldgen cannot take, listed as comments. */
 int rp_ldgen_espidf_write(const rp_plan *plan, const char *path, size_t *ndropped, rp_err *err);
+/* A ready ESP-IDF component in dir (created when missing): ramplace.lf as above, and a
+ * CMakeLists.txt registering it (idf_component_register(LDFRAGMENTS ramplace.lf)). */
+int rp_ldgen_espidf_component(const rp_plan *plan, const char *dir, size_t *ndropped, rp_err *err);
 
 /* How the Zephyr lines relocate: LOCATION (RAM_TEXT: the RAM memory Zephyr's Cortex-M and
  * RISC-V maps define; ITCM_TEXT, SRAM2_TEXT... where a board has them), PHDR (NULL: none) and

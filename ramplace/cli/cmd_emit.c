@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "dialects.h"
@@ -15,7 +16,9 @@ static const char usage[] =
 	"Writes the plan in another dialect. FORMAT is one of\n"
 	"  gnu      the GNU ld fragment, as 'ramplace place' writes it\n"
 	"  lld      a fragment for ld.lld (INCLUDEd the same way)\n"
-	"  esp-idf  an ESP-IDF linker fragment file (.lf): [mapping] entries with noflash_text\n"
+	"  esp-idf  an ESP-IDF linker fragment file (.lf): [mapping] entries with noflash_text;\n"
+	"           with -o DIR/ (or an existing folder) a whole component: DIR/ramplace.lf and\n"
+	"           DIR/CMakeLists.txt with idf_component_register(LDFRAGMENTS ramplace.lf)\n"
 	"  zephyr   zephyr_code_relocate(FILES ... FILTER ... LOCATION ...) lines for CMake\n"
 	"\n"
 	"      --plan FILE       the plan (default ramtext.ld.plan)\n"
@@ -26,6 +29,14 @@ static const char usage[] =
 	"      --phdr NAME       zephyr: the program header (PHDR) of the relocated sections\n"
 	"      --nokeep          zephyr: NOKEEP (no KEEP() in the generated linker script)\n"
 	"  -o, --output FILE     file to write (required)\n";
+
+/* -o DIR/ or an existing directory: esp-idf writes a whole component there. */
+static int is_folder(const char *path)
+{
+	struct stat st;
+	size_t n = strlen(path);
+	return (n && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+}
 
 int cmd_emit(int argc, char **argv, rp_err *err)
 {
@@ -77,7 +88,9 @@ int cmd_emit(int argc, char **argv, rp_err *err)
 		switch (fmt) {
 		case 0: rc = rp_ldgen_gnu_write(plan, output, err); break;
 		case 1: rc = rp_ldgen_lld_write(plan, output, err); break;
-		case 2: rc = rp_ldgen_espidf_write(plan, output, &ndropped, err); break;
+		case 2: rc = is_folder(output) ? rp_ldgen_espidf_component(plan, output, &ndropped, err)
+					       : rp_ldgen_espidf_write(plan, output, &ndropped, err);
+			break;
 		default: rc = rp_ldgen_zephyr_write(plan, img ? &lc : NULL, &zo, output, err); break;
 		}
 	}

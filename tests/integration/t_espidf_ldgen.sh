@@ -7,7 +7,8 @@
 # as ESP-IDF builds a component: its sources in libmain.a, members NAME.c.obj; profiled with the
 # QEMU plugin's exact counts on sifive_e.
 #   - place --dialect esp-idf: newlib's functions (and the startup object, linked directly) stay
-#     in flash, said why; the fragment has one noflash_text entry per planned function;
+#     in flash, said why; emit -o DIR/ writes a component (the fragment, one noflash_text entry
+#     per planned function, and its CMakeLists.txt);
 #   - ldgen accepts it with --check-mapping (the mappings of ESP-IDF's own fragments, whose
 #     archives this build does not have, exempted as IDF's build exempts what it lacks), and the
 #     generated script's .iram0.text holds exactly the planned input sections, each with its
@@ -63,7 +64,11 @@ qemu_pid=""
 check "place --dialect esp-idf records the dialect and moves only libmain.a's functions" \
 	sh -c "grep -q '^dialect esp-idf\$' plan/ramtext.ld.plan && ! grep '^pattern ' plan/ramtext.ld.plan | grep -qv 'libmain.a:'"
 check "newlib's functions stay in flash, said why" grep -q "ESP-IDF's ldgen maps component archives, and it is in a library the build did not compile" place.out
-"$RAMPLACE" emit --format esp-idf --plan plan/ramtext.ld.plan -o ramplace.lf 2>emit.err
+# a ready component folder: the fragment and the CMakeLists.txt that registers it
+"$RAMPLACE" emit --format esp-idf --plan plan/ramtext.ld.plan -o components/ramplace/ 2>emit.err
+check "emit -o DIR/ writes a component: ramplace.lf and idf_component_register(LDFRAGMENTS ramplace.lf)" \
+	grep -qx 'idf_component_register(LDFRAGMENTS ramplace.lf)' components/ramplace/CMakeLists.txt
+cp components/ramplace/ramplace.lf ramplace.lf
 check "every planned function has a noflash_text entry, none is left out" \
 	sh -c "! grep -q '^# no ESP-IDF entry' ramplace.lf && [ ! -s emit.err ] && grep -q ' (noflash_text)\$' ramplace.lf"
 
