@@ -9,8 +9,8 @@
 #    measuring noise allowed) and say so (on an idle machine it slept 7.5-8.9 % while record,
 #    which then ended a halt when the continue was sent, said 4 %); a forced --rate 0 must show a slowdown of 4 % at least
 #    and three times the default runs' (50-58 % on a machine not overloaded) and be warned about. Alone, the
-#    firmware sleeps 2.5 % at most (the same measuring noise; 1.1 % seen with two
-#    other QEMU tests beside it).
+#    firmware sleeps 2.5 % at most, the least of up to three runs (the same measuring noise;
+#    1.1 % seen with two other QEMU tests beside it, one run in a few sleeps 3-6 %).
 #  - Interrupt bias: QEMU takes a pending SysTick when it halts and stops on the handler's first
 #    instruction; before the fix SysTick_Handler got 2-18 % of the halting samples against
 #    0.0002 % of the instructions (the plugin's exact counts, measured here too). Now those halts
@@ -131,12 +131,20 @@ EOF
 }
 median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
 
+# Sleep the host imposes (I/O, a page fault, the iothread holding the lock) only adds to the
+# measure, never takes from it: the least of up to three runs is its floor (one CI run alone slept
+# 6 %, 0.18 s of 2.97 s, where the others slept under 1 %).
 name="alone, the firmware sleeps 2.5 % at most (the measure sees no halts where there are none)"
-timeout 120 python3 fwtime.py "${qemu[@]}" >time.out 2>time.err || true
-read -r oncpu asleep _ <time.out || true
-alone=$(awk -v a="${asleep:-1}" -v r="${oncpu:-0}" 'BEGIN { printf "%.2f", (r > 0 ? 100 * (a > 0 ? a : 0) / r : 999) }')
-if awk -v s="$alone" 'BEGIN { exit !(s <= 2.5) }'; then pass; echo "  alone: $oncpu s on a CPU, $asleep s asleep"
-else fail "asleep $alone % ($(cat time.out time.err))"; fi
+alones=()
+for i in 1 2 3; do
+	timeout 120 python3 fwtime.py "${qemu[@]}" >time.out 2>time.err || true
+	read -r oncpu asleep _ <time.out || true
+	alone=$(awk -v a="${asleep:-1}" -v r="${oncpu:-0}" 'BEGIN { printf "%.2f", (r > 0 ? 100 * (a > 0 ? a : 0) / r : 999) }')
+	alones+=("$alone")
+	awk -v s="$alone" 'BEGIN { exit !(s <= 2.5) }' && break
+done
+if awk -v s="$alone" 'BEGIN { exit !(s <= 2.5) }'; then pass; echo "  alone: $oncpu s on a CPU, $asleep s asleep (runs: ${alones[*]} %)"
+else fail "asleep ${alones[*]} % ($(cat time.out time.err))"; fi
 
 name="exact counts: SysTick_Handler runs a tiny share of the instructions"
 timeout 120 "${qemu[@]}" -plugin "$RAMPLACE_BUILD/libramplace-qemu.so,out=$work/exact.txt" >/dev/null 2>&1
