@@ -40,12 +40,6 @@ static int ident(const char *s, int dash)
 	return 1;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n > m && strcmp(s + n - m, suffix) == 0;
-}
-
 /* Fills e from one pattern; NULL, or why the pattern has no ESP-IDF entry. ESP-IDF links the
  * components' archives (libmain.a, CMake naming members NAME.c.obj) and passes ldgen only those:
  * an object linked directly, or a toolchain library's member (libc.a's lib_a-memcpy.o), has no
@@ -57,7 +51,7 @@ static const char *make_entry(entry *e, const rp_ld_pattern *p)
 		return "a guessed pattern (no --map) names no archive";
 	if (!p->member[0])
 		return "an object linked directly: ESP-IDF maps the components' archives only";
-	if (!ends_with(p->member, ".obj"))
+	if (!rp_str_ends_with(p->member, ".obj"))
 		return "a member of an archive the build did not compile (a toolchain library's)";
 	snprintf(obj, sizeof(obj), "%.*s", (int)strcspn(p->member, "."), p->member);
 	snprintf(e->archive, sizeof(e->archive), "%s", p->file);

@@ -31,12 +31,6 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n > m && strcmp(s + n - m, suffix) == 0;
-}
-
 /* interp.c.obj -> interp.c; interp.o -> interp.c (a guess: C is the common case). */
 static void source_from_object(char *out, size_t cap, const char *obj)
 {
@@ -127,7 +121,7 @@ static int add_reloc(void *ctx, void *slot, const rp_plan_unit *u, const char *t
 	/* Zephyr builds the application into static libraries (app/libapp.a), CMake naming each
 	 * member after its source (interp.c.obj); a toolchain library's members (lib_a-memcpy.o)
 	 * name no source of the build */
-	if (strcmp(p->file, "*") == 0 || (p->member[0] && !ends_with(p->member, ".obj"))) {
+	if (strcmp(p->file, "*") == 0 || (p->member[0] && !rp_str_ends_with(p->member, ".obj"))) {
 		fprintf(c->fp, "# not relocatable by source file: %s\n", text);
 		c->dropped++;
 		return 0;

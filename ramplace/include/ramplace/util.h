@@ -51,6 +51,9 @@ int rp_hex_digit(int c);
 /* strdup that reports failure; NULL in gives NULL out with success. */
 int rp_strdup(char **out, const char *s, rp_err *err);
 
+/* Whether s ends with suffix and is longer than it ("interp.c.obj" ends with ".obj"). */
+int rp_str_ends_with(const char *s, const char *suffix);
+
 /* Strips compiler clone suffixes (".part.N", ".cold", ".isra.N", ".constprop.N", ".lto_priv.N",
  * and combinations) into buf; returns buf. The result names the placement unit. */
 const char *rp_clone_parent(const char *name, char *buf, size_t bufsize);

@@ -227,12 +227,6 @@ static void keep_below_min_share(ctx *c)
 	}
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n > m && strcmp(s + n - m, suffix) == 0;
-}
-
 /* ESP-IDF ldgen's grammar: an object [A-Za-z_][A-Za-z0-9_-]*, a symbol without the dash. */
 static int ldgen_ident(const char *s, size_t n, int dash)
 {
@@ -253,7 +247,7 @@ static const char *inexpressible(int dialect, const rp_map_insec *s)
 {
 	if (dialect == RP_DIALECT_GNU)
 		return NULL;
-	if (s->member && !ends_with(s->member, ".obj"))
+	if (s->member && !rp_str_ends_with(s->member, ".obj"))
 		return dialect == RP_DIALECT_ZEPHYR
 			       ? "Zephyr relocates by source file, and it is in a library the build did not compile (a toolchain library's)"
 			       : "ESP-IDF's ldgen maps component archives, and it is in a library the build did not compile (a toolchain library's)";
