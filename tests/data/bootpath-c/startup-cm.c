@@ -46,8 +46,8 @@ void SystemInit(void)
 
 #ifdef COPY_TABLE
 /* -DCOPY_TABLE: CMSIS-style, the sections to copy are a table of data (copied by memcpy, as
- * GCC would make of the loop anyway), so no instruction of _cstart names .ramtext's bounds:
- * where it copies cannot be told (the conservative case) */
+ * GCC would make of the loop anyway), so no instruction of _cstart names .ramtext's bounds: only
+ * the table's words do, which the reset-path analysis reads where _cstart loads the table */
 static const struct copy_entry {
 	const uint32_t *src;
 	uint32_t *dst, *end;
