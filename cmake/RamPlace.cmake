@@ -20,7 +20,23 @@
 #     [FLASH_RANGE LO-HI]           with QEMU_COMMAND: the flash addresses, hex (required then)
 #     [QEMU_PLUGIN path]            libramplace-qemu.so (default: beside RAMPLACE_EXECUTABLE, or
 #                                   ../lib/ramplace/ from it when installed)
+#     [DIALECT gnu|pico]            how the functions move: gnu, the fragment a linker script
+#                                   INCLUDEs; pico (the default under pico-sdk, when
+#                                   PICO_SDK_VERSION_STRING is set): the SDK's own RAM code, see below
 #     [NO_FUNCTION_SECTIONS])       do not add -ffunction-sections
+#
+# Under pico-sdk (DIALECT pico) nothing is INCLUDEd: the SDK's linker scripts already copy
+# *(.time_critical*) to RAM inside .data, so the target links through a launcher
+# (make/ramplace-link-renamed.sh, the target's C and CXX LINKER_LAUNCHER, CMake >= 3.21) that
+# gives the link copies of the planned objects and archive members with their sections renamed
+# to .time_critical.ramplace.* (FRAGMENT's renames: FRAGMENT with .pico for .ld, from `ramplace
+# emit --format pico`). MAP defaults to pico_add_map_output's <elf>.map. The SDK's files and the
+# build's objects are not changed. In a pico-sdk project:
+#   find_package(ramplace CONFIG REQUIRED NO_CMAKE_FIND_ROOT_PATH)
+#   add_executable(fw main.c)
+#   target_link_libraries(fw pico_stdlib)
+#   pico_add_extra_outputs(fw)
+#   ramplace_add_placement(TARGET fw BUDGET 8K)
 #
 # It compiles TARGET with -ffunction-sections, writes an empty fragment at configure time (so the
 # first build links with everything in flash), puts its directory on the link's -L path (through
@@ -32,6 +48,19 @@
 #   <target>-ramplace         place from PROFILE and the current ELF (the HTML report beside the fragment: FRAGMENT.html), relink, `ramplace check`
 #   <target>-ramplace-check   `ramplace check` the current ELF against the plan
 # `RAMPLACE_FORCE=1 cmake --build ... -t <target>-ramplace` places even from a stale profile.
+#
+# The target-side sampling runtime (docs/runtime.md) as a library of the firmware build, for a
+# board without a probe (an RP2040 has no SWO and no DWT): the firmware calls profile_on(),
+# then profile_dump_stdout() prints the histogram on its console (pico-sdk's stdio: UART or
+# USB), and `ramplace import profile.db fw.elf console.log` reads it from the captured log.
+#   ramplace_runtime_library(NAME ramplace_runtime
+#     [CLOCK_HZ hz]                 the SysTick clock (the core clock); under pico-sdk 125 MHz on
+#                                   RP2040 and 150 MHz on RP2350 by default, else required
+#     [BINS 4096] [ARCS 0]          the histogram's static storage (docs/runtime.md)
+#     [SYSTICK_HANDLER name])       the vector table's SysTick name to define (isr_systick under
+#                                   pico-sdk, SysTick_Handler for CMSIS startups)
+# makes an INTERFACE library (pico-sdk's own kind): target_link_libraries(fw pico_stdlib
+# ramplace_runtime). Cortex-M only here (RP2040's M0+, RP2350's M33).
 #
 # The firmware build is usually a cross build; ramplace is a host program. It is
 # RAMPLACE_EXECUTABLE: set by the package configuration to the installed program, or by you
@@ -68,6 +97,14 @@ macro(_ramplace_exact_profile_target tgt elf profile)
 endmacro()
 set(RAMPLACE_RECORD_HELPER "${_RAMPLACE_MODULE_DIR}/../make/ramplace-record.sh"
     CACHE FILEPATH "Script that runs the gdbserver command and ramplace record")
+if(EXISTS "${_RAMPLACE_MODULE_DIR}/../ramplace/runtime/profile.c")   # the source tree
+  set(_ramplace_runtime_default "${_RAMPLACE_MODULE_DIR}/../ramplace/runtime")
+else()   # installed: share/ramplace/runtime beside share/ramplace/cmake
+  set(_ramplace_runtime_default "${_RAMPLACE_MODULE_DIR}/../runtime")
+endif()
+set(RAMPLACE_RUNTIME_DIR "${_ramplace_runtime_default}" CACHE PATH "ramplace's target-side sampling runtime sources")
+set(RAMPLACE_RENAMED_LINK_HELPER "${_RAMPLACE_MODULE_DIR}/../make/ramplace-link-renamed.sh"
+    CACHE FILEPATH "Link launcher that renames planned sections to pico-sdk's .time_critical.*")
 
 # Absolute path of `path`, taken relative to `base` when relative.
 function(_ramplace_abspath out path base)
@@ -88,7 +125,7 @@ endfunction()
 
 function(ramplace_add_placement)
   cmake_parse_arguments(PARSE_ARGV 0 RP "NO_FUNCTION_SECTIONS"
-    "TARGET;BUDGET;PROFILE;FRAGMENT;MAP;CONFIG;REMOTE;FLASH_MODEL;FLASH_RANGE;QEMU_PLUGIN"
+    "TARGET;BUDGET;PROFILE;FRAGMENT;MAP;CONFIG;REMOTE;FLASH_MODEL;FLASH_RANGE;QEMU_PLUGIN;DIALECT"
     "RECORD_COMMAND;RECORD_ARGS;PLACE_ARGS;QEMU_COMMAND")
   if(RP_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "ramplace_add_placement: unknown arguments: ${RP_UNPARSED_ARGUMENTS}")
@@ -102,6 +139,20 @@ function(ramplace_add_placement)
   _ramplace_find_executable()
   set(bin "${CMAKE_CURRENT_BINARY_DIR}")
   set(tgt "${RP_TARGET}")
+  if(NOT RP_DIALECT)
+    if(DEFINED PICO_SDK_VERSION_STRING)
+      set(RP_DIALECT pico)
+    else()
+      set(RP_DIALECT gnu)
+    endif()
+  endif()
+  if(NOT RP_DIALECT MATCHES "^(gnu|pico)$")
+    message(FATAL_ERROR "ramplace_add_placement: DIALECT is gnu or pico, not '${RP_DIALECT}'")
+  endif()
+  if(RP_DIALECT STREQUAL "pico" AND CMAKE_VERSION VERSION_LESS 3.21)
+    message(FATAL_ERROR "ramplace_add_placement: DIALECT pico sets the target's LINKER_LAUNCHER, which needs "
+      "CMake 3.21 or later (this is ${CMAKE_VERSION})")
+  endif()
   if(NOT RP_FRAGMENT)
     set(RP_FRAGMENT ramtext.ld)
   endif()
@@ -120,6 +171,10 @@ function(ramplace_add_placement)
   set(plan "${fragment}.plan")
   if(RP_MAP)
     _ramplace_abspath(map "${RP_MAP}" "${bin}")
+  elseif(RP_DIALECT STREQUAL "pico")
+    # where pico_add_extra_outputs (pico_add_map_output) writes it, so both name one file
+    set(map "$<TARGET_FILE:${tgt}>.map")
+    target_link_options(${tgt} PRIVATE "LINKER:-Map=${map}")
   else()
     set(map "${bin}/${tgt}.map")
     target_link_options(${tgt} PRIVATE "-Wl,-Map=${map}")
@@ -142,8 +197,30 @@ function(ramplace_add_placement)
   if(NOT RP_NO_FUNCTION_SECTIONS)
     target_compile_options(${tgt} PRIVATE -ffunction-sections)
   endif()
-  target_link_options(${tgt} PRIVATE "-L${fragment_dir}")
-  set_property(TARGET ${tgt} APPEND PROPERTY LINK_DEPENDS "${fragment}")
+  set(emit_command)
+  set(dialect_args)
+  if(RP_DIALECT STREQUAL "pico")
+    string(REGEX REPLACE "\\.ld$" "" renames "${fragment}")
+    set(renames "${renames}.pico")
+    if(NOT EXISTS "${renames}")
+      file(WRITE "${renames}" "# ramtext.pico: empty placement, every function stays in flash\n")
+    endif()
+    set(launcher "${RAMPLACE_RENAMED_LINK_HELPER}" --renames "${renames}")
+    if(CMAKE_OBJCOPY)
+      list(APPEND launcher --objcopy "${CMAKE_OBJCOPY}")
+    endif()
+    if(CMAKE_AR)
+      list(APPEND launcher --ar "${CMAKE_AR}")
+    endif()
+    list(APPEND launcher --)
+    set_target_properties(${tgt} PROPERTIES C_LINKER_LAUNCHER "${launcher}" CXX_LINKER_LAUNCHER "${launcher}")
+    set_property(TARGET ${tgt} APPEND PROPERTY LINK_DEPENDS "${renames}")
+    set(dialect_args --dialect pico)
+    set(emit_command COMMAND "${RAMPLACE_EXECUTABLE}" emit --format pico --plan "${plan}" -o "${renames}")
+  else()
+    target_link_options(${tgt} PRIVATE "-L${fragment_dir}")
+    set_property(TARGET ${tgt} APPEND PROPERTY LINK_DEPENDS "${fragment}")
+  endif()
 
   set(elf "$<TARGET_FILE:${tgt}>")
   set(server)
@@ -164,7 +241,8 @@ function(ramplace_add_placement)
   # to date before, so the placement sees the ELF and map as they are now.
   add_custom_target(${tgt}-ramplace
     COMMAND "${RAMPLACE_EXECUTABLE}" place --budget "${RP_BUDGET}" --map "${map}" -o "${fragment}"
-            --html "${fragment}.html" ${config_args} ${RP_PLACE_ARGS} "${profile}" "${elf}"
+            --html "${fragment}.html" ${dialect_args} ${config_args} ${RP_PLACE_ARGS} "${profile}" "${elf}"
+    ${emit_command}
     COMMAND "${CMAKE_COMMAND}" --build "${CMAKE_BINARY_DIR}" --target ${tgt} --config $<CONFIG>
     COMMAND "${RAMPLACE_EXECUTABLE}" check --plan "${plan}" "${elf}"
     DEPENDS ${tgt}
@@ -176,4 +254,46 @@ function(ramplace_add_placement)
     USES_TERMINAL VERBATIM)
   set_property(TARGET ${tgt} PROPERTY RAMPLACE_FRAGMENT "${fragment}")
   set_property(TARGET ${tgt} PROPERTY RAMPLACE_PROFILE "${profile}")
+endfunction()
+
+function(ramplace_runtime_library)
+  cmake_parse_arguments(PARSE_ARGV 0 RT "" "NAME;CLOCK_HZ;BINS;ARCS;SYSTICK_HANDLER" "")
+  if(RT_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "ramplace_runtime_library: unknown arguments: ${RT_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT RT_NAME)
+    set(RT_NAME ramplace_runtime)
+  endif()
+  set(pico_platform "${PICO_PLATFORM}")
+  if(pico_platform MATCHES "riscv")
+    message(FATAL_ERROR "ramplace_runtime_library: ${pico_platform}: the runtime's RISC-V port samples from a "
+      "CLINT machine timer, which the RP2350's Hazard3 cores do not have; build for rp2350-arm-s")
+  endif()
+  if(NOT RT_CLOCK_HZ)
+    if(pico_platform MATCHES "^rp2040")
+      set(RT_CLOCK_HZ 125000000)
+    elseif(pico_platform MATCHES "^rp2350")
+      set(RT_CLOCK_HZ 150000000)
+    else()
+      message(FATAL_ERROR "ramplace_runtime_library: CLOCK_HZ (the SysTick clock, the core clock) is required")
+    endif()
+  endif()
+  if(NOT RT_SYSTICK_HANDLER AND DEFINED PICO_SDK_VERSION_STRING)
+    set(RT_SYSTICK_HANDLER isr_systick)
+  endif()
+  set(dir "${RAMPLACE_RUNTIME_DIR}")
+  add_library(${RT_NAME} INTERFACE)
+  target_sources(${RT_NAME} INTERFACE "${dir}/profile.c" "${dir}/port_cortexm.c" "${dir}/dump_text.c"
+    "${dir}/dump_stdio.c")
+  target_include_directories(${RT_NAME} INTERFACE "${dir}")
+  target_compile_definitions(${RT_NAME} INTERFACE RAMPLACE_PROFILE_CLOCK_HZ=${RT_CLOCK_HZ})
+  if(RT_BINS)
+    target_compile_definitions(${RT_NAME} INTERFACE RAMPLACE_PROFILE_BINS=${RT_BINS})
+  endif()
+  if(RT_ARCS)
+    target_compile_definitions(${RT_NAME} INTERFACE RAMPLACE_PROFILE_ARCS=${RT_ARCS})
+  endif()
+  if(RT_SYSTICK_HANDLER)
+    target_compile_definitions(${RT_NAME} INTERFACE RAMPLACE_PROFILE_SYSTICK_ALIAS=${RT_SYSTICK_HANDLER})
+  endif()
 endfunction()

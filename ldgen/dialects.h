@@ -4,6 +4,7 @@
  *          form, "not in an archive", is written as the plain file name, which is how lld
  *          names such files)
  *  esp-idf an ESP-IDF linker fragment (.lf): one [mapping] per archive, "obj:symbol (noflash_text)"
+ *  pico    section renames for pico-sdk's link: FILE MEMBER .text.f .time_critical.ramplace.text.f
  *  zephyr  CMake lines for Zephyr's code relocation:
  *          zephyr_code_relocate(FILES src.c FILTER "^[.]text[.](a|b)$" LOCATION RAM_TEXT)
  *
@@ -48,6 +49,9 @@ int rp_ld_pattern_collect(void **out, size_t *n, const rp_plan *plan, size_t ele
 			  void *ctx, int (*cmp)(const void *, const void *), rp_err *err);
 
 int rp_ldgen_lld_write(const rp_plan *plan, const char *path, rp_err *err);
+/* pico-sdk: "FILE MEMBER SECTION .time_critical.ramplace<SECTION>" lines for the link launcher
+ * (ldgen_pico.c); *ndropped (may be NULL): guessed patterns, which name no object. */
+int rp_ldgen_pico_write(const rp_plan *plan, const char *path, size_t *ndropped, rp_err *err);
 /* *ndropped (may be NULL): the patterns ESP-IDF's ldgen cannot take, listed as comments. */
 int rp_ldgen_espidf_write(const rp_plan *plan, const char *path, size_t *ndropped, rp_err *err);
 /* A ready ESP-IDF component in dir (created when missing): ramplace.lf as above, and a

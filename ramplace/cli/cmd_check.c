@@ -163,6 +163,17 @@ static void print_result(const rp_image *img, const rp_check_result *res, const 
 	char of_total[64] = "";
 	if (res->nfuncs_placed != res->nfuncs_checked)
 		snprintf(of_total, sizeof(of_total), " of %zu", res->nfuncs_checked);
+	if (res->shared_outsec && !res->nby_memory) {   /* pico-sdk: .data holds the program's data too */
+		printf("check: %zu%s function%s in RAM in %s (run from RAM, loaded from flash); %llu bytes of %llu with "
+		       "%zu veneer%s (planned %llu)\n", res->nfuncs_placed, of_total, res->nfuncs_checked == 1 ? "" : "s",
+		       plan->outsec, (unsigned long long)(res->placed_bytes + res->veneer_bytes),
+		       (unsigned long long)plan->budget, res->nveneers, res->nveneers == 1 ? "" : "s",
+		       (unsigned long long)res->planned_bytes);
+		printf("accounting: by memory: %s holds the program's data and the SDK's own RAM code too, so the planned "
+		       "functions' own bytes (and every veneer in it) are checked against the budget, not its size\n",
+		       plan->outsec);
+		return;
+	}
 	if (res->nby_memory) {   /* an SDK's own RAM section holds them: checked by memory */
 		printf("check: %zu%s function%s in RAM: %zu in %s, %zu in %s (run from RAM, loaded from flash); "
 		       "%llu bytes of %llu (planned %llu)\n", res->nfuncs_placed, of_total, res->nfuncs_checked == 1 ? "" : "s",

@@ -1,5 +1,6 @@
 /* cmd_emit.c: `ramplace emit`: writes a plan made by `ramplace place` in another dialect: a
- * fragment for ld.lld, an ESP-IDF linker fragment, or Zephyr code-relocation lines
+ * fragment for ld.lld, an ESP-IDF linker fragment, Zephyr code-relocation lines, or pico-sdk
+ * section renames
  * (ldgen/dialects.h). The output is written atomically. */
 #include <getopt.h>
 #include <stdio.h>
@@ -20,6 +21,10 @@ static const char usage[] =
 	"           with -o DIR/ (or an existing folder) a whole component: DIR/ramplace.lf and\n"
 	"           DIR/CMakeLists.txt with idf_component_register(LDFRAGMENTS ramplace.lf)\n"
 	"  zephyr   zephyr_code_relocate(FILES ... FILTER ... LOCATION ...) lines for CMake\n"
+	"  pico     pico-sdk: the planned input sections to rename to .time_critical* (which\n"
+	"           the SDK's linker script copies to RAM in .data), one 'FILE MEMBER SECTION\n"
+	"           NEWNAME' line each, for the link launcher ramplace-link-renamed.sh that\n"
+	"           ramplace_add_placement() sets on a pico-sdk target\n"
 	"\n"
 	"      --plan FILE       the plan (default ramtext.ld.plan)\n"
 	"      --elf FILE        the firmware ELF: zephyr takes source paths from its DWARF\n"
@@ -68,9 +73,10 @@ int cmd_emit(int argc, char **argv, rp_err *err)
 	if (optind != argc || !format || !output)
 		return cli_usage_error(err, "emit", "expects --format and -o FILE, and no other arguments");
 	int fmt = strcmp(format, "gnu") == 0 ? 0 : strcmp(format, "lld") == 0 ? 1
-		: strcmp(format, "esp-idf") == 0 ? 2 : strcmp(format, "zephyr") == 0 ? 3 : -1;
+		: strcmp(format, "esp-idf") == 0 ? 2 : strcmp(format, "zephyr") == 0 ? 3
+		: strcmp(format, "pico") == 0 ? 4 : -1;
 	if (fmt < 0)
-		return cli_usage_error(err, "emit", "--format is gnu, lld, esp-idf or zephyr");
+		return cli_usage_error(err, "emit", "--format is gnu, lld, esp-idf, zephyr or pico");
 	rp_plan *plan = NULL;
 	rp_image *img = NULL;
 	cli_srcloc sl = { 0 };
@@ -91,9 +97,18 @@ int cmd_emit(int argc, char **argv, rp_err *err)
 		case 2: rc = is_folder(output) ? rp_ldgen_espidf_component(plan, output, &ndropped, err)
 					       : rp_ldgen_espidf_write(plan, output, &ndropped, err);
 			break;
-		default: rc = rp_ldgen_zephyr_write(plan, img ? &lc : NULL, &zo, output, err); break;
+		case 3: rc = rp_ldgen_zephyr_write(plan, img ? &lc : NULL, &zo, output, err); break;
+		default: rc = rp_ldgen_pico_write(plan, output, &ndropped, err); break;
 		}
 	}
+	if (!rc && fmt == 4 && ndropped)
+		cli_note("ramplace: warning: %s: %zu input section(s) of the plan name no object (a plan made without "
+			 "--map), so nothing renames them and 'check' fails on them: place with --map --dialect pico",
+			 output, ndropped);
+	if (!rc && fmt == 4 && (!plan->dialect || strcmp(plan->dialect, "pico") != 0))
+		cli_note("ramplace: warning: %s: the plan was made for %s: its output section is %s, where pico-sdk's "
+			 "renamed sections do not go ('check' fails); place with --dialect pico", output,
+			 plan->dialect ? plan->dialect : "GNU ld", plan->outsec);
 	const char *dialect = fmt == 3 ? "zephyr" : "esp-idf";
 	if (!rc && (fmt == 2 || fmt == 3) && ndropped)
 		cli_note("ramplace: warning: %s: %zu input section(s) of the plan have no %s form (listed as comments, "

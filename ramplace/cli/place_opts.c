@@ -42,13 +42,16 @@ static const char usage[] =
 	"                        0 on RISC-V)\n"
 	"      --linker gnu|lld  the linker that will use the fragment (default: the one that\n"
 	"                        linked firmware.elf, from its .comment)\n"
-	"      --dialect gnu|zephyr|esp-idf  what will move the functions: the GNU ld fragment\n"
-	"                        (also what 'emit' turns into ld.lld's), Zephyr's code\n"
-	"                        relocation or ESP-IDF's ldgen ('emit --format zephyr|esp-idf',\n"
-	"                        both need --map), which move what the build compiled only: a\n"
-	"                        toolchain library's functions (and, for ESP-IDF, objects linked\n"
-	"                        directly and names outside ldgen's grammar) stay in flash, said\n"
-	"                        why, their budget going to ones the dialect can move\n"
+	"      --dialect gnu|zephyr|esp-idf|pico  what will move the functions: the GNU ld\n"
+	"                        fragment (also what 'emit' turns into ld.lld's), Zephyr's code\n"
+	"                        relocation or ESP-IDF's ldgen ('emit --format zephyr|esp-idf'),\n"
+	"                        which move what the build compiled only: a toolchain library's\n"
+	"                        functions (and, for ESP-IDF, objects linked directly and names\n"
+	"                        outside ldgen's grammar) stay in flash, said why, their budget\n"
+	"                        going to ones the dialect can move; or pico-sdk's own RAM code\n"
+	"                        ('emit --format pico': the planned sections renamed to\n"
+	"                        .time_critical.* in copies of the objects at link time; the\n"
+	"                        output section is then .data). All but gnu need --map\n"
 	"      --output-section NAME   output section of the fragment (default .ramtext)\n"
 	"      --allow-boot-path also move what the reset handler calls before the copy: for\n"
 	"                        when you know better than the analysis (unsafe otherwise);\n"
@@ -144,7 +147,7 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 		{ "flash-model", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 }
 	};
-	int c, rc = 0;
+	int c, rc = 0, outsec_given = 0;
 	uint64_t n;
 	while (!rc && (c = getopt_long(argc, argv, "b:o:m:c:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -160,10 +163,10 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 			a->pipe.linker = strcmp(optarg, "lld") == 0 ? 1 : 0;
 			break;
 		case 'D':
-			if (strcmp(optarg, "gnu") != 0 && strcmp(optarg, "zephyr") != 0 && strcmp(optarg, "esp-idf") != 0)
-				rc = rp_err_set(err, RP_EUSAGE, "--dialect: '%s' is not gnu, zephyr or esp-idf", optarg);
-			a->pipe.opts.dialect = strcmp(optarg, "zephyr") == 0 ? RP_DIALECT_ZEPHYR
-					     : strcmp(optarg, "esp-idf") == 0 ? RP_DIALECT_ESPIDF : RP_DIALECT_GNU;
+			if ((a->pipe.opts.dialect = rp_dialect_from_name(optarg)) < 0) {
+				a->pipe.opts.dialect = RP_DIALECT_GNU;
+				rc = rp_err_set(err, RP_EUSAGE, "--dialect: '%s' is not gnu, zephyr, esp-idf or pico", optarg);
+			}
 			break;
 		case 'b':
 			a->have_budget = 1;
@@ -200,7 +203,7 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 				rc = err->code = RP_EUSAGE;
 			a->pipe.opts.veneer_size = (int64_t)n;
 			break;
-		case 'S': a->pipe.opts.outsec = optarg; break;
+		case 'S': a->pipe.opts.outsec = optarg; outsec_given = 1; break;
 		case 'B': a->pipe.opts.keep_boot_path = 0; break;
 		case 'q': a->quiet = 1; break;
 		case 'H': a->html = optarg; break;
@@ -216,13 +219,16 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 	}
 	if (rc)
 		return rc;
+	/* pico-sdk's script copies the renamed .time_critical.* sections inside .data */
+	if (a->pipe.opts.dialect == RP_DIALECT_PICO && !outsec_given)
+		a->pipe.opts.outsec = ".data";
 	/* the first build: no profile and no ELF yet, only the fragment the link needs */
 	if (a->allow_empty && argc == optind) {
 		a->first_build = 1;
 		return 0;
 	}
 	if (a->pipe.opts.dialect != RP_DIALECT_GNU && !a->map_path)
-		return cli_usage_error(err, "place", "--dialect zephyr and esp-idf need --map: they move functions by "
+		return cli_usage_error(err, "place", "--dialect zephyr, esp-idf and pico need --map: they move functions by "
 				       "object and archive, which only the link map names");
 	if (argc - optind != 2)
 		return cli_usage_error(err, "place", a->allow_empty ? "expects profile.db and firmware.elf, or neither with --allow-empty"

@@ -1,5 +1,5 @@
 /* fuzz_dialects.c: libFuzzer target for the other dialects: any plan that parses goes through
- * the lld, ESP-IDF and Zephyr emitters (and so the pattern reader), which must write or refuse
+ * the lld, ESP-IDF, Zephyr and pico-sdk emitters (and so the pattern reader), which must write or refuse
  * it with RP_EINPUT/RP_EUSAGE, never crash. Seeds: tests/fuzz/corpus/dialects/. */
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	zo.phdr = "ram_phdr";
 	zo.nokeep = 1;
 	run(rp_ldgen_zephyr_write(plan, NULL, &zo, path, &err), &err, path);
+	run(rp_ldgen_pico_write(plan, path, &dropped, &err), &err, path);
 	rp_plan_free(plan);
 	return 0;
 }

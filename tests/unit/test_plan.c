@@ -227,7 +227,7 @@ static void test_hostile(void **state)
 	expect_error("ramplace-plan 1\nhandler - x.c\n", "p.plan:2: handler has no name");
 	expect_error("ramplace-plan 1\nhandler h\n", "p.plan:2: missing fields: expected 'handler NAME FILE'");
 	expect_error("ramplace-plan 1\nlinker gold\n", "p.plan:2: unknown linker 'gold' (only 'lld'; GNU ld's plans have no linker line)");
-	expect_error("ramplace-plan 1\ndialect gcc\n", "p.plan:2: unknown dialect 'gcc' (zephyr or esp-idf; GNU ld's plans have no dialect line)");
+	expect_error("ramplace-plan 1\ndialect gcc\n", "p.plan:2: unknown dialect 'gcc' (zephyr, esp-idf or pico; GNU ld's plans have no dialect line)");
 	expect_error("ramplace-plan 1\nmodeled ws:5 1\n", "p.plan:2: missing fields: expected 'modeled MODEL BEFORE AFTER'");
 	expect_error("ramplace-plan 1\nmodeled ws:5 1 2\n", "p.plan:2: modeled cycles after the move exceed those before it");
 	expect_error("ramplace-plan 1\nmodeled - 2 1\n", "p.plan:2: 'modeled' needs a model");

@@ -37,6 +37,11 @@ int rp_budget_reserves(const rp_image *img, const rp_map_region *region, rp_ram_
  * budget is rounded down to it. Fails when nothing is left. */
 int rp_budget_auto(const rp_image *img, const rp_map_region *region, const char *const *outsecs, size_t noutsecs,
 		   uint64_t reserve, uint64_t align, rp_ram_map *out, rp_err *err);
+/* The same for a plan whose output section `shared` also holds the program's data (pico-sdk's
+ * .data): that section counts, less the input sections named with prefix that an earlier plan
+ * put there (from map). */
+int rp_budget_auto_shared(const rp_image *img, const rp_map *map, const rp_map_region *region, const char *shared,
+			  const char *prefix, uint64_t reserve, uint64_t align, rp_ram_map *out, rp_err *err);
 void rp_ram_map_release(rp_ram_map *m);
 
 #endif

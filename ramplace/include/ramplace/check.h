@@ -32,6 +32,8 @@ typedef struct rp_check_result {
 	size_t nby_memory;
 	char holders[256];        /* those sections' names, comma-separated (truncated) */
 	uint64_t placed_bytes;    /* the symbol bytes of every placed planned function */
+	int shared_outsec;        /* the plan's output section holds more than the plan (pico-sdk's
+				     .data): checked by memory as above, in that section too */
 } rp_check_result;
 
 /* Fills res; returns 0 when the check could be done (even with failures), negative on error. A

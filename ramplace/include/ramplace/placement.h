@@ -54,10 +54,6 @@ typedef struct rp_place_opts {
 	int all_handlers;         /* every vector-table handler but the reset handler, likewise */
 } rp_place_opts;
 
-/* The build input a plan is for (ldgen/): GNU ld's fragment (also what ld.lld, `emit`, reads);
- * Zephyr's code relocation, which moves the build's own sources only; ESP-IDF's ldgen, which
- * maps functions of the components' archives whose names fit its grammar. Both need the map. */
-enum { RP_DIALECT_GNU = 0, RP_DIALECT_ZEPHYR = 1, RP_DIALECT_ESPIDF = 2 };
 
 #define RP_PLACE_OPTS_INIT { 0, 4, -1, ".ramtext", NULL, NULL, 0, 1, NULL, 0, NULL, 0, NULL, 0, \
 			     RP_COST_MODEL_INIT, 0, NULL, 0, 10.0, 0, 0.0001, RP_DIALECT_GNU, NULL, 0, 0 }

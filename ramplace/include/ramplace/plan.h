@@ -9,6 +9,23 @@
 #include <stddef.h>
 #include "ramplace/error.h"
 
+/* The build input a plan is for (ldgen/): GNU ld's fragment (also what ld.lld, `emit`, reads);
+ * Zephyr's code relocation, which moves the build's own sources only; ESP-IDF's ldgen, which
+ * maps functions of the components' archives whose names fit its grammar; pico-sdk, whose link
+ * gets copies of the objects (and archive members) with the planned sections renamed to the
+ * SDK's .time_critical.*, which its own script copies to RAM inside .data. All but GNU ld's
+ * need the map. */
+enum { RP_DIALECT_GNU = 0, RP_DIALECT_ZEPHYR = 1, RP_DIALECT_ESPIDF = 2, RP_DIALECT_PICO = 3 };
+
+/* What pico-sdk's link renames a planned input section to (.text.f -> .time_critical.ramplace.text.f):
+ * the SDK's scripts copy *(.time_critical*) to RAM in .data, and the prefix tells what a plan put
+ * there from the SDK's own RAM code in a later map. */
+#define RP_PICO_SECTION_PREFIX ".time_critical.ramplace"
+
+/* "gnu", "zephyr", "esp-idf", "pico"; and back (-1 for another name). */
+const char *rp_dialect_name(int dialect);
+int rp_dialect_from_name(const char *name);
+
 typedef struct rp_plan_func {
 	char *name;
 	char *file;              /* defining file for statics, NULL for globals */

@@ -3,7 +3,10 @@
  * weights, up to the free RAM the map leaves. The HTML page, `report --budget-curve` and the
  * JSON export draw it. Owns nothing beyond the curve it returns. Workload: a few hundred steps
  * over up to a few thousand candidates. */
+#include <string.h>
+
 #include "ramplace/budget.h"
+#include "ramplace/plan.h"
 #include "ramplace/pipeline.h"
 
 /* The free RAM of the plan's region: what .data, .bss, heap and stack leave (budget.h). */
@@ -15,7 +18,11 @@ static uint64_t free_ram(const rp_image *img, const rp_map *map, const rp_plan *
 	const char *outsec = plan->outsec;
 	rp_ram_map rm = { 0 };
 	rp_err ignored = RP_ERR_INIT;
-	uint64_t room = rp_budget_auto(img, mr, &outsec, 1, 0, plan->align ? plan->align : 4, &rm, &ignored) ? 0 : rm.budget;
+	uint64_t align = plan->align ? plan->align : 4;
+	int rc = plan->dialect && strcmp(plan->dialect, "pico") == 0
+			 ? rp_budget_auto_shared(img, map, mr, outsec, RP_PICO_SECTION_PREFIX, 0, align, &rm, &ignored)
+			 : rp_budget_auto(img, mr, &outsec, 1, 0, align, &rm, &ignored);
+	uint64_t room = rc ? 0 : rm.budget;
 	rp_ram_map_release(&rm);
 	return room;
 }

@@ -88,8 +88,36 @@ int rp_budget_reserves(const rp_image *img, const rp_map_region *region, rp_ram_
 	return 0;
 }
 
-int rp_budget_auto(const rp_image *img, const rp_map_region *region, const char *const *outsecs, size_t noutsecs,
-		   uint64_t reserve, uint64_t align, rp_ram_map *out, rp_err *err)
+/* Whether the ELF says the heap ends at the region's end: __HeapLimit there. */
+static int heap_to_end(const rp_image *img, const rp_map_region *region)
+{
+	rp_elfsyms syms;
+	rp_err ignored = RP_ERR_INIT;
+	if (rp_elfsyms_load(&syms, img, &ignored))
+		return 0;
+	const rp_elfsym *s = rp_elfsyms_find(&syms, "__HeapLimit");
+	int at_end = s && !s->absolute && s->value == region->origin + region->length;
+	rp_elfsyms_release(&syms);
+	return at_end;
+}
+
+/* The bytes of shared that an earlier plan's code takes: its input sections named with prefix. */
+static uint64_t earlier_plan_bytes(const rp_map *map, const rp_section *shared, const char *prefix)
+{
+	uint64_t bytes = 0;
+	for (size_t i = 0; map && shared && i < map->ninsecs; i++) {
+		const rp_map_insec *s = &map->insecs[i];
+		if (s->outsec && strcmp(s->outsec, shared->name) == 0 && strncmp(s->name, prefix, strlen(prefix)) == 0)
+			bytes += s->size;
+	}
+	return bytes;
+}
+
+/* rp_budget_auto, and with shared (an output section both the plan's code and the program's data
+ * go to) that section counted less what an earlier plan put there (map, prefix). */
+static int budget_auto(const rp_image *img, const rp_map_region *region, const char *const *outsecs, size_t noutsecs,
+		       const rp_map *map, const char *shared, const char *prefix, uint64_t reserve, uint64_t align,
+		       rp_ram_map *out, rp_err *err)
 {
 	memset(out, 0, sizeof(*out));
 	uint64_t taken = 0;
@@ -100,8 +128,14 @@ int rp_budget_auto(const rp_image *img, const rp_map_region *region, const char 
 		const rp_section *s = &img->sections[i];
 		if (!s->is_alloc || !s->size || !in_region(region, s->vma) || is_placed(s->name, outsecs, noutsecs))
 			continue;
-		taken += s->size;
-		rc = line(out, err, "  0x%08llx %8llu  %s", (unsigned long long)s->vma, (unsigned long long)s->size, s->name);
+		uint64_t earlier = shared && strcmp(s->name, shared) == 0 ? earlier_plan_bytes(map, s, prefix) : 0;
+		if (earlier > s->size)
+			earlier = s->size;
+		taken += s->size - earlier;
+		rc = earlier ? line(out, err, "  0x%08llx %8llu  %s (less %llu bytes of code an earlier plan put there)",
+				    (unsigned long long)s->vma, (unsigned long long)(s->size - earlier), s->name,
+				    (unsigned long long)earlier)
+			     : line(out, err, "  0x%08llx %8llu  %s", (unsigned long long)s->vma, (unsigned long long)s->size, s->name);
 	}
 	rp_ram_reserve res[2];
 	size_t nres = 0;
@@ -123,9 +157,25 @@ int rp_budget_auto(const rp_image *img, const rp_map_region *region, const char 
 		out->budget = (region->length - taken) / (align ? align : 1) * (align ? align : 1);
 		rc = line(out, err, "  free for code: %llu bytes (budget auto)", (unsigned long long)out->budget);
 	}
+	/* pico-sdk's script ends the heap at the region's end, not at .heap's: what code takes
+	 * here, malloc can no longer have */
+	if (!rc && heap_to_end(img, region))
+		rc = line(out, err, "  the heap may grow to the region's end (__HeapLimit): the budget comes out of it");
 	if (rc)
 		rp_ram_map_release(out);
 	return rc;
+}
+
+int rp_budget_auto(const rp_image *img, const rp_map_region *region, const char *const *outsecs, size_t noutsecs,
+		   uint64_t reserve, uint64_t align, rp_ram_map *out, rp_err *err)
+{
+	return budget_auto(img, region, outsecs, noutsecs, NULL, NULL, NULL, reserve, align, out, err);
+}
+
+int rp_budget_auto_shared(const rp_image *img, const rp_map *map, const rp_map_region *region, const char *shared,
+			  const char *prefix, uint64_t reserve, uint64_t align, rp_ram_map *out, rp_err *err)
+{
+	return budget_auto(img, region, NULL, 0, map, shared, prefix, reserve, align, out, err);
 }
 
 void rp_ram_map_release(rp_ram_map *m)

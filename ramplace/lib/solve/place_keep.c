@@ -239,7 +239,8 @@ static int ldgen_ident(const char *s, size_t n, int dash)
 	return 1;
 }
 
-/* Why the plan's dialect cannot move input section s (NULL: it can). Both SDKs move what their
+/* Why the plan's dialect cannot move input section s (NULL: it can). pico-sdk's link renames
+ * sections of any object or archive member it is given. Zephyr and ESP-IDF move what their
  * build compiled: objects, or members CMake named NAME.c.obj in the libraries it made, never a
  * toolchain library's (libc.a's lib_a-memcpy.o); ESP-IDF's ldgen takes the components'
  * archives only, and names in its grammar. */
@@ -247,6 +248,10 @@ static const char *inexpressible(int dialect, const rp_map_insec *s)
 {
 	if (dialect == RP_DIALECT_GNU)
 		return NULL;
+	if (dialect == RP_DIALECT_PICO)   /* renamed in a copy of its object or archive member */
+		return s->temporary ? "pico-sdk's link gets copies of its objects with the sections renamed, and this one is a "
+				      "compiler temporary made inside the link (-flto, or a one-step compile-and-link)"
+				    : NULL;
 	if (s->member && !rp_str_ends_with(s->member, ".obj"))
 		return dialect == RP_DIALECT_ZEPHYR
 			       ? "Zephyr relocates by source file, and it is in a library the build did not compile (a toolchain library's)"

@@ -154,8 +154,7 @@ static int make_plan(ctx *c, size_t r, uint64_t total, rp_err *err)
 				return err->code;
 		}
 	}
-	if (c->opts->dialect != RP_DIALECT_GNU &&
-	    rp_strdup(&plan->dialect, c->opts->dialect == RP_DIALECT_ZEPHYR ? "zephyr" : "esp-idf", err))
+	if (c->opts->dialect != RP_DIALECT_GNU && rp_strdup(&plan->dialect, rp_dialect_name(c->opts->dialect), err))
 		return err->code;
 	if (rg->map_region) {
 		if (rp_strdup(&plan->region, rg->map_region->name, err))

@@ -42,7 +42,11 @@ static int free_ram(const ctx *c, const rp_map_region *m, uint64_t reserve, uint
 		return rp_err_nomem(err, "computing the RAM map");
 	for (size_t r = 0; r < c->nregions; r++)
 		outsecs[r] = c->regions[r].outsec;
-	int rc = rp_budget_auto(c->img, m, outsecs, c->nregions, reserve, align, ram, err);
+	/* pico-sdk's .data holds the program's data beside what a plan renamed into it */
+	int rc = c->opts->dialect == RP_DIALECT_PICO
+			 ? rp_budget_auto_shared(c->img, c->map, m, c->regions[0].outsec, RP_PICO_SECTION_PREFIX, reserve,
+						 align, ram, err)
+			 : rp_budget_auto(c->img, m, outsecs, c->nregions, reserve, align, ram, err);
 	free(outsecs);
 	return rc;
 }

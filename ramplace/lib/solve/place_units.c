@@ -176,6 +176,10 @@ static const char *unguessable(const ctx *c, size_t i)
 	return NULL;
 }
 
+/* Code in flash, or in the plan's output section. pico-sdk's .data also holds the SDK's own RAM
+ * code (__not_in_flash_func's .time_critical.NAME, libgcc and the mem* functions its script
+ * keeps out of flash): in RAM whatever the plan says, so no candidate; only what an earlier plan
+ * renamed there is (RP_PICO_SECTION_PREFIX, known from the map). */
 static int is_code_section(const ctx *c, const rp_func *f)
 {
 	if (f->section >= c->img->nsections)
@@ -183,7 +187,15 @@ static int is_code_section(const ctx *c, const rp_func *f)
 	const rp_section *s = &c->img->sections[f->section];
 	if (!s->is_exec)
 		return 0;
-	return strncmp(s->name, ".text", 5) == 0 || strcmp(s->name, c->opts->outsec) == 0;
+	if (strncmp(s->name, ".text", 5) == 0)
+		return 1;
+	if (strcmp(s->name, c->opts->outsec) != 0)
+		return 0;
+	if (c->opts->dialect != RP_DIALECT_PICO)
+		return 1;
+	size_t k = c->map ? c->insec_of[f - c->img->funcs] : SIZE_MAX;
+	return k != SIZE_MAX &&
+	       strncmp(c->map->insecs[k].name, RP_PICO_SECTION_PREFIX, strlen(RP_PICO_SECTION_PREFIX)) == 0;
 }
 
 static uint64_t round_up(uint64_t v, uint64_t a)

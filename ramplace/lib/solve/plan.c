@@ -470,8 +470,8 @@ static int parse_header_key(reader *rd, const char *key)
 	if (strcmp(key, "dialect") == 0) {
 		if (header_string(rd, SEEN_DIALECT, key, "dialect NAME", &plan->dialect))
 			return rd->err->code;
-		return strcmp(plan->dialect, "zephyr") == 0 || strcmp(plan->dialect, "esp-idf") == 0 ? 0
-		     : fail(rd, "unknown dialect '%.64s' (zephyr or esp-idf; GNU ld's plans have no dialect line)", plan->dialect);
+		return rp_dialect_from_name(plan->dialect) > 0 ? 0
+		     : fail(rd, "unknown dialect '%.64s' (zephyr, esp-idf or pico; GNU ld's plans have no dialect line)", plan->dialect);
 	}
 	return fail(rd, "unknown key '%s'", key);
 }
@@ -651,4 +651,19 @@ void rp_plan_free(rp_plan *plan)
 	}
 	free(plan->handlers);
 	free(plan);
+}
+
+static const char *const dialect_names[] = { "gnu", "zephyr", "esp-idf", "pico" };
+
+const char *rp_dialect_name(int dialect)
+{
+	return dialect >= 0 && dialect < (int)(sizeof(dialect_names) / sizeof(dialect_names[0])) ? dialect_names[dialect] : "?";
+}
+
+int rp_dialect_from_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(dialect_names) / sizeof(dialect_names[0]); i++)
+		if (strcmp(name, dialect_names[i]) == 0)
+			return (int)i;
+	return -1;
 }
