@@ -221,6 +221,12 @@ int main(void)
 	ramplace_profile_ready();	/* `ramplace record --runtime` reads the histogram here */
 	if (PROFILE_GMON[0] && profile_dump_semihosting(PROFILE_GMON) != 0)
 		fail(&t, rounds, "could not write " PROFILE_GMON " over semihosting");
+#ifdef PROFILE_STDOUT
+	/* make PROFILE_STDOUT=1: the same histogram as text on the console, as a board without a
+	 * probe sends it (`ramplace import` finds the block in the whole output) */
+	if (profile_dump_stdout() != 0)
+		fail(&t, rounds, "could not write the profile on stdout");
+#endif
 #endif
 	return t.failures ? EXIT_FAILURE : EXIT_SUCCESS;
 }

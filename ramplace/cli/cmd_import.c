@@ -32,6 +32,9 @@ static const char usage[] =
 	"Formats (detected unless --format says):\n"
 	"  gmon     gprof's gmon.out (glibc, eCos, embedded runtimes): histogram and arcs;\n"
 	"           byte order and address size from firmware.elf\n"
+	"  gmon-text  the sampling runtime's text dump of a gmon.out (profile_dump_stdout:\n"
+	"           'ramplace-gmon 1', hex lines, 'ramplace-gmon end BYTES CRC32') found in a\n"
+	"           whole console log; the last dump counts\n"
 	"  openocd  gmon.out from OpenOCD's 'profile' command (bins always little-endian)\n"
 	"  qemu     exact counts from libramplace-qemu.so:\n"
 	"           qemu-system-arm ... -plugin /path/libramplace-qemu.so,out=FILE\n"
@@ -45,7 +48,8 @@ static const char usage[] =
 	"Each file must belong to its ELF: its samples are checked against the instruction\n"
 	"bytes QEMU ran (qemu, qemu-log), else against the ELF's functions and instruction\n"
 	"starts; a file of which too few verify was taken on another firmware and is refused.\n"
-	"  -f, --format FMT   auto (default), gmon, openocd, qemu, qemu-log, prof, swo, pclog, pclist\n"
+	"  -f, --format FMT   auto (default), gmon, gmon-text, openocd, qemu, qemu-log, prof, swo,\n"
+	"                     pclog, pclist\n"
 	"      --image ELF    another ELF a profile directory's files may belong to\n"
 	"      --signature ID=ELF  the file with image id ID belongs to ELF\n"
 	"      --min-verified PCT  refuse a file of which less than PCT% of the samples\n"
@@ -198,6 +202,9 @@ static int parse_one(import_run *r, const import_args *a, const rp_image *img, c
 			 (unsigned long long)meta.blocks_without_insns, name);
 	if (meta.nbb)
 		add_note(r, "%llu basic-block counts in %s not used", (unsigned long long)meta.nbb, name);
+	if (meta.text_blocks > 1)
+		add_note(r, "%s holds %zu profile dumps: the last one is imported (the runtime's histogram accumulates)",
+			 name, meta.text_blocks);
 	if (strcmp(meta.method, "swo") == 0)   /* always: what the capture lost is part of the run */
 		add_note(r, "SWO %s: %llu sleeping samples, %llu overflows (packets lost), %llu framing errors, "
 			 "%llu bytes skipped resynchronising%s", name, (unsigned long long)meta.swo.sleeping,

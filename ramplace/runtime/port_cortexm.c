@@ -6,7 +6,8 @@
  *
  * The firmware puts ramplace_profile_systick_handler into its vector table's SysTick slot
  * (entry 15), or builds with -DRAMPLACE_PROFILE_DEFINE_SYSTICK_HANDLER to get a strong
- * SysTick_Handler that overrides a CMSIS startup's weak default. */
+ * SysTick_Handler that overrides a CMSIS startup's weak default (or
+ * -DRAMPLACE_PROFILE_SYSTICK_ALIAS=isr_systick for pico-sdk's name). */
 #include "ramplace_profile.h"
 
 #ifndef RAMPLACE_PROFILE_CLOCK_HZ
@@ -83,6 +84,11 @@ __attribute__((naked)) void ramplace_profile_systick_handler(void)
 
 #ifdef RAMPLACE_PROFILE_DEFINE_SYSTICK_HANDLER
 void SysTick_Handler(void) __attribute__((alias("ramplace_profile_systick_handler")));
+#endif
+/* The name another startup gives entry 15 (pico-sdk's crt0: isr_systick), overriding its weak
+ * default the same way. */
+#ifdef RAMPLACE_PROFILE_SYSTICK_ALIAS
+void RAMPLACE_PROFILE_SYSTICK_ALIAS(void) __attribute__((alias("ramplace_profile_systick_handler")));
 #endif
 
 long ramplace_profile_port_semihost(unsigned op, void *arg)

@@ -92,6 +92,16 @@ int profile_gmon_write(int (*write)(void *ctx, const void *buf, size_t len), voi
  * emulator that serves semihosting. Returns 0 or -1. */
 int profile_dump_semihosting(const char *path);
 
+/* The same image as text through put(ctx, text, len) (0, or nonzero to stop), for a board
+ * whose only way out is its console: "ramplace-gmon 1", hex lines, "ramplace-gmon end BYTES
+ * CRC32" (dump_text.c); `ramplace import` finds the block in a whole console log. Returns 0 or
+ * -1. */
+int profile_gmon_write_text(int (*put)(void *ctx, const char *text, size_t len), void *ctx);
+
+/* profile_gmon_write_text on stdout (dump_stdio.c: pico-sdk's stdio, a newlib retarget), then
+ * fflush. Returns 0 or -1. */
+int profile_dump_stdout(void);
+
 /* Does nothing, never inlined: the firmware calls it where the profile is complete (say before
  * exit) and `ramplace record --runtime` stops the target on it to read the histogram. */
 void ramplace_profile_ready(void);

@@ -4,6 +4,10 @@
 #  - the default build is unchanged (no runtime linked), the profiled build computes the same;
 #  - the gmon.out it writes over semihosting is read by binutils' arm-none-eabi-gprof (an
 #    independent reader) with the hot interpreter loop on top;
+#  - the same histogram printed as text on the console (profile_dump_stdout, what a board
+#    without a probe sends over its UART) decodes to the semihosting file byte for byte, and
+#    `ramplace import` of the whole console log stores what the file gives; a cut-off or
+#    mangled dump is refused (exit 2, the byte offset) with nothing stored;
 #  - `ramplace record --runtime` pulls the same histogram through the gdbstub: byte-identical
 #    to the semihosting file (guest time is deterministic under -icount), stored as a run;
 #  - bad cases end with exit 2, one message, and nothing stored.
@@ -46,6 +50,40 @@ arm-none-eabi-gprof -b -p "$elf" run1/gmon.out >gprof.txt 2>&1 || true
 check "arm-none-eabi-gprof reads it: vm_run on top" \
 	bash -c "awk 'NR > 5 && NF >= 4 { print \$NF; exit }' gprof.txt | grep -qx vm_run"
 check "gprof's sample period is the runtime's 10 us" grep -q 'Each sample counts as 1e-05 seconds' gprof.txt
+
+# --- the text dump on the console (make PROFILE_STDOUT=1), as a board without a probe sends it
+make -s -C "$ex" BUILD="$work/proftext" ITERATIONS=200 PROFILE_RUNTIME=1 PROFILE_STDOUT=1 >/dev/null
+mkdir run3
+(cd run3 && qemu -kernel "$work/proftext/fw.elf" >console.log 2>&1) && status=0 || status=$?
+check "the firmware with the console dump exits 0" test "$status" -eq 0
+cat >decode.py <<'PY'
+import sys, zlib
+lines = open(sys.argv[1]).read().splitlines()
+start = max(i for i, l in enumerate(lines) if l == "ramplace-gmon 1")
+end = next(i for i in range(start, len(lines)) if lines[i].startswith("ramplace-gmon end "))
+data = bytes.fromhex("".join(lines[start + 1:end]))
+n, crc = lines[end].split()[2:]
+want = open(sys.argv[2], "rb").read()
+sys.exit(0 if data == want and int(n) == len(data) and int(crc, 16) == zlib.crc32(data) else 1)
+PY
+check "the console dump decodes to the semihosting gmon.out, byte for byte" python3 decode.py run3/console.log run3/gmon.out
+"$RAMPLACE" import --quiet text.db "$work/proftext/fw.elf" run3/gmon.out
+"$RAMPLACE" import --quiet console.db "$work/proftext/fw.elf" run3/console.log
+"$RAMPLACE" report text.db >text.rep 2>&1
+"$RAMPLACE" report console.db >console.rep 2>&1
+check "import of the whole console log (detected) stores what the file gives" \
+	sh -c "cmp -s text.rep console.rep && grep -q vm_run console.rep"
+# cut off inside the block; and one hex digit of its first line mangled
+head -c "$(($(wc -c <run3/console.log) - 30))" run3/console.log >cut.log
+awk 'done == 0 && prev == "ramplace-gmon 1" { $0 = "zz" substr($0, 3); done = 1 } { prev = $0; print }' \
+	run3/console.log >mangled.log
+for bad in cut mangled; do
+	st=0
+	"$RAMPLACE" import console.db "$work/proftext/fw.elf" "$bad.log" >/dev/null 2>"$bad.err" || st=$?
+	check "a $bad console dump is refused: exit 2, one line naming the file and the byte offset" \
+		sh -c "[ $st -eq 2 ] && [ \$(wc -l <$bad.err) -eq 1 ] && grep -q '$bad.log: byte [0-9]*: ' $bad.err"
+done
+check "nothing is stored from the refused dumps" cmp -s console.rep <("$RAMPLACE" report console.db 2>&1)
 
 # --- pulled through the gdbstub, recording started a second before QEMU (as a script that
 # starts QEMU in the background and ramplace at once would): the refused connection is retried

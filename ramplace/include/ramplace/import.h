@@ -31,7 +31,8 @@ typedef enum rp_import_format {
 	RP_IMPORT_QEMU,       /* libramplace-qemu.so output: exact per-instruction counts */
 	RP_IMPORT_QEMU_LOG,   /* qemu -d exec,nochain[,in_asm] log */
 	RP_IMPORT_PROF,       /* "offset count" files (Itsy profd style) */
-	RP_IMPORT_SWO         /* a raw SWO capture: DWT PC samples in ITM packets (swo.h) */
+	RP_IMPORT_SWO,        /* a raw SWO capture: DWT PC samples in ITM packets (swo.h) */
+	RP_IMPORT_GMON_TEXT   /* the runtime's text dump of a gmon.out in a console log */
 } rp_import_format;
 
 /* The `key value` header of an "offset count" file (the keys ramplace understands). */
@@ -119,6 +120,7 @@ typedef struct rp_import_meta {
 	int plugin_version;   /* qemu: the file's version (1 has no instruction bytes) */
 	rp_import_check check;/* how the samples fit the ELF */
 	rp_swo_stats swo;     /* swo: sleeping samples, overflows, errors, bytes skipped */
+	size_t text_blocks;   /* gmon-text: the dumps in the log (the last one is imported) */
 } rp_import_meta;
 
 /* "auto", "pclog", "pclist" -> format; RP_EUSAGE for another name. */
@@ -142,6 +144,14 @@ int rp_import_qemu_plugin(rp_samples *s, int *version, rp_import_check *check, c
 int rp_import_qemu_costs(rp_costs *out, const char *text, size_t len, const char *name, rp_err *err);
 int rp_import_qemu_log(rp_samples *s, size_t *blocks_without_insns, rp_import_check *check,
 		       const rp_image *img, const char *text, size_t len, const char *name, rp_err *err);
+
+/* The runtime's text dump (ramplace/runtime/dump_text.c) in a console log
+ * (import_gmon_text.c): whether text holds a "ramplace-gmon 1" line; and the gmon.out bytes of
+ * the last block (*out the caller's to free), checked against its byte count and CRC-32,
+ * *nblocks the blocks seen. RP_EINPUT naming name and the byte offset otherwise. */
+int rp_gmon_text_detect(const char *text, size_t len);
+int rp_gmon_text_decode(unsigned char **out, size_t *outlen, size_t *nblocks, const char *text, size_t len,
+			const char *name, rp_err *err);
 
 /* Decodes a raw SWO capture (import_swo.c) into s, one sample per DWT PC sample; *stats gets
  * the decoder's counts. A capture with no PC sample, or mostly skipped, is RP_EINPUT naming

@@ -4,6 +4,7 @@
  * reader fills a scratch histogram that joins the caller's only on success. Owns nothing beyond
  * the call. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ramplace/gmon.h"
@@ -102,10 +103,18 @@ int rp_import_file(rp_samples *s, rp_import_meta *meta, rp_import_format fmt, co
 	rp_import_check_init(&meta->check);
 	if (fmt == RP_IMPORT_AUTO)
 		fmt = rp_import_detect(data, len);
-	if (fmt == RP_IMPORT_GMON || fmt == RP_IMPORT_OPENOCD) {
+	if (fmt == RP_IMPORT_GMON || fmt == RP_IMPORT_OPENOCD || fmt == RP_IMPORT_GMON_TEXT) {
 		if (s->total || s->narcs)
 			return rp_err_set(err, RP_EUSAGE, "%s: a gmon.out is imported into an empty histogram", name);
-		return import_gmon(s, meta, fmt == RP_IMPORT_OPENOCD, img, data, len, name, err);
+		if (fmt != RP_IMPORT_GMON_TEXT)
+			return import_gmon(s, meta, fmt == RP_IMPORT_OPENOCD, img, data, len, name, err);
+		unsigned char *bytes;
+		size_t nbytes;
+		rc = rp_gmon_text_decode(&bytes, &nbytes, &meta->text_blocks, data, len, name, err);
+		if (!rc)
+			rc = import_gmon(s, meta, 0, img, (const char *)bytes, nbytes, name, err);
+		free(bytes);
+		return rc;
 	}
 	rp_samples_init(&scratch);
 	if (fmt == RP_IMPORT_PROF) {

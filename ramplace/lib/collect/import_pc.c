@@ -162,6 +162,8 @@ rp_import_format rp_import_detect(const char *text, size_t len)
 		return RP_IMPORT_GMON;
 	if (len >= 16 && memcmp(text, "# ramplace-qemu ", 16) == 0)
 		return RP_IMPORT_QEMU;
+	if (rp_gmon_text_detect(text, len))   /* anywhere in a console log */
+		return RP_IMPORT_GMON_TEXT;
 	while (it.lineno < 500 && next_line(&it, "", &has, &scratch) == 0 && has) {
 		if (after_history_prefix(skip_space(it.buf)))
 			return RP_IMPORT_PCLOG;
@@ -224,8 +226,10 @@ int rp_import_format_parse(rp_import_format *out, const char *name, rp_err *err)
 		*out = RP_IMPORT_PROF;
 	else if (strcmp(name, "swo") == 0)
 		*out = RP_IMPORT_SWO;
+	else if (strcmp(name, "gmon-text") == 0)
+		*out = RP_IMPORT_GMON_TEXT;
 	else
-		return rp_err_set(err, RP_EUSAGE, "--format: unknown format '%s' (auto, gmon, openocd, qemu, qemu-log, prof, swo, pclog, pclist)", name);
+		return rp_err_set(err, RP_EUSAGE, "--format: unknown format '%s' (auto, gmon, gmon-text, openocd, qemu, qemu-log, prof, swo, pclog, pclist)", name);
 	return 0;
 }
 
@@ -248,6 +252,8 @@ const char *rp_import_format_name(rp_import_format fmt)
 		return "prof";
 	case RP_IMPORT_SWO:
 		return "swo";
+	case RP_IMPORT_GMON_TEXT:
+		return "gmon-text";
 	default:
 		return "auto";
 	}

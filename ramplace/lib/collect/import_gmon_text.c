@@ -1,0 +1,158 @@
+/* import_gmon_text.c: the runtime's text dump of a gmon.out image (ramplace/runtime/dump_text.c),
+ * found in a whole console log: a board without a probe sends its profile over its stdio (UART,
+ * USB CDC), and what the host captures holds the firmware's other output, \r\n line ends and
+ * maybe several dumps. A block is
+ *   ramplace-gmon 1
+ *   <hex digits, two per byte, any number per line>
+ *   ramplace-gmon end <bytes> <crc32>
+ * Only the last block counts (the runtime's histogram accumulates, so the last dump holds the
+ * most); it must be whole: its byte count and zlib CRC-32 catch a line lost or mangled on the
+ * way. Owns the decoded bytes it returns. Workload: a console log of a few MB at most. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ramplace/import.h"
+#include "ramplace/util.h"
+
+static const char begin_tag[] = "ramplace-gmon 1";
+static const char end_tag[] = "ramplace-gmon end ";
+
+/* The line at p (up to end): its length without the \r\n or \n, and where the next starts. */
+static size_t line_len(const char *p, const char *end, const char **next)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	const char *stop = nl ? nl : end;
+	*next = nl ? nl + 1 : end;
+	size_t n = (size_t)(stop - p);
+	while (n && (p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	return n;
+}
+
+/* Where the last line equal to begin_tag starts, or NULL; *nblocks counts them all. */
+static const char *last_begin(const char *text, size_t len, size_t *nblocks)
+{
+	const char *p = text, *end = text + len, *found = NULL;
+	*nblocks = 0;
+	while (p < end) {
+		const char *next;
+		size_t n = line_len(p, end, &next);
+		if (n == sizeof(begin_tag) - 1 && memcmp(p, begin_tag, n) == 0) {
+			found = p;
+			(*nblocks)++;
+		}
+		p = next;
+	}
+	return found;
+}
+
+int rp_gmon_text_detect(const char *text, size_t len)
+{
+	size_t n;
+	return last_begin(text, len, &n) != NULL;
+}
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		crc ^= p[i];
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+	}
+	return crc;
+}
+
+static int bad(rp_err *err, const char *name, const char *text, const char *at, const char *what)
+{
+	return rp_err_set(err, RP_EINPUT, "%s: byte %zu: %s", name, (size_t)(at - text), what);
+}
+
+/* "<bytes> <crc32>" after the end tag. */
+static int parse_trailer(const char *p, size_t n, uint64_t *bytes, uint32_t *crc)
+{
+	char buf[64];
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	char *e1, *e2;
+	if (buf[0] < '0' || buf[0] > '9')
+		return -1;
+	unsigned long long b = strtoull(buf, &e1, 10);
+	if (*e1 != ' ' || e1[1] == ' ' || e1[1] == '\0' || e1[1] == '-' || e1[1] == '+')
+		return -1;
+	unsigned long c = strtoul(e1 + 1, &e2, 16);
+	if (*e2 != '\0' || e2 - (e1 + 1) != 8 || b > (1ull << 32))
+		return -1;
+	*bytes = b;
+	*crc = (uint32_t)c;
+	return 0;
+}
+
+int rp_gmon_text_decode(unsigned char **out, size_t *outlen, size_t *nblocks, const char *text, size_t len,
+			const char *name, rp_err *err)
+{
+	*out = NULL;
+	*outlen = 0;
+	const char *p = last_begin(text, len, nblocks), *end = text + len;
+	if (!p)
+		return rp_err_set(err, RP_EINPUT, "%s: byte 0: no '%s' line (the runtime's profile_gmon_write_text)", name,
+				  begin_tag);
+	const char *next;
+	line_len(p, end, &next);
+	p = next;
+	size_t cap = 0, n = 0;
+	unsigned char *buf = NULL;
+	while (p < end) {
+		const char *line = p;
+		size_t ln = line_len(p, end, &next);
+		if (ln >= sizeof(end_tag) - 1 && memcmp(line, end_tag, sizeof(end_tag) - 1) == 0) {
+			uint64_t bytes;
+			uint32_t crc;
+			if (parse_trailer(line + sizeof(end_tag) - 1, ln - (sizeof(end_tag) - 1), &bytes, &crc) != 0) {
+				free(buf);
+				return bad(err, name, text, line, "expected 'ramplace-gmon end BYTES CRC32' (decimal, 8 hex digits)");
+			}
+			if (bytes != n) {
+				free(buf);
+				return rp_err_set(err, RP_EINPUT, "%s: byte %zu: the block holds %zu bytes, its end line says %llu: "
+						  "a line was lost on the way", name, (size_t)(line - text), n,
+						  (unsigned long long)bytes);
+			}
+			uint32_t got = crc32_update(0xffffffffu, buf, n) ^ 0xffffffffu;
+			if (got != crc) {
+				free(buf);
+				return rp_err_set(err, RP_EINPUT, "%s: byte %zu: CRC-32 %08x of the block's bytes, its end line "
+						  "says %08x: a line was mangled on the way", name, (size_t)(line - text),
+						  (unsigned)got, (unsigned)crc);
+			}
+			*out = buf;
+			*outlen = n;
+			return 0;
+		}
+		if (ln % 2) {
+			free(buf);
+			return bad(err, name, text, line, "a line of the block with an odd number of hex digits");
+		}
+		if (rp_grow((void **)&buf, &cap, n + ln / 2 + 1, 1, err)) {
+			free(buf);
+			return err->code;
+		}
+		for (size_t i = 0; i < ln; i += 2) {
+			int hi = hexval(line[i]), lo = hexval(line[i + 1]);
+			if (hi < 0 || lo < 0) {
+				free(buf);
+				return bad(err, name, text, line + i + (hi < 0 ? 0 : 1), "not a hex digit inside the block");
+			}
+			buf[n++] = (unsigned char)(hi << 4 | lo);
+		}
+		p = next;
+	}
+	free(buf);
+	return bad(err, name, text, end, "the last 'ramplace-gmon 1' block has no end line: the capture was cut off");
+}
