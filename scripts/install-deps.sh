@@ -27,6 +27,9 @@ packages=(
 	# with pyelftools, ESP-IDF's kconfiglib (../shared/corpus/esp-idf-kconfig, t_espidf_ldgen.sh)
 	# needs rich, both under Debian's /usr/bin/python3
 	python3-pyelftools python3-rich
+	# an Xtensa ELF (ESP32's architecture, via the ESP8266's lx106 binutils) that place must
+	# refuse plainly (t_espidf_ldgen.sh)
+	binutils-xtensa-lx106
 )
 
 missing=()

@@ -14,11 +14,13 @@
 #     generated script's .iram0.text holds exactly the planned input sections, each with its
 #     .literal twin;
 #   - a plan made for GNU ld: emit lists newlib's sections as comments with the reason, warns,
-#     and ldgen still accepts the fragment (never a crash, as `archive: *` entries were).
+#     and ldgen still accepts the fragment (never a crash, as `archive: *` entries were);
+#   - an Xtensa ELF (ESP32, S2, S3) is refused by place, saying the architecture is not
+#     supported yet.
 # Link-level into a real ESP-IDF image is not done here (no ESP-IDF build): the placement is
 # checked in ldgen's output.
 # Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD; riscv64-unknown-elf-gcc with picolibc,
-# qemu-system-riscv32, python3-rich (ESP-IDF's kconfiglib); RAMPLACE_CORPUS (default
+# qemu-system-riscv32, python3-rich (ESP-IDF's kconfiglib), binutils-xtensa-lx106; RAMPLACE_CORPUS (default
 # ../shared/corpus beside the repository).
 . "$(dirname "$0")/lib.sh"
 : "${RAMPLACE_BUILD:?}"
@@ -113,4 +115,31 @@ check "a plan for GNU ld: newlib's sections are comments with the reason, and em
 	sh -c "grep -q '^# no ESP-IDF entry for .*: a member of an archive the build did not compile' gnu.lf &&
 	grep -q \"place --dialect esp-idf\" gnu.err"
 if run_ldgen gnu.lf gnu.ld; then pass "ldgen accepts that fragment too"; else cat gnu.ld.log; fail "ldgen on the GNU ld plan's fragment"; fi
+
+# ESP32, S2 and S3 are Xtensa: place says so plainly (a real Xtensa ELF, from Debian's binutils
+# for the ESP8266's lx106 core: the same e_machine)
+cat >xt.S <<'EOF'
+	.text
+	.global hot
+	.type hot, @function
+	.align 4
+hot:
+	movi a2, 1
+	ret
+	.size hot, .-hot
+	.global _start
+	.type _start, @function
+	.align 4
+_start:
+	call0 hot
+	j _start
+	.size _start, .-_start
+EOF
+xtensa-lx106-elf-as xt.S -o xt.o && xtensa-lx106-elf-ld -Ttext=0x40100000 -e _start xt.o -o xt.elf
+echo '0x40100000 100' >xt.pcs
+"$RAMPLACE" import --quiet xt.db xt.elf xt.pcs
+st=0
+"$RAMPLACE" place --budget 1K -o xt.ld xt.db xt.elf >xt.out 2>xt.err || st=$?
+check "an Xtensa ELF: place exits 2 saying the architecture is not supported yet, writing nothing" \
+	sh -c "[ $st -eq 2 ] && grep -q 'Xtensa (ESP32, ESP32-S2, ESP32-S3) is not supported yet' xt.err && [ ! -e xt.ld ]"
 finish

@@ -68,6 +68,11 @@ static int load_image_and_map(rp_pipeline *p, rp_err *err)
 	double t0 = rp_seconds();
 	int rc = rp_image_load(&p->img, p->elf_path, err);
 	p->times.elf = rp_seconds() - t0;
+	/* ESP-IDF's first chips: their windowed-register calls and literal pools are not decoded,
+	 * so no call graph, veneer or reset path could be trusted; said plainly, not half done */
+	if (!rc && p->img->machine == EM_XTENSA)
+		rc = rp_err_set(err, RP_EINPUT, "%s: Xtensa (ESP32, ESP32-S2, ESP32-S3) is not supported yet: ramplace places "
+				"code for Arm Cortex-M and RISC-V (ESP32-C3, C6 and H2 are RISC-V)", p->elf_path);
 	t0 = rp_seconds();
 	if (!rc && p->linker >= 0)
 		rp_image_use_linker(p->img, p->linker);

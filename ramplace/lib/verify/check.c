@@ -316,14 +316,18 @@ int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result 
 	const rp_section *outsec = rp_image_section(relinked, plan->outsec);
 	res->outsec_size = outsec ? outsec->size : 0;
 	res->planned_bytes = plan->used;
-	int rc = check_outsec(relinked, plan, outsec, any_in_ram_outside(relinked, plan, outsec), res, err);
+	/* pico-sdk's .data holds the program's data and the SDK's own RAM code beside the plan's:
+	 * only the planned functions' bytes can be held against the budget */
+	int shared = res->shared_outsec = plan->dialect && strcmp(plan->dialect, "pico") == 0;
+	int by_memory = shared || any_in_ram_outside(relinked, plan, outsec);
+	int rc = check_outsec(relinked, plan, outsec, by_memory, res, err);
 	for (size_t i = 0; !rc && i < plan->nunits; i++)
 		for (size_t k = 0; !rc && k < plan->units[i].nfuncs; k++)
 			rc = plan->is_data ? check_object(relinked, plan, outsec, &plan->units[i], &plan->units[i].funcs[k], res, err)
 					   : check_func(relinked, plan, outsec, &plan->units[i].funcs[k], res, err);
 	if (!rc)
 		rc = count_veneers(relinked, outsec, res, err);
-	if (!rc && res->nby_memory && !(rc = count_placed_bytes(relinked, plan, outsec, res, err)))
+	if (!rc && (res->nby_memory || shared) && !(rc = count_placed_bytes(relinked, plan, outsec, res, err)))
 		rc = check_memory_budget(plan, res, err);
 	else if (!rc)
 		rc = check_accounting(relinked, plan, outsec, res, err);
