@@ -60,6 +60,7 @@ typedef struct check_args {
 	int all_handlers;                 /* --ram-handlers */
 	rp_plan_func *handlers;           /* the plans' handlers (owned strings), then the options' */
 	size_t nhandlers, nplan_handlers;
+	size_t nloader_loaded;            /* plans for ESP-IDF, whose bootloader loads IRAM: no copy */
 } check_args;
 
 static int add_plan(check_args *a, const char *path, const char *suffix, rp_err *err)
@@ -163,15 +164,16 @@ static void print_result(const rp_image *img, const rp_check_result *res, const 
 	char of_total[64] = "";
 	if (res->nfuncs_placed != res->nfuncs_checked)
 		snprintf(of_total, sizeof(of_total), " of %zu", res->nfuncs_checked);
-	if (res->shared_outsec && !res->nby_memory) {   /* pico-sdk: .data holds the program's data too */
-		printf("check: %zu%s function%s in RAM in %s (run from RAM, loaded from flash); %llu bytes of %llu with "
-		       "%zu veneer%s (planned %llu)\n", res->nfuncs_placed, of_total, res->nfuncs_checked == 1 ? "" : "s",
-		       plan->outsec, (unsigned long long)(res->placed_bytes + res->veneer_bytes),
-		       (unsigned long long)plan->budget, res->nveneers, res->nveneers == 1 ? "" : "s",
-		       (unsigned long long)res->planned_bytes);
-		printf("accounting: by memory: %s holds the program's data and the SDK's own RAM code too, so the planned "
-		       "functions' own bytes (and every veneer in it) are checked against the budget, not its size\n",
-		       plan->outsec);
+	if (res->shared_outsec && !res->nby_memory) {   /* an SDK's section: its own code or data too */
+		int espidf = plan->dialect && strcmp(plan->dialect, "esp-idf") == 0;
+		printf("check: %zu%s function%s in RAM in %s (%s); %llu bytes of %llu with %zu veneer%s (planned %llu)\n",
+		       res->nfuncs_placed, of_total, res->nfuncs_checked == 1 ? "" : "s", plan->outsec,
+		       espidf ? "loaded there by ESP-IDF's bootloader" : "run from RAM, loaded from flash",
+		       (unsigned long long)(res->placed_bytes + res->veneer_bytes), (unsigned long long)plan->budget,
+		       res->nveneers, res->nveneers == 1 ? "" : "s", (unsigned long long)res->planned_bytes);
+		printf("accounting: by memory: %s holds %s too, so the planned functions' own bytes (and every veneer in it) "
+		       "are checked against the budget, not its size\n", plan->outsec,
+		       espidf ? "ESP-IDF's own IRAM code" : "the program's data and the SDK's own RAM code");
 		return;
 	}
 	if (res->nby_memory) {   /* an SDK's own RAM section holds them: checked by memory */
@@ -233,6 +235,8 @@ static int check_one(const char *plan_path, const rp_image *img, check_args *a, 
 	}
 	if (!rc)
 		rc = keep_plan_handlers(a, plan, err);
+	if (!rc && plan->dialect && strcmp(plan->dialect, "esp-idf") == 0)
+		a->nloader_loaded++;
 	if (!rc)
 		rc = rp_check_run(img, plan, &res, err);
 	if (!rc) {
@@ -279,7 +283,11 @@ static int run_check(check_args *a, rp_err *err)
 	int rc = outsecs ? rp_image_load(&img, a->elf_path, err) : rp_err_nomem(err, "checking");
 	for (size_t i = 0; !rc && i < a->nplans; i++)
 		rc = check_one(a->plans[i], img, a, &outsecs[i], &failures, err);
-	if (!rc) {
+	if (!rc && a->nplans && a->nloader_loaded == a->nplans) {
+		if (!a->quiet)
+			printf("reset path: not a constraint: ESP-IDF's second-stage bootloader loads IRAM before the "
+			       "application starts\n");
+	} else if (!rc) {
 		rp_check_result res;
 		memset(&res, 0, sizeof(res));
 		rc = rp_check_reset_path(img, outsecs, a->nplans, &res, &nreset, err);

@@ -51,7 +51,8 @@ static const char usage[] =
 	"                        going to ones the dialect can move; or pico-sdk's own RAM code\n"
 	"                        ('emit --format pico': the planned sections renamed to\n"
 	"                        .time_critical.* in copies of the objects at link time; the\n"
-	"                        output section is then .data). All but gnu need --map\n"
+	"                        output section is then .data; for esp-idf .iram0.text). All\n"
+	"                        but gnu need --map\n"
 	"      --output-section NAME   output section of the fragment (default .ramtext)\n"
 	"      --allow-boot-path also move what the reset handler calls before the copy: for\n"
 	"                        when you know better than the analysis (unsafe otherwise);\n"
@@ -222,6 +223,9 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 	/* pico-sdk's script copies the renamed .time_critical.* sections inside .data */
 	if (a->pipe.opts.dialect == RP_DIALECT_PICO && !outsec_given)
 		a->pipe.opts.outsec = ".data";
+	/* ESP-IDF's generated script puts noflash_text entries in .iram0.text */
+	if (a->pipe.opts.dialect == RP_DIALECT_ESPIDF && !outsec_given)
+		a->pipe.opts.outsec = ".iram0.text";
 	/* the first build: no profile and no ELF yet, only the fragment the link needs */
 	if (a->allow_empty && argc == optind) {
 		a->first_build = 1;

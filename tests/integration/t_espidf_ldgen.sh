@@ -17,8 +17,12 @@
 #     and ldgen still accepts the fragment (never a crash, as `archive: *` entries were);
 #   - an Xtensa ELF (ESP32, S2, S3) is refused by place, saying the architecture is not
 #     supported yet.
-# Link-level into a real ESP-IDF image is not done here (no ESP-IDF build): the placement is
-# checked in ldgen's output.
+#   - link-level: the program linked through ESP-IDF's memory.ld and the generated script
+#     (a stub for ESP-IDF's startup), flash-only and then with a plan made from that build's map
+#     (--dialect esp-idf: .iram0.text in iram0_0_seg, candidates in .flash.text, the reset path
+#     no constraint since the bootloader loads IRAM); budget auto reads the free IRAM, counting
+#     what DRAM holds of the same SRAM; `check` passes with every planned function in IRAM.
+# Not run: no emulator here runs an ESP32-C3; the profile is carried over by function name.
 # Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD; riscv64-unknown-elf-gcc with picolibc,
 # qemu-system-riscv32, python3-rich (ESP-IDF's kconfiglib), binutils-xtensa-lx106; RAMPLACE_CORPUS (default
 # ../shared/corpus beside the repository).
@@ -76,7 +80,7 @@ check "every planned function has a noflash_text entry, none is left out" \
 
 # ESP-IDF's side: the ESP32-C3 template as ESP-IDF preprocesses it, the real fragments, a Kconfig
 # declaring what the fragments' conditions name (its sdkconfig: a RISC-V target, flash sections)
-printf '#define CONFIG_IDF_TARGET_ARCH_RISCV 1\n#define CONFIG_IDF_TARGET_ESP32C3 1\n#define CONFIG_APP_BUILD_USE_FLASH_SECTIONS 1\n' >sdkconfig.h
+printf '#define CONFIG_IDF_TARGET_ARCH_RISCV 1\n#define CONFIG_IDF_TARGET_ESP32C3 1\n#define CONFIG_APP_BUILD_USE_FLASH_SECTIONS 1\n#define CONFIG_MMU_PAGE_SIZE 0x10000\n#define CONFIG_SOC_RTC_MEM_SUPPORTED 1\n' >sdkconfig.h
 riscv64-unknown-elf-cpp -P -undef -x c -nostdinc -I. -I"$idf/esp_system/ld/esp32c3" -I"$idf/esp_system/ld" \
 	"$idf/esp_system/ld/esp32c3/sections.ld.in" | sed 's/\\n/\n/g' >sections.ld.in
 mapfile -t lfs < <(ls "$idf"/*/*.lf "$idf"/*/src/*.lf)
@@ -115,6 +119,60 @@ check "a plan for GNU ld: newlib's sections are comments with the reason, and em
 	sh -c "grep -q '^# no ESP-IDF entry for .*: a member of an archive the build did not compile' gnu.lf &&
 	grep -q \"place --dialect esp-idf\" gnu.err"
 if run_ldgen gnu.lf gnu.ld; then pass "ldgen accepts that fragment too"; else cat gnu.ld.log; fail "ldgen on the GNU ld plan's fragment"; fi
+
+# link-level, as an ESP-IDF application links: ESP-IDF's own memory.ld (ESP32-C3) and the
+# script ldgen generates, a stub call_start_cpu0 for the startup ESP-IDF would bring. The
+# flash-only build first (no fragment of ramplace's), then the profile carried over by function
+# name (no emulator runs an ESP32-C3 here), a plan from that build's own map, and the relink
+riscv64-unknown-elf-cpp -P -undef -x c -nostdinc -I. -I"$idf/esp_system/ld/esp32c3" -I"$idf/esp_system/ld" \
+	"$idf/esp_system/ld/esp32c3/memory.ld.in" -o memory.ld
+printf 'int main(void);\nvoid initialise_monitor_handles(void) {}\nvoid call_start_cpu0(void)\n{\n\tmain();\n\tfor (;;)\n\t\t;\n}\n' >idf_start.c
+"${cc[@]}" -O2 -g -c idf_start.c -o idf_start.o
+idf_link() { # SCRIPT ELF: links the program through ESP-IDF's memory.ld and SCRIPT
+	"${cc[@]}" -g --oslib=semihost -nostartfiles -Wl,--gc-sections -Wl,--no-warn-rwx-segments -T memory.ld -T "$1" \
+		-Wl,-Map="${2%.elf}.map" idf_start.o "$work/libmain.a" -o "$2" >"$2.log" 2>&1
+}
+echo '# no entries' >none.lf
+if run_ldgen none.lf idf-flash.ld && idf_link idf-flash.ld idf-flash.elf; then
+	pass "the flash-only build links through ESP-IDF's memory.ld and generated sections"
+else
+	cat idf-flash.ld.log idf-flash.elf.log 2>/dev/null | tail -20; fail "the ESP-IDF flash-only link"; finish
+fi
+"$RAMPLACE" report --addresses p.db | awk '$1 ~ /^[0-9]+$/ && NF >= 5 { print $NF, $1 }' |
+	while read -r fn n; do
+		a=$(riscv64-unknown-elf-nm idf-flash.elf | awk -v f="$fn" '$3 == f && !d { print $1; d = 1 }')
+		[ -z "$a" ] || echo "0x$a $n"
+	done >idf.pcs
+"$RAMPLACE" import --quiet idf.db idf-flash.elf idf.pcs
+mkdir -p iplan iauto
+"$RAMPLACE" place --budget 1K --map idf-flash.map --dialect esp-idf -o iplan/ramtext.ld idf.db idf-flash.elf \
+	>iplace.out 2>&1 || { cat iplace.out; fail "place on the ESP-IDF build"; finish; }
+check "the plan is for .iram0.text in iram0_0_seg, ESP-IDF's flash code (.flash.text) its candidates" \
+	sh -c "grep -q '^output-section .iram0.text\$' iplan/ramtext.ld.plan && grep -q '^region iram0_0_seg ' iplan/ramtext.ld.plan &&
+	[ \$(grep -c '^unit ' iplan/ramtext.ld.plan) -ge 5 ]"
+check "the reset path is no constraint: ESP-IDF's bootloader loads IRAM before the application" \
+	grep -q '^reset path: not a constraint under ESP-IDF' iplace.out
+"$RAMPLACE" place --budget auto --map idf-flash.map --dialect esp-idf -o iauto/ramtext.ld idf.db idf-flash.elf \
+	>iauto.out 2>&1 || { cat iauto.out; fail "place --budget auto on the ESP-IDF build"; }
+check "budget auto takes the free IRAM from the map, with what DRAM holds of the same SRAM" \
+	sh -c "grep -q '^RAM map of iram0_0_seg ' iauto.out && grep -q 'the same SRAM seen as dram0_0_seg' iauto.out &&
+	grep -Eq '^ +0x3fc[0-9a-f]+ +[0-9]+  \\.dram0\\.bss\$' iauto.out && grep -Eq '^  free for code: [0-9]+ bytes' iauto.out"
+"$RAMPLACE" emit --format esp-idf --plan iplan/ramtext.ld.plan -o iplan.lf
+if run_ldgen iplan.lf idf-ram.ld && idf_link idf-ram.ld idf-ram.elf; then
+	pass "ldgen (--check-mapping) and the link take that plan's fragment"
+else
+	cat idf-ram.ld.log idf-ram.elf.log 2>/dev/null | tail -20; fail "the ESP-IDF relink"; finish
+fi
+if "$RAMPLACE" check --plan iplan/ramtext.ld.plan idf-ram.elf >icheck.out 2>&1; then
+	pass "check passes on the ESP-IDF link: $(grep '^check:' icheck.out)"
+else
+	cat icheck.out; fail "check on the ESP-IDF link"
+fi
+n=$(grep -c '^func ' iplan/ramtext.ld.plan)
+check "all $n planned functions are in .iram0.text, in IRAM (0x4038xxxx)" \
+	sh -c "grep -q '^check: $n functions in RAM in .iram0.text' icheck.out &&
+	! grep '^func ' iplan/ramtext.ld.plan | awk '{ print \$2 }' | while read -r f; do
+		riscv64-unknown-elf-nm idf-ram.elf | awk -v f=\"\$f\" '\$3 == f { print \$1 }'; done | grep -qv '^403'"
 
 # ESP32, S2 and S3 are Xtensa: place says so plainly (a real Xtensa ELF, from Debian's binutils
 # for the ESP8266's lx106 core: the same e_machine)

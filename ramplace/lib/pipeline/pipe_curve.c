@@ -19,8 +19,10 @@ static uint64_t free_ram(const rp_image *img, const rp_map *map, const rp_plan *
 	rp_ram_map rm = { 0 };
 	rp_err ignored = RP_ERR_INIT;
 	uint64_t align = plan->align ? plan->align : 4;
-	int rc = plan->dialect && strcmp(plan->dialect, "pico") == 0
-			 ? rp_budget_auto_shared(img, map, mr, outsec, RP_PICO_SECTION_PREFIX, 0, align, &rm, &ignored)
+	int pico = plan->dialect && strcmp(plan->dialect, "pico") == 0;
+	int rc = pico || (plan->dialect && strcmp(plan->dialect, "esp-idf") == 0)
+			 ? rp_budget_auto_shared(img, map, mr, outsec, pico ? RP_PICO_SECTION_PREFIX : ".text", 0, align, &rm,
+						 &ignored)
 			 : rp_budget_auto(img, mr, &outsec, 1, 0, align, &rm, &ignored);
 	uint64_t room = rc ? 0 : rm.budget;
 	rp_ram_map_release(&rm);

@@ -101,6 +101,28 @@ static int heap_to_end(const rp_image *img, const rp_map_region *region)
 	return at_end;
 }
 
+/* ESP-IDF's shared SRAM (the ELF has .dram0.dummy, which skips in DRAM the IRAM in use): the
+ * bytes of every other allocated section of the DRAM view's region, each listed; 0 otherwise. */
+static uint64_t shared_dram(const rp_image *img, const rp_map *map, const rp_map_region *iram, rp_ram_map *out,
+			    int *rc, rp_err *err)
+{
+	const rp_section *dummy = rp_image_section(img, ".dram0.dummy");
+	const rp_map_region *dr = dummy ? rp_map_region_find(map, NULL, dummy->vma) : NULL;
+	if (!dr || dr == iram || dr->length != iram->length)
+		return 0;
+	uint64_t bytes = 0;
+	*rc = line(out, err, "  the same SRAM seen as %s [0x%llx, 0x%llx) (.dram0.dummy skips the IRAM above):", dr->name,
+		   (unsigned long long)dr->origin, (unsigned long long)(dr->origin + dr->length));
+	for (size_t i = 0; !*rc && i < img->nsections; i++) {
+		const rp_section *s = &img->sections[i];
+		if (!s->is_alloc || !s->size || s == dummy || !in_region(dr, s->vma))
+			continue;
+		bytes += s->size;
+		*rc = line(out, err, "  0x%08llx %8llu  %s", (unsigned long long)s->vma, (unsigned long long)s->size, s->name);
+	}
+	return bytes;
+}
+
 /* The bytes of shared that an earlier plan's code takes: its input sections named with prefix. */
 static uint64_t earlier_plan_bytes(const rp_map *map, const rp_section *shared, const char *prefix)
 {
@@ -150,6 +172,10 @@ static int budget_auto(const rp_image *img, const rp_map_region *region, const c
 		rc = line(out, err, "  %10s %8llu  stack and heap (configured reserve: the ELF declares no sizes)", "",
 			  (unsigned long long)reserve);
 	}
+	/* ESP-IDF (C3, C6...): IRAM and DRAM are two views of one SRAM; its script skips the IRAM it
+	 * used in DRAM with .dram0.dummy, so what DRAM holds besides takes from the same room */
+	if (!rc && map)
+		taken += shared_dram(img, map, region, out, &rc, err);
 	if (!rc && taken >= region->length)
 		rc = rp_err_set(err, RP_EINPUT, "budget auto: region %s (%llu bytes) has no room left: the data, bss, stack and heap of %s take %llu",
 				region->name, (unsigned long long)region->length, img->path, (unsigned long long)taken);

@@ -10,7 +10,8 @@
 #include "place.h"
 
 /* The map region a configured region lives in: its `memory`, else the one holding its output
- * section or (first region only, guessed) .data, else one called RAM. */
+ * section (for ESP-IDF, iram0_0_seg when the section is empty yet) or (first region only,
+ * guessed) .data, else one called RAM. */
 static int find_map_region(ctx *c, size_t r, const char *memory, rp_err *err)
 {
 	region *rg = &c->regions[r];
@@ -23,6 +24,9 @@ static int find_map_region(ctx *c, size_t r, const char *memory, rp_err *err)
 	}
 	const rp_section *own = rp_image_section(c->img, rg->outsec);
 	rg->map_region = own ? rp_map_region_find(c->map, NULL, own->vma) : NULL;
+	/* ESP-IDF: ld drops an empty .iram0.text from the flash-only build; its memory has one name */
+	if (!rg->map_region && c->opts->dialect == RP_DIALECT_ESPIDF)
+		rg->map_region = rp_map_region_find(c->map, "iram0_0_seg", 0);
 	if (rg->map_region || r != 0)
 		return 0;
 	rg->memory_guessed = 1;
@@ -43,8 +47,9 @@ static int free_ram(const ctx *c, const rp_map_region *m, uint64_t reserve, uint
 	for (size_t r = 0; r < c->nregions; r++)
 		outsecs[r] = c->regions[r].outsec;
 	/* pico-sdk's .data holds the program's data beside what a plan renamed into it */
-	int rc = c->opts->dialect == RP_DIALECT_PICO
-			 ? rp_budget_auto_shared(c->img, c->map, m, c->regions[0].outsec, RP_PICO_SECTION_PREFIX, reserve,
+	int rc = c->opts->dialect == RP_DIALECT_PICO || c->opts->dialect == RP_DIALECT_ESPIDF
+			 ? rp_budget_auto_shared(c->img, c->map, m, c->regions[0].outsec,
+						 c->opts->dialect == RP_DIALECT_PICO ? RP_PICO_SECTION_PREFIX : ".text", reserve,
 						 align, ram, err)
 			 : rp_budget_auto(c->img, m, outsecs, c->nregions, reserve, align, ram, err);
 	free(outsecs);

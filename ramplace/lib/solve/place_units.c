@@ -187,15 +187,18 @@ static int is_code_section(const ctx *c, const rp_func *f)
 	const rp_section *s = &c->img->sections[f->section];
 	if (!s->is_exec)
 		return 0;
-	if (strncmp(s->name, ".text", 5) == 0)
+	/* ESP-IDF's generated script calls the flash-mapped code .flash.text */
+	if (strncmp(s->name, ".text", 5) == 0 || strcmp(s->name, ".flash.text") == 0)
 		return 1;
 	if (strcmp(s->name, c->opts->outsec) != 0)
 		return 0;
-	if (c->opts->dialect != RP_DIALECT_PICO)
+	if (c->opts->dialect != RP_DIALECT_PICO && c->opts->dialect != RP_DIALECT_ESPIDF)
 		return 1;
+	/* ESP-IDF's .iram0.text likewise holds its IRAM_ATTR code (.iram1.*), no candidate; a
+	 * noflash_text entry keeps the section's own .text name */
+	const char *ours = c->opts->dialect == RP_DIALECT_PICO ? RP_PICO_SECTION_PREFIX : ".text";
 	size_t k = c->map ? c->insec_of[f - c->img->funcs] : SIZE_MAX;
-	return k != SIZE_MAX &&
-	       strncmp(c->map->insecs[k].name, RP_PICO_SECTION_PREFIX, strlen(RP_PICO_SECTION_PREFIX)) == 0;
+	return k != SIZE_MAX && strncmp(c->map->insecs[k].name, ours, strlen(ours)) == 0;
 }
 
 static uint64_t round_up(uint64_t v, uint64_t a)

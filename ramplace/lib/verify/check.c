@@ -183,7 +183,7 @@ static int any_in_ram_outside(const rp_image *img, const rp_plan *plan, const rp
 /* The output section itself: present when the plan moves anything (or its functions are in RAM
  * under another section's name), within budget and region, and copied from flash at boot. */
 static int check_outsec(const rp_image *img, const rp_plan *plan, const rp_section *outsec, int by_memory,
-			rp_check_result *res, rp_err *err)
+			int loader_loaded, rp_check_result *res, rp_err *err)
 {
 	if (!outsec)
 		return plan->nunits == 0 || by_memory ? 0
@@ -203,7 +203,8 @@ static int check_outsec(const rp_image *img, const rp_plan *plan, const rp_secti
 	if (outsec->is_nobits)
 		return rp_check_add_failure(res, err, "'%s' has no contents in the ELF (NOLOAD?): its code would not be copied",
 				   plan->outsec);
-	if (outsec->lma == outsec->vma)
+	/* ESP-IDF's bootloader loads IRAM from the image's segments: no AT>, and no copy at boot */
+	if (outsec->lma == outsec->vma && !loader_loaded)
 		return rp_check_add_failure(res, err, "'%s' is not loaded from flash (its LMA is its VMA 0x%0*llx): use AT> FLASH",
 				   plan->outsec, addr_width(img), (unsigned long long)outsec->vma);
 	return 0;
@@ -316,11 +317,12 @@ int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result 
 	const rp_section *outsec = rp_image_section(relinked, plan->outsec);
 	res->outsec_size = outsec ? outsec->size : 0;
 	res->planned_bytes = plan->used;
-	/* pico-sdk's .data holds the program's data and the SDK's own RAM code beside the plan's:
-	 * only the planned functions' bytes can be held against the budget */
-	int shared = res->shared_outsec = plan->dialect && strcmp(plan->dialect, "pico") == 0;
+	/* pico-sdk's .data and ESP-IDF's .iram0.text also hold the program's data or the SDK's own
+	 * RAM code: only the planned functions' bytes can be held against the budget */
+	int espidf = plan->dialect && strcmp(plan->dialect, "esp-idf") == 0;
+	int shared = res->shared_outsec = espidf || (plan->dialect && strcmp(plan->dialect, "pico") == 0);
 	int by_memory = shared || any_in_ram_outside(relinked, plan, outsec);
-	int rc = check_outsec(relinked, plan, outsec, by_memory, res, err);
+	int rc = check_outsec(relinked, plan, outsec, by_memory, espidf, res, err);
 	for (size_t i = 0; !rc && i < plan->nunits; i++)
 		for (size_t k = 0; !rc && k < plan->units[i].nfuncs; k++)
 			rc = plan->is_data ? check_object(relinked, plan, outsec, &plan->units[i], &plan->units[i].funcs[k], res, err)
