@@ -54,8 +54,9 @@
 # then profile_dump_stdout() prints the histogram on its console (pico-sdk's stdio: UART or
 # USB), and `ramplace import profile.db fw.elf console.log` reads it from the captured log.
 #   ramplace_runtime_library(NAME ramplace_runtime
-#     [CLOCK_HZ hz]                 the SysTick clock (the core clock); under pico-sdk 125 MHz on
-#                                   RP2040 and 150 MHz on RP2350 by default, else required
+#     [CLOCK_HZ hz]                 the SysTick clock (the core clock); under pico-sdk the SDK's
+#                                   SYS_CLK_HZ by default (125 MHz on RP2040, 150 on RP2350, 200
+#                                   with PICO_USE_FASTEST_SUPPORTED_CLOCK), else required
 #     [BINS 4096] [ARCS 0]          the histogram's static storage (docs/runtime.md)
 #     [SYSTICK_HANDLER name])       the vector table's SysTick name to define (isr_systick under
 #                                   pico-sdk, SysTick_Handler for CMSIS startups)
@@ -269,11 +270,12 @@ function(ramplace_runtime_library)
     message(FATAL_ERROR "ramplace_runtime_library: ${pico_platform}: the runtime's RISC-V port samples from a "
       "CLINT machine timer, which the RP2350's Hazard3 cores do not have; build for rp2350-arm-s")
   endif()
+  set(platform_header)
   if(NOT RT_CLOCK_HZ)
-    if(pico_platform MATCHES "^rp2040")
-      set(RT_CLOCK_HZ 125000000)
-    elseif(pico_platform MATCHES "^rp2350")
-      set(RT_CLOCK_HZ 150000000)
+    if(DEFINED PICO_SDK_VERSION_STRING)
+      # the SDK's own figure (SYS_CLK_HZ: the board's, or 125/150/200 MHz), read at compile time
+      set(RT_CLOCK_HZ SYS_CLK_HZ)
+      set(platform_header "<hardware/platform_defs.h>")
     else()
       message(FATAL_ERROR "ramplace_runtime_library: CLOCK_HZ (the SysTick clock, the core clock) is required")
     endif()
@@ -295,5 +297,8 @@ function(ramplace_runtime_library)
   endif()
   if(RT_SYSTICK_HANDLER)
     target_compile_definitions(${RT_NAME} INTERFACE RAMPLACE_PROFILE_SYSTICK_ALIAS=${RT_SYSTICK_HANDLER})
+  endif()
+  if(platform_header)
+    target_compile_definitions(${RT_NAME} INTERFACE "RAMPLACE_PROFILE_PLATFORM_HEADER=${platform_header}")
   endif()
 endfunction()

@@ -35,6 +35,12 @@ static int write_rename(void *ctx, const rp_plan_unit *u, const char *text, cons
 		c->dropped++;
 		return 0;
 	}
+	if (strpbrk(p->section, "*?[")) {   /* objcopy renames one section by its exact name */
+		fprintf(c->fp, "# %s (%s): a section pattern, not one name: not renamed\n", text,
+			u->nfuncs ? u->funcs[0].name : "?");
+		c->dropped++;
+		return 0;
+	}
 	/* a relinked build's map names the renamed section: the object's own name is what follows */
 	size_t np = strlen(RP_PICO_SECTION_PREFIX);
 	const char *own = strncmp(p->section, RP_PICO_SECTION_PREFIX, np) == 0 && p->section[np] == '.' ? p->section + np

@@ -102,9 +102,9 @@ int cmd_emit(int argc, char **argv, rp_err *err)
 		}
 	}
 	if (!rc && fmt == 4 && ndropped)
-		cli_note("ramplace: warning: %s: %zu input section(s) of the plan name no object (a plan made without "
-			 "--map), so nothing renames them and 'check' fails on them: place with --map --dialect pico",
-			 output, ndropped);
+		cli_note("ramplace: warning: %s: %zu input section(s) of the plan cannot be renamed (listed as comments, "
+			 "with the reason: a plan made without --map names no object), so 'check' fails on them: place with "
+			 "--map --dialect pico", output, ndropped);
 	if (!rc && fmt == 4 && (!plan->dialect || strcmp(plan->dialect, "pico") != 0))
 		cli_note("ramplace: warning: %s: the plan was made for %s: its output section is %s, where pico-sdk's "
 			 "renamed sections do not go ('check' fails); place with --dialect pico", output,

@@ -1,7 +1,8 @@
 /* dump_text.c: the gmon.out image as text, for a board whose only way out is its console (a
  * UART or USB CDC stdio, an RP2040 without a probe): hex lines framed so that `ramplace import`
  * finds the block in a whole console log, with the byte count and a CRC-32 that catch a line
- * lost or mangled on the way:
+ * lost or mangled on the way (a newline goes first, so the tag starts a line even after output
+ * that did not end its own):
  *   ramplace-gmon 1
  *   67 6d 6f 6e ... as hex digits, 32 bytes (64 digits) per line
  *   ramplace-gmon end <bytes> <crc32, 8 hex digits>
@@ -87,7 +88,10 @@ static int put_trailer(struct text_out *t)
 int profile_gmon_write_text(int (*put)(void *ctx, const char *text, size_t len), void *ctx)
 {
 	struct text_out t = { put, ctx, 0xffffffffu, 0, 0, { 0 } };
-	if (put_str(&t, "ramplace-gmon 1\n") || profile_gmon_write(put_hex, &t) || flush_line(&t))
+	if (ramplace_profile.magic != RAMPLACE_PROFILE_MAGIC)
+		return -1;   /* profile_on never ran: no block at all, not one without its end */
+	/* a newline first: the console's last line may not have ended ("progress: done") */
+	if (put_str(&t, "\nramplace-gmon 1\n") || profile_gmon_write(put_hex, &t) || flush_line(&t))
 		return -1;
 	t.crc ^= 0xffffffffu;
 	return put_str(&t, "ramplace-gmon end ") || put_trailer(&t) ? -1 : 0;

@@ -10,6 +10,13 @@
  * -DRAMPLACE_PROFILE_SYSTICK_ALIAS=isr_systick for pico-sdk's name). */
 #include "ramplace_profile.h"
 
+/* A platform header that defines the clock RAMPLACE_PROFILE_CLOCK_HZ names (pico-sdk's
+ * <hardware/platform_defs.h> and its SYS_CLK_HZ: 125 or 150 MHz, 200 with
+ * PICO_USE_FASTEST_SUPPORTED_CLOCK, or the board's). */
+#ifdef RAMPLACE_PROFILE_PLATFORM_HEADER
+#include RAMPLACE_PROFILE_PLATFORM_HEADER
+#endif
+
 #ifndef RAMPLACE_PROFILE_CLOCK_HZ
 #error "define RAMPLACE_PROFILE_CLOCK_HZ: the SysTick clock (the core clock, CLKSOURCE=1) in Hz"
 #endif

@@ -11,10 +11,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned char *bytes = NULL;
-	size_t nbytes = 0, nblocks = 0;
+	size_t nbytes = 0, nblocks = 0, at = 0;
 	rp_err err = RP_ERR_INIT;
 	rp_gmon_text_detect((const char *)data, size);
-	if (rp_gmon_text_decode(&bytes, &nbytes, &nblocks, (const char *)data, size, "fuzz", &err) == 0) {
+	if (rp_gmon_text_decode(&bytes, &nbytes, &nblocks, &at, (const char *)data, size, "fuzz", &err) == 0) {
 		rp_gmon g;
 		rp_gmon_opts o = { 4, 0, 0 };
 		if (rp_gmon_parse(&g, bytes, nbytes, &o, "fuzz", &err) == 0)

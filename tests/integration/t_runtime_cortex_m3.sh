@@ -73,6 +73,14 @@ check "the console dump decodes to the semihosting gmon.out, byte for byte" pyth
 "$RAMPLACE" report console.db >console.rep 2>&1
 check "import of the whole console log (detected) stores what the file gives" \
 	sh -c "cmp -s text.rep console.rep && grep -q vm_run console.rep"
+# a console line the firmware did not end before the dump, and two dumps in one log (the last counts)
+awk '$0 == "ramplace-gmon 1" && !g { printf "progress: done"; g = 1 } { print }' run3/console.log | grep -v '^$' >glued.log
+"$RAMPLACE" import --quiet glued.db "$work/proftext/fw.elf" glued.log
+check "a dump whose tag ends a line of other output is found" cmp -s console.rep <("$RAMPLACE" report glued.db 2>&1)
+cat run3/console.log run3/console.log >twice.log
+"$RAMPLACE" import twice.db "$work/proftext/fw.elf" twice.log >twice.out 2>&1
+check "a log with two dumps: the last is imported, and import says so" \
+	sh -c "grep -q 'holds 2 profile dumps: the last one is imported' twice.out"
 # cut off inside the block; and one hex digit of its first line mangled
 head -c "$(($(wc -c <run3/console.log) - 30))" run3/console.log >cut.log
 awk 'done == 0 && prev == "ramplace-gmon 1" { $0 = "zz" substr($0, 3); done = 1 } { prev = $0; print }' \

@@ -146,12 +146,13 @@ int rp_import_qemu_log(rp_samples *s, size_t *blocks_without_insns, rp_import_ch
 		       const rp_image *img, const char *text, size_t len, const char *name, rp_err *err);
 
 /* The runtime's text dump (ramplace/runtime/dump_text.c) in a console log
- * (import_gmon_text.c): whether text holds a "ramplace-gmon 1" line; and the gmon.out bytes of
- * the last block (*out the caller's to free), checked against its byte count and CRC-32,
- * *nblocks the blocks seen. RP_EINPUT naming name and the byte offset otherwise. */
+ * (import_gmon_text.c): whether text holds a line ending in "ramplace-gmon 1"; and the gmon.out
+ * bytes of the last block (*out the caller's to free), checked against its byte count and
+ * CRC-32, *nblocks the blocks seen, *at the file offset of its begin tag. RP_EINPUT naming name
+ * and the byte offset otherwise. */
 int rp_gmon_text_detect(const char *text, size_t len);
-int rp_gmon_text_decode(unsigned char **out, size_t *outlen, size_t *nblocks, const char *text, size_t len,
-			const char *name, rp_err *err);
+int rp_gmon_text_decode(unsigned char **out, size_t *outlen, size_t *nblocks, size_t *at, const char *text,
+			size_t len, const char *name, rp_err *err);
 
 /* Decodes a raw SWO capture (import_swo.c) into s, one sample per DWT PC sample; *stats gets
  * the decoder's counts. A capture with no PC sample, or mostly skipped, is RP_EINPUT naming

@@ -109,10 +109,13 @@ int rp_import_file(rp_samples *s, rp_import_meta *meta, rp_import_format fmt, co
 		if (fmt != RP_IMPORT_GMON_TEXT)
 			return import_gmon(s, meta, fmt == RP_IMPORT_OPENOCD, img, data, len, name, err);
 		unsigned char *bytes;
-		size_t nbytes;
-		rc = rp_gmon_text_decode(&bytes, &nbytes, &meta->text_blocks, data, len, name, err);
+		size_t nbytes, at;
+		char where[1100];
+		rc = rp_gmon_text_decode(&bytes, &nbytes, &meta->text_blocks, &at, data, len, name, err);
+		/* what the gmon.out reader finds wrong is at an offset of the decoded bytes: say which */
+		snprintf(where, sizeof(where), "%s: the dump at byte %zu, decoded", name, at);
 		if (!rc)
-			rc = import_gmon(s, meta, 0, img, (const char *)bytes, nbytes, name, err);
+			rc = import_gmon(s, meta, 0, img, (const char *)bytes, nbytes, where, err);
 		free(bytes);
 		return rc;
 	}

@@ -8,6 +8,7 @@
  * Only the last block counts (the runtime's histogram accumulates, so the last dump holds the
  * most); it must be whole: its byte count and zlib CRC-32 catch a line lost or mangled on the
  * way. Owns the decoded bytes it returns. Workload: a console log of a few MB at most. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,16 +30,19 @@ static size_t line_len(const char *p, const char *end, const char **next)
 	return n;
 }
 
-/* Where the last line equal to begin_tag starts, or NULL; *nblocks counts them all. */
+/* Where the last line ending in begin_tag starts its tag, or NULL; *nblocks counts them all. The
+ * tag may end a line of other output ("progress: doneramplace-gmon 1"): a console line the
+ * firmware did not end (the runtime's own dump starts with a newline). */
 static const char *last_begin(const char *text, size_t len, size_t *nblocks)
 {
 	const char *p = text, *end = text + len, *found = NULL;
+	size_t tag = sizeof(begin_tag) - 1;
 	*nblocks = 0;
 	while (p < end) {
 		const char *next;
 		size_t n = line_len(p, end, &next);
-		if (n == sizeof(begin_tag) - 1 && memcmp(p, begin_tag, n) == 0) {
-			found = p;
+		if (n >= tag && memcmp(p + n - tag, begin_tag, tag) == 0) {
+			found = p + n - tag;
 			(*nblocks)++;
 		}
 		p = next;
@@ -72,34 +76,34 @@ static int bad(rp_err *err, const char *name, const char *text, const char *at, 
 	return rp_err_set(err, RP_EINPUT, "%s: byte %zu: %s", name, (size_t)(at - text), what);
 }
 
-/* "<bytes> <crc32>" after the end tag. */
+/* "<bytes> <crc32>" after the end tag: 1 to 10 decimal digits, one space, exactly 8 hex digits. */
 static int parse_trailer(const char *p, size_t n, uint64_t *bytes, uint32_t *crc)
 {
-	char buf[64];
-	if (n >= sizeof(buf))
+	size_t i = 0;
+	uint64_t b = 0;
+	while (i < n && i < 10 && p[i] >= '0' && p[i] <= '9')
+		b = b * 10 + (uint64_t)(p[i++] - '0');
+	if (i == 0 || i + 9 != n || p[i] != ' ')
 		return -1;
-	memcpy(buf, p, n);
-	buf[n] = '\0';
-	char *e1, *e2;
-	if (buf[0] < '0' || buf[0] > '9')
-		return -1;
-	unsigned long long b = strtoull(buf, &e1, 10);
-	if (*e1 != ' ' || e1[1] == ' ' || e1[1] == '\0' || e1[1] == '-' || e1[1] == '+')
-		return -1;
-	unsigned long c = strtoul(e1 + 1, &e2, 16);
-	if (*e2 != '\0' || e2 - (e1 + 1) != 8 || b > (1ull << 32))
-		return -1;
+	uint32_t c = 0;
+	for (size_t k = i + 1; k < n; k++) {
+		int v = hexval(p[k]);
+		if (v < 0)
+			return -1;
+		c = c << 4 | (uint32_t)v;
+	}
 	*bytes = b;
-	*crc = (uint32_t)c;
+	*crc = c;
 	return 0;
 }
 
-int rp_gmon_text_decode(unsigned char **out, size_t *outlen, size_t *nblocks, const char *text, size_t len,
-			const char *name, rp_err *err)
+int rp_gmon_text_decode(unsigned char **out, size_t *outlen, size_t *nblocks, size_t *at, const char *text,
+			size_t len, const char *name, rp_err *err)
 {
 	*out = NULL;
 	*outlen = 0;
 	const char *p = last_begin(text, len, nblocks), *end = text + len;
+	*at = p ? (size_t)(p - text) : 0;
 	if (!p)
 		return rp_err_set(err, RP_EINPUT, "%s: byte 0: no '%s' line (the runtime's profile_gmon_write_text)", name,
 				  begin_tag);
