@@ -125,6 +125,9 @@ const rp_section *rp_image_section(const rp_image *img, const char *name);
  * Returns 0, or RP_EINPUT when the range is not backed by file contents. */
 int rp_image_read(const rp_image *img, uint64_t vma, void *buf, size_t len, rp_err *err);
 
+/* The 32-bit data word at p in the image's byte order (literal pools, vector and copy tables). */
+uint64_t rp_image_word32(const rp_image *img, const unsigned char *p);
+
 /* Maps a byte offset in the ELF file to the virtual address it is loaded at (through the
  * program headers). Returns 0 and sets *vaddr, or RP_EINPUT when no segment covers it. */
 int rp_image_offset_to_addr(const rp_image *img, uint64_t offset, uint64_t *vaddr, rp_err *err);

@@ -118,8 +118,7 @@ static uint64_t vector_word(const rp_image *img, const vtable *t, size_t k)
 	rp_err ignored = RP_ERR_INIT;
 	if (t->size < 4 * (uint64_t)(k + 1) || rp_image_read(img, t->addr + 4 * k, w, 4, &ignored))
 		return 0;
-	return img->big_endian ? (uint64_t)w[0] << 24 | (uint64_t)w[1] << 16 | (uint64_t)w[2] << 8 | w[3]
-			       : (uint64_t)w[3] << 24 | (uint64_t)w[2] << 16 | (uint64_t)w[1] << 8 | w[0];
+	return rp_image_word32(img, w);
 }
 
 /* The symbol-named table at sym (in a section with contents), sized by the symbol or, without
@@ -354,9 +353,7 @@ static size_t insn_bounds(const bwalk *w, const rp_insn *in, uint64_t *vals, int
 			int tk[TABLE_WORDS], run = 0, load = 0, any = 0;
 			size_t tn = 0;
 			for (size_t i = 0; i < nw; i++) {
-				const uint8_t *p = buf + 4 * i;
-				uint64_t v = w->img->big_endian ? (uint64_t)p[0] << 24 | (uint64_t)p[1] << 16 | (uint64_t)p[2] << 8 | p[3]
-								: (uint64_t)p[3] << 24 | (uint64_t)p[2] << 16 | (uint64_t)p[1] << 8 | p[0];
+				uint64_t v = rp_image_word32(w->img, buf + 4 * i);
 				int kd = bound_kind(w->b, v);
 				if (kd < 0)
 					continue;

@@ -76,9 +76,7 @@ static const rp_func *through_veneer(const rp_image *img, uint64_t addr)
 		at = 12;
 	else
 		return NULL;
-	uint64_t w = img->big_endian ? (uint64_t)v[at] << 24 | (uint64_t)v[at + 1] << 16 | (uint64_t)v[at + 2] << 8 | v[at + 3]
-				     : (uint64_t)v[at + 3] << 24 | (uint64_t)v[at + 2] << 16 | (uint64_t)v[at + 1] << 8 | v[at];
-	return func_starting(img, w, 1);
+	return func_starting(img, rp_image_word32(img, v + at), 1);
 }
 
 const rp_func *rp_callgraph_entered(const rp_image *img, uint64_t target)

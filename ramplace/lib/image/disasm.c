@@ -329,9 +329,7 @@ static void fill_insn(rp_disasm *d, rp_insn *in, const uint8_t *bytes, uint64_t 
 				if (rp_image_read(d->img, a, w, 4, &ignored))
 					goto next;
 			}
-			in->ref_words[in->nrefs] = d->img->big_endian
-				? (uint64_t)w[0] << 24 | (uint64_t)w[1] << 16 | (uint64_t)w[2] << 8 | w[3]
-				: (uint64_t)w[3] << 24 | (uint64_t)w[2] << 16 | (uint64_t)w[1] << 8 | w[0];
+			in->ref_words[in->nrefs] = rp_image_word32(d->img, w);
 		}
 next:
 		in->nrefs++;

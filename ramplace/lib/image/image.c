@@ -540,6 +540,12 @@ const rp_section *rp_image_section(const rp_image *img, const char *name)
 	return NULL;
 }
 
+uint64_t rp_image_word32(const rp_image *img, const unsigned char *p)
+{
+	return img->big_endian ? (uint64_t)p[0] << 24 | (uint64_t)p[1] << 16 | (uint64_t)p[2] << 8 | p[3]
+			       : (uint64_t)p[3] << 24 | (uint64_t)p[2] << 16 | (uint64_t)p[1] << 8 | p[0];
+}
+
 int rp_image_read(const rp_image *img, uint64_t vma, void *buf, size_t len, rp_err *err)
 {
 	for (size_t i = 0; i < img->nsections; i++) {
