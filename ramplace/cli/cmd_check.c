@@ -165,7 +165,7 @@ static void print_result(const rp_image *img, const rp_check_result *res, const 
 	if (res->nfuncs_placed != res->nfuncs_checked)
 		snprintf(of_total, sizeof(of_total), " of %zu", res->nfuncs_checked);
 	if (res->shared_outsec && !res->nby_memory) {   /* an SDK's section: its own code or data too */
-		int espidf = plan->dialect && strcmp(plan->dialect, "esp-idf") == 0;
+		int espidf = rp_plan_dialect(plan) == RP_DIALECT_ESPIDF;
 		printf("check: %zu%s function%s in RAM in %s (%s); %llu bytes of %llu with %zu veneer%s (planned %llu)\n",
 		       res->nfuncs_placed, of_total, res->nfuncs_checked == 1 ? "" : "s", plan->outsec,
 		       espidf ? "loaded there by ESP-IDF's bootloader" : "run from RAM, loaded from flash",
@@ -235,7 +235,7 @@ static int check_one(const char *plan_path, const rp_image *img, check_args *a, 
 	}
 	if (!rc)
 		rc = keep_plan_handlers(a, plan, err);
-	if (!rc && plan->dialect && strcmp(plan->dialect, "esp-idf") == 0)
+	if (!rc && rp_plan_dialect(plan) == RP_DIALECT_ESPIDF)
 		a->nloader_loaded++;
 	if (!rc)
 		rc = rp_check_run(img, plan, &res, err);

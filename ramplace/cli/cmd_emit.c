@@ -105,15 +105,15 @@ int cmd_emit(int argc, char **argv, rp_err *err)
 		cli_note("ramplace: warning: %s: %zu input section(s) of the plan cannot be renamed (listed as comments, "
 			 "with the reason: a plan made without --map names no object), so 'check' fails on them: place with "
 			 "--map --dialect pico", output, ndropped);
-	if (!rc && fmt == 4 && (!plan->dialect || strcmp(plan->dialect, "pico") != 0))
+	if (!rc && fmt == 4 && rp_plan_dialect(plan) != RP_DIALECT_PICO)
 		cli_note("ramplace: warning: %s: the plan was made for %s: its output section is %s, where pico-sdk's "
 			 "renamed sections do not go ('check' fails); place with --dialect pico", output,
 			 plan->dialect ? plan->dialect : "GNU ld", plan->outsec);
-	const char *dialect = fmt == 3 ? "zephyr" : "esp-idf";
+	int dialect = fmt == 3 ? RP_DIALECT_ZEPHYR : RP_DIALECT_ESPIDF;
 	if (!rc && (fmt == 2 || fmt == 3) && ndropped)
 		cli_note("ramplace: warning: %s: %zu input section(s) of the plan have no %s form (listed as comments, "
 			 "with the reason)%s", output, ndropped, fmt == 3 ? "Zephyr" : "ESP-IDF",
-			 plan->dialect && strcmp(plan->dialect, dialect) == 0 ? ""
+			 rp_plan_dialect(plan) == dialect ? ""
 			 : fmt == 3 ? ": the plan was made for GNU ld, so their budget is lost and 'check' fails on them; "
 				      "'place --dialect zephyr' leaves them in flash and gives their budget to code it can move"
 				    : ": the plan was made for GNU ld, so their budget is lost and 'check' fails on them; "

@@ -26,6 +26,12 @@ enum { RP_DIALECT_GNU = 0, RP_DIALECT_ZEPHYR = 1, RP_DIALECT_ESPIDF = 2, RP_DIAL
 const char *rp_dialect_name(int dialect);
 int rp_dialect_from_name(const char *name);
 
+/* Where a dialect's output section is the SDK's, shared with its own code or data (pico-sdk's
+ * .data, ESP-IDF's .iram0.text): how a plan's own input sections there are named, in a relinked
+ * build's map (RP_PICO_SECTION_PREFIX; ESP-IDF's noflash_text keeps .text); NULL when the
+ * output section holds the plan alone. Placement, budget auto and check all decide by it. */
+const char *rp_dialect_own_sections(int dialect);
+
 typedef struct rp_plan_func {
 	char *name;
 	char *file;              /* defining file for statics, NULL for globals */
@@ -75,6 +81,9 @@ typedef struct rp_plan {
 
 /* Frees everything the plan owns, including the plan itself. */
 void rp_plan_free(rp_plan *plan);
+
+/* The dialect a plan was made for: its dialect line, RP_DIALECT_GNU without one. */
+int rp_plan_dialect(const rp_plan *plan);
 
 int rp_plan_write(const rp_plan *plan, const char *path, rp_err *err);
 int rp_plan_read(rp_plan **out, const char *path, rp_err *err);

@@ -3,8 +3,6 @@
  * weights, up to the free RAM the map leaves. The HTML page, `report --budget-curve` and the
  * JSON export draw it. Owns nothing beyond the curve it returns. Workload: a few hundred steps
  * over up to a few thousand candidates. */
-#include <string.h>
-
 #include "ramplace/budget.h"
 #include "ramplace/plan.h"
 #include "ramplace/pipeline.h"
@@ -19,11 +17,9 @@ static uint64_t free_ram(const rp_image *img, const rp_map *map, const rp_plan *
 	rp_ram_map rm = { 0 };
 	rp_err ignored = RP_ERR_INIT;
 	uint64_t align = plan->align ? plan->align : 4;
-	int pico = plan->dialect && strcmp(plan->dialect, "pico") == 0;
-	int rc = pico || (plan->dialect && strcmp(plan->dialect, "esp-idf") == 0)
-			 ? rp_budget_auto_shared(img, map, mr, outsec, pico ? RP_PICO_SECTION_PREFIX : ".text", 0, align, &rm,
-						 &ignored)
-			 : rp_budget_auto(img, mr, &outsec, 1, 0, align, &rm, &ignored);
+	const char *own = rp_dialect_own_sections(rp_plan_dialect(plan));
+	int rc = own ? rp_budget_auto_shared(img, map, mr, outsec, own, 0, align, &rm, &ignored)
+		     : rp_budget_auto(img, mr, &outsec, 1, 0, align, &rm, &ignored);
 	uint64_t room = rc ? 0 : rm.budget;
 	rp_ram_map_release(&rm);
 	return room;

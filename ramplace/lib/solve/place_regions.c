@@ -47,11 +47,9 @@ static int free_ram(const ctx *c, const rp_map_region *m, uint64_t reserve, uint
 	for (size_t r = 0; r < c->nregions; r++)
 		outsecs[r] = c->regions[r].outsec;
 	/* pico-sdk's .data holds the program's data beside what a plan renamed into it */
-	int rc = c->opts->dialect == RP_DIALECT_PICO || c->opts->dialect == RP_DIALECT_ESPIDF
-			 ? rp_budget_auto_shared(c->img, c->map, m, c->regions[0].outsec,
-						 c->opts->dialect == RP_DIALECT_PICO ? RP_PICO_SECTION_PREFIX : ".text", reserve,
-						 align, ram, err)
-			 : rp_budget_auto(c->img, m, outsecs, c->nregions, reserve, align, ram, err);
+	const char *own = rp_dialect_own_sections(c->opts->dialect);
+	int rc = own ? rp_budget_auto_shared(c->img, c->map, m, c->regions[0].outsec, own, reserve, align, ram, err)
+		     : rp_budget_auto(c->img, m, outsecs, c->nregions, reserve, align, ram, err);
 	free(outsecs);
 	return rc;
 }

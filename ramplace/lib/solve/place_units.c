@@ -192,11 +192,11 @@ static int is_code_section(const ctx *c, const rp_func *f)
 		return 1;
 	if (strcmp(s->name, c->opts->outsec) != 0)
 		return 0;
-	if (c->opts->dialect != RP_DIALECT_PICO && c->opts->dialect != RP_DIALECT_ESPIDF)
-		return 1;
 	/* ESP-IDF's .iram0.text likewise holds its IRAM_ATTR code (.iram1.*), no candidate; a
 	 * noflash_text entry keeps the section's own .text name */
-	const char *ours = c->opts->dialect == RP_DIALECT_PICO ? RP_PICO_SECTION_PREFIX : ".text";
+	const char *ours = rp_dialect_own_sections(c->opts->dialect);
+	if (!ours)
+		return 1;
 	size_t k = c->map ? c->insec_of[f - c->img->funcs] : SIZE_MAX;
 	return k != SIZE_MAX && strncmp(c->map->insecs[k].name, ours, strlen(ours)) == 0;
 }

@@ -667,3 +667,14 @@ int rp_dialect_from_name(const char *name)
 			return (int)i;
 	return -1;
 }
+
+const char *rp_dialect_own_sections(int dialect)
+{
+	return dialect == RP_DIALECT_PICO ? RP_PICO_SECTION_PREFIX : dialect == RP_DIALECT_ESPIDF ? ".text" : NULL;
+}
+
+int rp_plan_dialect(const rp_plan *plan)
+{
+	int d = plan->dialect ? rp_dialect_from_name(plan->dialect) : RP_DIALECT_GNU;
+	return d < 0 ? RP_DIALECT_GNU : d;
+}
