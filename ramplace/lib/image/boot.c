@@ -140,8 +140,9 @@ static int symbol_table(const rp_image *img, const rp_elfsym *sym, vtable *t)
 }
 
 /* Cortex-M: the vector table whose word 1 (the reset handler, with the Thumb bit) is a
- * function: an output section of its own, else a symbol naming it. */
-static int vector_table(const rp_image *img, vtable *t, const rp_func **reset)
+ * function: an output section of its own, else a symbol of syms naming it (syms NULL: the
+ * symbols could not be read, so sections only). */
+static int vector_table(const rp_image *img, const rp_elfsyms *syms, vtable *t, const rp_func **reset)
 {
 	if (img->machine != EM_ARM)
 		return 0;
@@ -154,24 +155,19 @@ static int vector_table(const rp_image *img, vtable *t, const rp_func **reset)
 		if ((*reset = thumb_func(img, vector_word(img, t, 1))))
 			return 1;
 	}
-	rp_elfsyms syms;
-	rp_err ignored = RP_ERR_INIT;
-	if (rp_elfsyms_load(&syms, img, &ignored))
-		return 0;
 	int found = 0;
-	for (size_t i = 0; !found && i < sizeof(vector_symbols) / sizeof(vector_symbols[0]); i++) {
-		const rp_elfsym *sym = rp_elfsyms_find(&syms, vector_symbols[i]);
+	for (size_t i = 0; syms && !found && i < sizeof(vector_symbols) / sizeof(vector_symbols[0]); i++) {
+		const rp_elfsym *sym = rp_elfsyms_find(syms, vector_symbols[i]);
 		found = sym && symbol_table(img, sym, t) && (*reset = thumb_func(img, vector_word(img, t, 1))) != NULL;
 	}
-	rp_elfsyms_release(&syms);
 	return found;
 }
 
-static const rp_func *from_vector_table(const rp_image *img, char *how, size_t howlen)
+static const rp_func *from_vector_table(const rp_image *img, const rp_elfsyms *syms, char *how, size_t howlen)
 {
 	const rp_func *f = NULL;
 	vtable t;
-	if (!vector_table(img, &t, &f))
+	if (!vector_table(img, syms, &t, &f))
 		return NULL;
 	snprintf(how, howlen, "the vector table (%s)", t.name);
 	return f;
@@ -183,7 +179,13 @@ int rp_boot_vector_handlers(const rp_image *img, size_t **out, size_t *n, rp_err
 	*n = 0;
 	const rp_func *reset = NULL;
 	vtable t;
-	if (!vector_table(img, &t, &reset))
+	rp_elfsyms syms;
+	rp_err ignored = RP_ERR_INIT;
+	int have_syms = rp_elfsyms_load(&syms, img, &ignored) == 0;
+	int found = vector_table(img, have_syms ? &syms : NULL, &t, &reset);
+	if (have_syms)
+		rp_elfsyms_release(&syms);
+	if (!found)
 		return rp_err_set(err, RP_EINPUT, "%s: no Cortex-M vector table (.vectors, .isr_vector, .vector_table or "
 				  ".intvecs whose second word is the reset handler, or a symbol such as __vectors or "
 				  "__VECTOR_TABLE naming one) to take the interrupt handlers from", img->path);
@@ -211,9 +213,9 @@ int rp_boot_vector_handlers(const rp_image *img, size_t **out, size_t *n, rp_err
 	return 0;
 }
 
-static const rp_func *find_reset(const rp_image *img, char *how, size_t howlen)
+static const rp_func *find_reset(const rp_image *img, const rp_elfsyms *syms, char *how, size_t howlen)
 {
-	const rp_func *f = from_vector_table(img, how, howlen);
+	const rp_func *f = from_vector_table(img, syms, how, howlen);
 	if (f)
 		return f;
 	f = img->entry ? rp_image_func_at(img, img->entry & (img->machine == EM_ARM ? ~1ull : ~0ull)) : NULL;
@@ -818,15 +820,24 @@ int rp_boot_analyze(rp_boot *out, const rp_image *img, const rp_callgraph *cg, c
 	}
 	for (size_t i = 0; i < nf; i++)
 		out->via[i] = SIZE_MAX;
-	const rp_func *reset = find_reset(img, out->found_by, sizeof(out->found_by));
-	if (!reset)
-		return 0;
-	out->reset = (size_t)(reset - img->funcs);
+	/* read once: the vector table by symbol, the section's bounds, where tables end */
 	rp_elfsyms syms;
+	rp_err syms_err = RP_ERR_INIT;
+	int have_syms = rp_elfsyms_load(&syms, img, &syms_err) == 0;
+	const rp_func *reset = find_reset(img, have_syms ? &syms : NULL, out->found_by, sizeof(out->found_by));
+	if (!reset) {
+		if (have_syms)
+			rp_elfsyms_release(&syms);
+		return 0;
+	}
+	out->reset = (size_t)(reset - img->funcs);
 	bounds b = { .n = 0 };
 	bwalk w = { img, &b, NULL, out, calloc(nf, 1), calloc(nf, 1), err, NULL, 0 };
-	int rc = rp_elfsyms_load(&syms, img, err);
-	if (!rc) {
+	int rc = 0;
+	if (!have_syms) {
+		*err = syms_err;
+		rc = err->code;
+	} else {
 		collect_bounds(&b, img, &syms, outsecs, noutsecs);
 		rc = symbol_addresses(&syms, &w.symaddrs, &w.nsymaddrs, err);
 		rp_elfsyms_release(&syms);
