@@ -56,11 +56,6 @@ int rp_gmon_text_detect(const char *text, size_t len)
 	return last_begin(text, len, &n) != NULL;
 }
 
-static int hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -87,7 +82,7 @@ static int parse_trailer(const char *p, size_t n, uint64_t *bytes, uint32_t *crc
 		return -1;
 	uint32_t c = 0;
 	for (size_t k = i + 1; k < n; k++) {
-		int v = hexval(p[k]);
+		int v = rp_hex_digit((unsigned char)p[k]);
 		if (v < 0)
 			return -1;
 		c = c << 4 | (uint32_t)v;
@@ -148,7 +143,7 @@ int rp_gmon_text_decode(unsigned char **out, size_t *outlen, size_t *nblocks, si
 			return err->code;
 		}
 		for (size_t i = 0; i < ln; i += 2) {
-			int hi = hexval(line[i]), lo = hexval(line[i + 1]);
+			int hi = rp_hex_digit((unsigned char)line[i]), lo = rp_hex_digit((unsigned char)line[i + 1]);
 			if (hi < 0 || lo < 0) {
 				free(buf);
 				return bad(err, name, text, line + i + (hi < 0 ? 0 : 1), "not a hex digit inside the block");
