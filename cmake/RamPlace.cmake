@@ -195,6 +195,11 @@ function(ramplace_add_placement)
   if(NOT EXISTS "${fragment_dir}/ramdata.ld")
     file(WRITE "${fragment_dir}/ramdata.ld" "/* ramdata.ld: empty placement, every const object stays in flash */\n")
   endif()
+  # and an empty flash order (place --trace writes flashtext.ld there), for a script that
+  # INCLUDEs it at the start of its text output section
+  if(NOT EXISTS "${fragment_dir}/flashtext.ld")
+    file(WRITE "${fragment_dir}/flashtext.ld" "/* flashtext.ld: no order, flash keeps the link order */\n")
+  endif()
   if(NOT RP_NO_FUNCTION_SECTIONS)
     target_compile_options(${tgt} PRIVATE -ffunction-sections)
   endif()

@@ -90,18 +90,22 @@ $(RAMPLACE_ELF): $(RAMPLACE_FRAGMENT)
 $(RAMPLACE_MAP): $(RAMPLACE_ELF)
 
 RAMPLACE_EMPTY_RAMDATA := /* ramdata.ld: empty placement, every const object stays in flash */
+RAMPLACE_EMPTY_FLASHTEXT := /* flashtext.ld: no order, flash keeps the link order */
 ifeq ($(strip $(RAMPLACE_FRAGMENT_FROM)),)
 # First build: an empty fragment, everything stays in flash. Never overwritten afterwards.
 $(RAMPLACE_FRAGMENT):
 	@mkdir -p $(@D)
 	echo '/* $(notdir $@): empty placement, every function stays in flash */' > $@
 	@test -e $(@D)/ramdata.ld || echo '$(RAMPLACE_EMPTY_RAMDATA)' > $(@D)/ramdata.ld
+	@test -e $(@D)/flashtext.ld || echo '$(RAMPLACE_EMPTY_FLASHTEXT)' > $(@D)/flashtext.ld
 else
 $(RAMPLACE_FRAGMENT): $(RAMPLACE_FRAGMENT_FROM) ramplace-FORCE
 	@mkdir -p $(@D)
 	@cmp -s $< $@ || { echo "cp $< $@"; cp $< $@; }
 	@d='$(dir $(RAMPLACE_FRAGMENT_FROM))ramdata.ld'; if [ -f "$$d" ]; then cmp -s "$$d" $(@D)/ramdata.ld || cp "$$d" $(@D)/ramdata.ld; \
 	elif [ ! -e $(@D)/ramdata.ld ]; then echo '$(RAMPLACE_EMPTY_RAMDATA)' > $(@D)/ramdata.ld; fi
+	@d='$(dir $(RAMPLACE_FRAGMENT_FROM))flashtext.ld'; if [ -f "$$d" ]; then cmp -s "$$d" $(@D)/flashtext.ld || cp "$$d" $(@D)/flashtext.ld; \
+	elif [ ! -e $(@D)/flashtext.ld ]; then echo '$(RAMPLACE_EMPTY_FLASHTEXT)' > $(@D)/flashtext.ld; fi
 endif
 
 .PHONY: ramplace ramplace-profile ramplace-check ramplace-FORCE

@@ -16,6 +16,7 @@
 #include "cli_stability.h"
 #include "place_cycles.h"
 #include "place_data.h"
+#include "place_layout.h"
 #include "place_opts.h"
 #include "place_output.h"
 #include "ramplace/config.h"
@@ -76,6 +77,8 @@ static int run_place(place_args *a, rp_err *err)
 		place_cycles_print(&p->figures);
 	if (!a->quiet)
 		place_data_print(&p->data);
+	if (!a->quiet)
+		place_layout_print(&p->layout);
 	if (!a->quiet && p->have_profile && p->placement.nplans)   /* how much sampling noise decides */
 		cli_stability_line(stdout, p->img, &p->totals, p->placement.plans[0]->budget);
 	if (a->html && p->have_profile)

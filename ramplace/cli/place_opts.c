@@ -73,6 +73,16 @@ static const char usage[] =
 	"                        before and after (default model ws:5). Several flashes:\n"
 	"                        repeat it as SPEC@LO-HI or SPEC@MEMORY (a MEMORY region of\n"
 	"                        --map), each function priced by its range's model\n"
+	"      --trace FILE      the QEMU plugin's access trace of this build under the model of\n"
+	"                        --flash-model (plugin options model=SPEC,trace=FILE; needs\n"
+	"                        --map): keeps only the moves that pay under that model (the\n"
+	"                        copy and veneers against the misses saved, priced by replaying\n"
+	"                        the trace) and orders the hot code that stays in flash for its\n"
+	"                        cache; writes flashtext.ld (INCLUDE it at the start of the\n"
+	"                        text output section) and flashtext.order (ld.lld's\n"
+	"                        --symbol-ordering-file) beside the fragment. With --budget 0\n"
+	"                        it only lays out flash (docs/layout.md)\n"
+	"      --no-order        with --trace: choose what moves only, keep the link's order\n"
 	"      --time-limit S    ILP time limit in seconds (default 10)\n"
 	"      --ilp             use the ILP even for a plain knapsack\n"
 	"      --min-mapped PCT  refuse when less than PCT% of the profiled samples fall in\n"
@@ -146,6 +156,7 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 		{ "min-share", required_argument, NULL, 's' }, PLACE_DATA_LONGOPTS,
 		{ "html", required_argument, NULL, 'H' }, { "timings", no_argument, NULL, 'G' },
 		{ "flash-model", required_argument, NULL, 'f' },
+		{ "trace", required_argument, NULL, 'K' }, { "no-order", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 }
 	};
 	int c, rc = 0, outsec_given = 0;
@@ -210,6 +221,11 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 		case 'H': a->html = optarg; break;
 		case 'f': rc = rp_pipe_cycles_option(&a->pipe.cycles, optarg, err); break;
 		case 'G': a->timings = 1; break;
+		case 'K':
+			a->pipe.layout.trace_path = optarg;
+			a->pipe.opts.zero_budget_ok = 1;
+			break;
+		case 'O': a->pipe.layout.no_order = 1; break;
 		case 'F': a->pipe.force = 1; break;
 		case 'M': rc = parse_percent(&a->pipe.min_mapped, optarg, "--min-mapped", err); break;
 		case 'h': fputs(usage, stdout); return 1;

@@ -27,7 +27,10 @@
  * file (version 4) gains per address the fetch stall cycles, per data address the reads and
  * their stall cycles, and per (evicting access, missing access) pair the stall cycles of misses
  * on lines the first had evicted (the conflict misses it caused, for placement by cycles). trace=FILE also writes every access fed to the model ("F|R hex-addr
- * size"), for replaying through flashmodel.c (tests/unit/test_plugin_trace.c). model= and
+ * size"), for replaying through flashmodel.c (tests/unit/test_plugin_trace.c) and for place
+ * --trace (docs/layout.md); with trace-window=N,trace-period=M only a window of N accesses in
+ * every M, at a spread offset (each after a "# window at INDEX" line, and "# accesses TOTAL" at
+ * the end). model= and
  * flash= may be repeated (a part with two flashes of different timing): the n-th model applies
  * to the n-th range, each range has a model instance of its own (flashmap.h). One vCPU: a
  * second would interleave two streams into one model. */
@@ -133,9 +136,38 @@ static struct {
 	uint64_t flash_lo[RP_FM_MAX_RANGES], flash_hi[RP_FM_MAX_RANGES];
 	uint64_t fetch_stall[RP_FM_MAX_RANGES], read_stall[RP_FM_MAX_RANGES], evicted[RP_FM_MAX_RANGES];   /* per range */
 	FILE *trace;             /* trace=: NULL without */
+	uint64_t trace_window, trace_period;   /* trace-window=, trace-period= (0: every access) */
+	uint64_t trace_seen;     /* accesses fed so far */
 } st = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int data_add(uint64_t addr, uint64_t stall);
+
+/* Where the window of period k starts within it: spread by a fixed hash, so that windows do not
+ * all fall on the same phase of a workload whose loop is as long as the period (the same on
+ * every run: the trace of one build is always the same). */
+static uint64_t window_offset(uint64_t k)
+{
+	uint64_t room = st.trace_period - st.trace_window + 1, h = (k + 1) * 0x9e3779b97f4a7c15ull;
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 29;
+	return h % room;
+}
+
+/* One access to the trace, when it falls in a window (every access without trace-period). */
+static void trace_access(char op, uint64_t addr, unsigned size)
+{
+	uint64_t i = st.trace_seen++;
+	if (st.trace_period) {
+		uint64_t k = i / st.trace_period, at = i % st.trace_period, from = window_offset(k);
+		if (at < from || at - from >= st.trace_window)
+			return;
+		if (at == from)
+			fprintf(st.trace, "# window at %" PRIu64 "\n", i);
+	}
+	fprintf(st.trace, "%c %" PRIx64 " %u\n", op, addr, size);
+}
+
 static void evictions_add(size_t fm);
 
 /* model=: the instruction's fetch, then (QEMU calls memory callbacks after the instruction's
@@ -150,7 +182,7 @@ static void model_fetch(unsigned int vcpu, void *udata)
 	st.fetch_stall[in->fm] += stall;
 	evictions_add(in->fm);
 	if (st.trace)
-		fprintf(st.trace, "F %" PRIx64 " %u\n", in->vaddr, size);
+		trace_access('F', in->vaddr, size);
 }
 
 static void model_read(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
@@ -167,7 +199,7 @@ static void model_read(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t v
 		st.failed = 1;
 	evictions_add((size_t)fm);
 	if (st.trace)
-		fprintf(st.trace, "R %" PRIx64 " %u\n", vaddr, size);
+		trace_access('R', vaddr, size);
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -422,6 +454,8 @@ static void at_exit(qemu_plugin_id_t id, void *userdata)
 	uint64_t tb_execs = 0, ntrans = 0;
 	char tmp[4200];
 	int bad = st.failed;
+	if (st.trace && st.trace_period)
+		fprintf(st.trace, "# accesses %" PRIu64 "\n", st.trace_seen);
 	if (st.trace)
 		fflush(st.trace);
 	for (block *b = st.blocks; b && !bad; b = b->next) {
@@ -481,7 +515,7 @@ static int model_option(const char *a)
 {
 	char why[200], *end;
 	int is_model = strncmp(a, "model=", 6) == 0;
-	if ((is_model ? st.ncfgs : st.nflash) >= RP_FM_MAX_RANGES && strncmp(a, "trace=", 6) != 0) {
+	if ((is_model ? st.ncfgs : st.nflash) >= RP_FM_MAX_RANGES && strncmp(a, "trace", 5) != 0) {
 		fprintf(stderr, "ramplace-qemu: '%s': at most %d model=/flash= pairs\n", a, RP_FM_MAX_RANGES);
 		return -1;
 	}
@@ -496,6 +530,17 @@ static int model_option(const char *a)
 		}
 		st.model = st.models[0];
 		st.ncfgs++;
+		return 0;
+	}
+	if (strncmp(a, "trace-window=", 13) == 0 || strncmp(a, "trace-period=", 13) == 0) {
+		char *e;
+		errno = 0;
+		unsigned long long v = strtoull(a + 13, &e, 10);
+		if (errno || e == a + 13 || *e || v == 0 || a[13] == '-') {
+			fprintf(stderr, "ramplace-qemu: %s: not a count of accesses above 0\n", a);
+			return -1;
+		}
+		*(a[6] == 'w' ? &st.trace_window : &st.trace_period) = v;
 		return 0;
 	}
 	if (strncmp(a, "trace=", 6) == 0) {
@@ -525,6 +570,10 @@ static int model_ready(void)
 	char why[200], name[96];
 	if (!st.model && (st.nflash || st.trace)) {
 		fprintf(stderr, "ramplace-qemu: flash= and trace= need model=SPEC (e.g. model=ws:5)\n");
+		return -1;
+	}
+	if (!st.trace_window != !st.trace_period || st.trace_window > st.trace_period || (st.trace_period && !st.trace)) {
+		fprintf(stderr, "ramplace-qemu: trace-window=N and trace-period=M go together, with trace=FILE and N <= M\n");
 		return -1;
 	}
 	if (st.model && !st.nflash) {
@@ -561,14 +610,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			st.per_insn = 0;
 		} else if (strcmp(a, "mode=insn") == 0) {
 			st.per_insn = 1;
-		} else if (strncmp(a, "model=", 6) == 0 || strncmp(a, "flash=", 6) == 0 || strncmp(a, "trace=", 6) == 0) {
+		} else if (strncmp(a, "model=", 6) == 0 || strncmp(a, "flash=", 6) == 0 || strncmp(a, "trace", 5) == 0) {
 			if (model_option(a) != 0)
 				return -1;
 		} else if (strncmp(a, "swo", 3) == 0) {
 			if (swo_emit_option(a) != 1)
 				return -1;
 		} else {
-			fprintf(stderr, "ramplace-qemu: unknown option '%s' (out=FILE, mode=tb|insn) or a flash model option (model=SPEC, flash=LO-HI, trace=FILE) or an SWO one (swo=FILE|tcp:PORT, swo-interval=N, swo-tpiu=on|off)\n", a);
+			fprintf(stderr, "ramplace-qemu: unknown option '%s' (out=FILE, mode=tb|insn) or a flash model option (model=SPEC, flash=LO-HI, trace=FILE, trace-window=N, trace-period=M) or an SWO one (swo=FILE|tcp:PORT, swo-interval=N, swo-tpiu=on|off)\n", a);
 			return -1;
 		}
 	}

@@ -16,6 +16,7 @@ build() { # DIR FRAGMENT
 	mkdir -p "$1"
 	cp "$2" "$1/ramtext.ld"
 	echo '/* empty */' >"$1/ramdata.ld"   # the example's script also INCLUDEs the .ramdata fragment
+	echo '/* empty */' >"$1/flashtext.ld" # and the flash order
 	for c in startup main; do   # objects with stable names: the fragment's patterns name them
 		arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -O2 -g -ffunction-sections -fdata-sections \
 			-c "$src/$c.c" -o "$1/$c.o"

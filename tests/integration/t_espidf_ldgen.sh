@@ -54,6 +54,7 @@ rm -f libmain.a
 riscv64-unknown-elf-ar rcs "$work/libmain.a" obj/*.c.obj
 echo '/* empty */' >frag/ramtext.ld
 echo '/* empty */' >frag/ramdata.ld
+echo '/* empty */' >frag/flashtext.ld
 "${cc[@]}" -g --oslib=semihost -nostartfiles -Wl,--gc-sections -T "$ex/sifive-e.ld" -Lfrag -Wl,-Map=fw.map \
 	-Wl,--build-id=sha1 obj/startup.o "$work/libmain.a" -o fw.elf || { fail "link"; finish; }
 timeout 300 qemu-system-riscv32 -M sifive_e -nographic -monitor none -serial none -bios none \

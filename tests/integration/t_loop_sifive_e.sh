@@ -65,6 +65,7 @@ rv="riscv64-unknown-elf-gcc -march=rv32imac -mabi=ilp32 --specs=picolibc.specs"
 $rv -O2 -c "$RAMPLACE_SRC/examples/sifive-e-riscv/startup.c" -o "$work/startup.o"
 echo '/* empty */' >"$work/ramtext.ld"
 echo '/* empty */' >"$work/ramdata.ld"   # the example's script also INCLUDEs the .ramdata fragment
+echo '/* empty */' >"$work/flashtext.ld"  # and the flash order
 $rv --oslib=semihost -nostartfiles -T "$RAMPLACE_SRC/examples/sifive-e-riscv/sifive-e.ld" \
 	-L"$work" "$work/exit3.c" "$work/startup.o" -o "$work/exit3.elf"
 set +e

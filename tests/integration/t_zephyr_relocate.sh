@@ -34,6 +34,7 @@ cd "$work"
 mkdir -p proj frag plan gen
 echo '/* empty */' >frag/ramtext.ld
 echo '/* empty */' >frag/ramdata.ld
+echo '/* empty */' >frag/flashtext.ld
 cat >proj/CMakeLists.txt <<EOF
 cmake_minimum_required(VERSION 3.20)
 project(zephyr_style_app C)

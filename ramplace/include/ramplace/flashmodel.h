@@ -60,6 +60,16 @@ void rp_fm_reset(rp_fm *m);
 /* One access of size bytes (1..16) at addr; returns its stall cycles. */
 uint64_t rp_fm_access(rp_fm *m, uint64_t addr, unsigned size, rp_fm_op op);
 
+/* n accesses of one kind (n >= 1) running sequentially over [addr, addr+len) (layout.h's runs):
+ * each word or line they touch is accessed once, in order. For fetches, the time a prefetch had
+ * is the fetches since the last read: with starts (bit i: an access starts at addr + 2i; runs of
+ * at most 128 bytes) counted exactly as n single accesses would count it, else spread over the
+ * words or lines by bytes. Exact for cache models either way (a hit on the line just used
+ * changes no LRU decision), and for ws and art with starts; close to it without. Returns the
+ * stall cycles; the stats count n accesses. No eviction records. */
+#define RP_FM_RUN_STARTS_BYTES 128
+uint64_t rp_fm_access_run(rp_fm *m, uint64_t addr, uint64_t len, uint64_t n, uint64_t starts, rp_fm_op op);
+
 /* The most words/lines one access touches: 16 bytes over 1-byte words, plus one. */
 #define RP_FM_MAX_UNITS 17
 

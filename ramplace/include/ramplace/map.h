@@ -41,6 +41,14 @@ typedef struct rp_map_bind {
 	char *to_name;         /* the target symbol when to is SIZE_MAX (defined in another object) */
 } rp_map_bind;
 
+/* An allocated output section as the map's script part shows it on one line ("NAME 0xADDR
+ * 0xSIZE [load address 0xLMA]"): where a RAM section's load image lies among flash's. */
+typedef struct rp_map_outsec {
+	char *name;          /* in the map's strings */
+	uint64_t addr, size;
+	uint64_t lma;        /* addr when the map shows no load address */
+} rp_map_outsec;
+
 typedef struct rp_map {
 	char *path;
 	rp_map_region *regions;
@@ -50,6 +58,8 @@ typedef struct rp_map {
 	rp_map_bind *binds;    /* RISC-V objects' fixed-reach jumps between sections (rp_map_read_alignments) */
 	size_t nbinds;
 	void *strings;         /* owned: the storage of the input sections' strings (map.c) */
+	rp_map_outsec *outsecs; /* GNU ld maps only (lld's: none), in the map's order */
+	size_t noutsecs;
 	int from_lld;          /* written by ld.lld (map_lld.c): no memory regions, alignments given */
 } rp_map;
 
@@ -69,6 +79,9 @@ int rp_map_read_alignments(rp_map *map, uint64_t default_align, rp_err *err);
 
 /* The kept input section whose [addr, addr+size) holds addr, or NULL. */
 const rp_map_insec *rp_map_insec_at(const rp_map *map, uint64_t addr);
+
+/* The output section with this name, or NULL. */
+const rp_map_outsec *rp_map_outsec_find(const rp_map *map, const char *name);
 
 /* The region with this name, or the one containing addr when name is NULL; NULL if none. */
 const rp_map_region *rp_map_region_find(const rp_map *map, const char *name, uint64_t addr);

@@ -16,6 +16,7 @@
 #include "ramplace/dataobjs.h"
 #include "ramplace/error.h"
 #include "ramplace/image.h"
+#include "ramplace/layout.h"
 #include "ramplace/map.h"
 #include "ramplace/place_data.h"
 #include "ramplace/placement.h"
@@ -88,6 +89,22 @@ int rp_pipe_data_pin(rp_pipe_data *d, const char *glob, rp_err *err);
  * --data/--no-data win, then `data:`, and pins alone turn data placement on. */
 int rp_pipe_data_config(rp_pipe_data *d, const rp_config *cfg, rp_err *err);
 
+/* --trace: the RAM set and the flash order chosen together on the plugin's access trace. */
+typedef struct rp_pipe_layout {
+	const char *trace_path;      /* in: the trace of the flash-only build (NULL: no layout) */
+	int no_order;                /* in: the RAM set only, the link's order kept (--no-order) */
+	int done;                    /* out: */
+	rp_layout_trace *trace;      /* owned */
+	rp_layout_link link;
+	rp_layout_choice choice;     /* the plan holds choice.nunits_kept units (placed again with
+					only theirs weighed when the layout kept fewer) */
+	size_t nunits_before;        /* the placement's units before */
+	int by_samples;              /* placing in cycles, the placement by samples priced lower */
+	size_t nunnamed;             /* ordered sections no pattern names (left where they were) */
+	char model_name[96];
+	char *fragment_path;         /* flashtext.ld as written (owned) */
+} rp_pipe_layout;
+
 /* --timings: seconds of each stage. */
 typedef struct rp_pipe_times {
 	double elf, map, profile, place, write;
@@ -106,6 +123,7 @@ typedef struct rp_pipeline {
 	rp_place_opts opts;
 	rp_pipe_cycles cycles;
 	rp_pipe_data data;
+	rp_pipe_layout layout;
 	/* out: what rp_pipeline_run made (owned) */
 	rp_image *img;
 	rp_map *map;

@@ -51,7 +51,7 @@ typedef struct parser {
 	enum part part;
 	int saw_script;
 	rp_map *map;
-	size_t cap_regions, cap_insecs;
+	size_t cap_regions, cap_insecs, cap_outsecs;
 	char *outsec;           /* current output section */
 	int outsec_kept;        /* 0 for non-allocated and /DISCARD/ output sections */
 	span pending;           /* a wrapped input section name waiting for its address line */
@@ -209,7 +209,25 @@ static int parse_region(parser *ps, const line *ln)
 	return 0;
 }
 
-/* Output sections that hold no code or data at run time: their addresses are file offsets. */
+/* An allocated output section with its address and size on its line, and the load address
+ * when the line goes on "load address 0xLMA". */
+static int record_outsec(parser *ps, const line *ln, uint64_t addr, uint64_t size)
+{
+	rp_map *map = ps->map;
+	uint64_t lma = addr;
+	if (ln->ntok >= 6 && span_eq(ln->tok[3], "load") && span_eq(ln->tok[4], "address") &&
+	    parse_hex(&lma, ln->tok[5], "load address", ps))
+		return ps->err->code;
+	if (rp_grow((void **)&map->outsecs, &ps->cap_outsecs, map->noutsecs + 1, sizeof(*map->outsecs), ps->err))
+		return ps->err->code;
+	rp_map_outsec *o = &map->outsecs[map->noutsecs];
+	if (!(o->name = rp_mapi_str_copy(map, ps->outsec, strlen(ps->outsec))))
+		return rp_err_nomem(ps->err, "reading a link map");
+	o->addr = addr, o->size = size, o->lma = lma;
+	map->noutsecs++;
+	return 0;
+}
+
 /* Column-0 lines of the script part: an output section ("NAME [0xADDR 0xSIZE [load address
  * 0xLMA]]"), or a statement (LOAD, START GROUP, OUTPUT(...), "Address of section ..."). */
 static int parse_outsec_line(parser *ps, const line *ln)
@@ -223,7 +241,7 @@ static int parse_outsec_line(parser *ps, const line *ln)
 			return parse_hex(&(uint64_t){ 0 }, ln->tok[1], "address", ps);
 		return 0; /* prose we do not know; it names no section */
 	}
-	uint64_t addr, size;
+	uint64_t addr = 0, size = 0;
 	if (ln->ntok >= 2 && parse_hex(&addr, ln->tok[1], "address", ps))
 		return ps->err->code;
 	if (ln->ntok >= 3 && parse_hex(&size, ln->tok[2], "size", ps))
@@ -234,7 +252,7 @@ static int parse_outsec_line(parser *ps, const line *ln)
 	if (span_dup(&ps->outsec, first, ps))
 		return ps->err->code;
 	ps->outsec_kept = !rp_mapi_unallocated(ps->outsec);
-	return 0;
+	return ln->ntok >= 3 && ps->outsec_kept ? record_outsec(ps, ln, addr, size) : 0;
 }
 
 /* Splits "path/libc.a(member.o)" into archive and member; other files have neither. */

@@ -202,6 +202,7 @@ void rp_map_free(rp_map *map)
 	free(map->binds);
 	free(map->regions);
 	free(map->insecs);
+	free(map->outsecs);
 	free(map->path);
 	free(map);
 }
@@ -224,6 +225,14 @@ const rp_map_insec *rp_map_insec_at(const rp_map *map, uint64_t addr)
 		if (s->addr != map->insecs[lo - 1].addr)
 			break;
 	}
+	return NULL;
+}
+
+const rp_map_outsec *rp_map_outsec_find(const rp_map *map, const char *name)
+{
+	for (size_t i = 0; map && i < map->noutsecs; i++)
+		if (strcmp(map->outsecs[i].name, name) == 0)
+			return &map->outsecs[i];
 	return NULL;
 }
 

@@ -130,6 +130,8 @@ int rp_pipeline_run(rp_pipeline *p, rp_err *err)
 	if (!rc)
 		rc = pipe_data_place(&p->data, p->first_fragment, p->img, p->map, p->have_profile ? p->weights : NULL,
 				     &p->opts, &p->placement, err);
+	if (!rc)
+		rc = pipe_layout_run(p, err);
 	if (!rc && p->have_profile)
 		pipe_cycles_figures(&p->cycles, &p->placement, &p->opts, &p->figures);
 	if (!rc)
@@ -148,6 +150,8 @@ int rp_pipeline_write(rp_pipeline *p, char *const *fragments, char *const *plans
 			rc = err->code;
 	if (!rc)
 		rc = pipe_data_write(&p->data, err);
+	if (!rc && pl->nplans)
+		rc = pipe_layout_write(p, fragments[0], err);
 	p->times.write = rp_seconds() - t0;
 	return rc;
 }
@@ -175,6 +179,7 @@ void rp_pipeline_release(rp_pipeline *p)
 	rp_map_free(p->map);
 	rp_image_free(p->img);
 	pipe_data_release(&p->data);
+	pipe_layout_release(&p->layout);
 	pipe_cycles_release(&p->cycles);
 	p->assessed = p->have_profile = 0;
 	p->img = NULL;

@@ -3,7 +3,8 @@
  *
  *   pipeline.c     the driver: loads, judges the profile, weighs, places, writes
  *   pipe_cycles.c  the currency: flash models, stall cycles, the modeled before and after
- *   pipe_data.c    read-only data placed beside the code (--data) */
+ *   pipe_data.c    read-only data placed beside the code (--data)
+ *   pipe_layout.c  the flash layout on the access trace (--trace) */
 #ifndef RAMPLACE_PIPELINE_INTERNAL_H
 #define RAMPLACE_PIPELINE_INTERNAL_H
 
@@ -33,5 +34,14 @@ int pipe_data_write(const rp_pipe_data *a, rp_err *err);
  * so a script that INCLUDEs it links. */
 int pipe_data_write_empty(rp_pipe_data *a, const char *first_fragment, rp_err *err);
 void pipe_data_release(rp_pipe_data *a);
+
+/* --trace: after the placement, before its figures: cuts the plan to the units that pay under
+ * the model and chooses the flash order. RP_EUSAGE without a map, a single model, one region,
+ * or with --data. Nothing without a trace or a profile. */
+int pipe_layout_run(rp_pipeline *p, rp_err *err);
+/* flashtext.ld and flashtext.order beside first_fragment; without a layout an existing
+ * flashtext.ld is emptied (an earlier order would outlive its trace). */
+int pipe_layout_write(rp_pipeline *p, const char *first_fragment, rp_err *err);
+void pipe_layout_release(rp_pipe_layout *L);
 
 #endif

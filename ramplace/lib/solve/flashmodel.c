@@ -375,6 +375,57 @@ uint64_t rp_fm_access(rp_fm *m, uint64_t addr, unsigned size, rp_fm_op op)
 	return stall;
 }
 
+/* A run's fetches with their starts known: each fetch reads the units from the first it touches
+ * that the run has not touched yet, then counts as served (what rp_fm_access does, less the
+ * hits on the unit just read). */
+static uint64_t run_by_starts(rp_fm *m, uint64_t addr, uint64_t len, uint64_t starts, unsigned gran)
+{
+	uint64_t stall = 0, next = addr / gran;
+	while (starts) {
+		unsigned i = (unsigned)__builtin_ctzll(starts);
+		starts &= starts - 1;
+		uint64_t end = starts ? 2u * (unsigned)__builtin_ctzll(starts) : len;
+		uint64_t last = (addr + (end > 2u * i ? end : 2u * i + 1) - 1) / gran;
+		for (uint64_t u = (addr + 2u * i) / gran > next ? (addr + 2u * i) / gran : next; u <= last; u++)
+			stall += access_unit(m, u, RP_FM_FETCH);
+		next = last + 1 > next ? last + 1 : next;
+		m->served++;
+	}
+	return stall;
+}
+
+/* Without the starts: the fetches spread over the units by bytes. */
+static uint64_t run_by_bytes(rp_fm *m, uint64_t addr, uint64_t len, uint64_t n, rp_fm_op op, unsigned gran)
+{
+	uint64_t first = addr / gran, last = (addr + (len ? len : 1) - 1) / gran, stall = 0, counted = 0;
+	for (uint64_t u = first; u <= last; u++) {
+		stall += access_unit(m, u, op);
+		if (op != RP_FM_FETCH)
+			continue;
+		uint64_t upto = u == last ? len : (u + 1) * gran - addr;
+		uint64_t starts = u == last || !len ? n : (uint64_t)((double)n * (double)upto / (double)len);
+		m->served += (unsigned)(starts - counted);
+		counted = starts;
+	}
+	return stall;
+}
+
+uint64_t rp_fm_access_run(rp_fm *m, uint64_t addr, uint64_t len, uint64_t n, uint64_t starts, rp_fm_op op)
+{
+	unsigned gran = m->c.kind == RP_FM_WS ? m->c.width : m->c.line;
+	if (!n)
+		n = 1;
+	m->cur_addr = addr;
+	m->cur_op = op;
+	m->nev = 0;
+	uint64_t stall = op == RP_FM_FETCH && starts && len <= RP_FM_RUN_STARTS_BYTES
+				 ? run_by_starts(m, addr, len, starts, gran)
+				 : run_by_bytes(m, addr, len, n, op, gran);
+	*(op == RP_FM_FETCH ? &m->s.fetches : &m->s.reads) += n;
+	m->s.stall += stall;
+	return stall;
+}
+
 void rp_fm_get_stats(const rp_fm *m, rp_fm_stats *out)
 {
 	*out = m->s;

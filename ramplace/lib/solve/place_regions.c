@@ -112,7 +112,7 @@ static int resolve_budget(ctx *c, size_t r, const rp_region_cfg *cfg, rp_err *er
 		rp_ram_map_release(&ram);
 		return rc;
 	}
-	if (rg->budget == 0)
+	if (rg->budget == 0 && !c->opts->zero_budget_ok)
 		return rp_err_set(err, RP_EUSAGE, "%s: 0 bytes leaves no room to move anything", what);
 	const rp_map_region *m = rg->map_region;
 	if (m && m->length && rg->budget > m->length)

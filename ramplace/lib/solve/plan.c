@@ -621,23 +621,27 @@ int rp_plan_read(rp_plan **out, const char *path, rp_err *err)
 	return rc;
 }
 
+void rp_plan_unit_release(rp_plan_unit *u)
+{
+	for (size_t k = 0; k < u->npatterns; k++)
+		free(u->patterns[k]);
+	for (size_t k = 0; k < u->nfuncs; k++) {
+		free(u->funcs[k].name);
+		free(u->funcs[k].file);
+	}
+	free(u->name);
+	free(u->file);
+	free(u->patterns);
+	free(u->funcs);
+	memset(u, 0, sizeof(*u));
+}
+
 void rp_plan_free(rp_plan *plan)
 {
 	if (!plan)
 		return;
-	for (size_t i = 0; i < plan->nunits; i++) {
-		rp_plan_unit *u = &plan->units[i];
-		for (size_t k = 0; k < u->npatterns; k++)
-			free(u->patterns[k]);
-		for (size_t k = 0; k < u->nfuncs; k++) {
-			free(u->funcs[k].name);
-			free(u->funcs[k].file);
-		}
-		free(u->name);
-		free(u->file);
-		free(u->patterns);
-		free(u->funcs);
-	}
+	for (size_t i = 0; i < plan->nunits; i++)
+		rp_plan_unit_release(&plan->units[i]);
 	free(plan->units);
 	free(plan->build_id);
 	free(plan->outsec);

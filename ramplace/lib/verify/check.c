@@ -108,6 +108,20 @@ static void note_holder(rp_check_result *res, const rp_section *sec)
 		snprintf(res->holders + len, sizeof(res->holders) - len, "%s%s", len ? ", " : "", sec->name);
 }
 
+/* A static function's (name, file) can name two functions: newlib compiles vfprintf.c twice
+ * (vfprintf.o, and vfiprintf.o with INTEGER_ONLY), each with its own static __sbprintf. The
+ * plan means the one in the section when one of them is there. */
+static const rp_func *same_name_inside(const rp_image *img, const rp_plan_func *pf, const rp_section *outsec)
+{
+	for (size_t i = 0; outsec && pf->file && i < img->nfuncs; i++) {
+		const rp_func *g = &img->funcs[i];
+		if (g->file && strcmp(g->name, pf->name) == 0 && strcmp(g->file, pf->file) == 0 &&
+		    range_inside(g->addr, g->size, outsec->vma, outsec->size))
+			return g;
+	}
+	return NULL;
+}
+
 static int check_func(const rp_image *img, const rp_plan *plan, const rp_section *outsec,
 		      const rp_plan_func *pf, rp_check_result *res, rp_err *err)
 {
@@ -118,6 +132,8 @@ static int check_func(const rp_image *img, const rp_plan *plan, const rp_section
 	const rp_func *f = rp_image_func_by_name(img, pf->name, pf->file);
 	if (!f)
 		return rp_check_add_failure(res, err, "'%s'%s is not in the relinked ELF: inlined or renamed?", pf->name, file_note);
+	if (outsec && !range_inside(f->addr, f->size, outsec->vma, outsec->size) && same_name_inside(img, pf, outsec))
+		f = same_name_inside(img, pf, outsec);
 	if (!outsec || !range_inside(f->addr, f->size, outsec->vma, outsec->size)) {
 		const rp_section *ram = ram_copy_of(img, plan, f);
 		if (ram) {

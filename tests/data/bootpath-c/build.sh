@@ -18,6 +18,7 @@ mkdir -p "$out"
 cp "$fragment" "$out/ramtext.ld"
 # the example scripts also INCLUDE the .ramdata fragment (hot const data): empty here
 [ -f "$out/ramdata.ld" ] || echo '/* empty */' >"$out/ramdata.ld"
+[ -f "$out/flashtext.ld" ] || echo '/* empty */' >"$out/flashtext.ld"   # and the flash order
 case $arch in
 riscv)
 	cc=(riscv64-unknown-elf-gcc -march=rv32imac -mabi=ilp32 -mcmodel=medany --specs=picolibc.specs)

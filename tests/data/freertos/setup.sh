@@ -5,7 +5,8 @@
 # DEST/CORTEX_MPS2_QEMU_IAR_GCC is the demo's folder (the kernel and the common demo files stay
 # in the corpus, read through FREERTOS_ROOT). Changes, each checked to have applied:
 #  - the full demo (mainCREATE_SIMPLE_BLINKY_DEMO_ONLY 0: the kernel's own test tasks);
-#  - mps2_m3.ld: README's .ramtext output section before .text, in RAM, loaded from flash;
+#  - mps2_m3.ld: README's .ramtext output section before .text, in RAM, loaded from flash, and
+#    the flash order (flashtext.ld, `place --trace`) at the start of .text;
 #  - startup_gcc.c: README's copy loop before main in the (naked, as shipped) Reset_Handler,
 #    compiled with -fno-tree-loop-distribute-patterns as README says;
 #  - the Makefile: -L for the fragment, and tests/data/freertos/ramplace_stop.c (a deterministic
@@ -14,7 +15,7 @@
 #    -fmacro-prefix-map, so that the checkout's path does not change the layout.
 # Build: make -C DEST/CORTEX_MPS2_QEMU_IAR_GCC/build/gcc FREERTOS_ROOT=CORPUS_FREERTOS/FreeRTOS
 #        DEMO_PROJECT=DEST/CORTEX_MPS2_QEMU_IAR_GCC OUTPUT_DIR=OBJDIR IMAGE=ELF OPT=-Os
-#        RAMPLACE_FRAGMENT_DIR=DIR-WITH-ramtext.ld
+#        RAMPLACE_FRAGMENT_DIR=DIR-WITH-ramtext.ld-AND-flashtext.ld
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 corpus=$1 dest=$2
@@ -53,7 +54,8 @@ edit "$gcc_dir/mps2_m3.ld" "    .text :
     __ramtext_load = LOADADDR(.ramtext);
 
     .text :
-    {"
+    {
+        INCLUDE flashtext.ld"
 # .data starts at RAM's origin in the demo's script; .ramtext now does
 edit "$gcc_dir/startup_gcc.c" "void Reset_Handler( void )
 {

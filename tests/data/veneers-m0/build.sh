@@ -15,6 +15,7 @@ mkdir -p "$out"
 cp "$fragment" "$out/ramtext.ld"
 # the example script also INCLUDEs the .ramdata fragment (hot const data): empty here
 [ -f "$out/ramdata.ld" ] || echo '/* empty */' >"$out/ramdata.ld"
+[ -f "$out/flashtext.ld" ] || echo '/* empty */' >"$out/flashtext.ld"   # and the flash order
 sed -e 's/\(ORIGIN = 0x00000000, LENGTH = \)4M/\1256K/' -e 's/\(ORIGIN = 0x20000000, LENGTH = \)64K/\116K/' \
 	-e 's/^__heap_min_size = 4K;/__heap_min_size = 1K;/' \
 	"$root/examples/qemu-cortex-m3/mps2-an385.ld" >"$out/fw-m0.ld"

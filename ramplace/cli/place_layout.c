@@ -1,0 +1,31 @@
+/* place_layout.c: the layout lines of `ramplace place --trace` (place_layout.h): the cycles the
+ * trace's replay gives the flash-only build, the placement as the solver made it, and the
+ * choice (units kept, sections ordered, alignments), with how many layouts were priced. Owns
+ * nothing. */
+#include <stdio.h>
+
+#include "place_layout.h"
+
+void place_layout_print(const rp_pipe_layout *L)
+{
+	if (!L->done)
+		return;
+	const rp_layout_choice *c = &L->choice;
+	printf("layout (%s, trace %s: %llu accesses in %zu runs): stall and veneer/copy cycles: flash only %llu, "
+	       "as placed %llu, chosen %llu (%.3fx of flash only)\n",
+	       L->model_name, L->trace_path, (unsigned long long)L->trace->accesses, L->trace->nruns,
+	       (unsigned long long)c->flash_only.cycles, (unsigned long long)c->as_placed.cycles,
+	       (unsigned long long)c->chosen.cycles,
+	       c->flash_only.cycles ? (double)c->chosen.cycles / (double)c->flash_only.cycles : 1.0);
+	printf("layout: %zu of the %s placement's %zu unit(s) moved (the rest do not pay for their copy and veneers "
+	       "under this model); %zu hot section(s) ordered in %s", c->nunits_kept,
+	       L->by_samples ? "by-samples" : "solver's", L->nunits_before,
+	       c->norder - L->nunnamed, L->fragment_path ? L->fragment_path : "flashtext.ld");
+	if (c->text_align > 1)
+		printf(", the text aligned to %llu", (unsigned long long)c->text_align);
+	if (c->order_align > 1)
+		printf(", each ordered section to %llu", (unsigned long long)c->order_align);
+	if (L->nunnamed)
+		printf(", %zu left in place (no pattern names them)", L->nunnamed);
+	printf("; %zu layouts priced in %.2f s\n", c->evaluations, c->seconds);
+}

@@ -1,0 +1,181 @@
+/* layout.h: where code lies in flash, priced exactly against a flash model (docs/layout.md).
+ *
+ * On an XIP cache what costs time is misses, and misses depend on the addresses of what stays
+ * in flash, not only on what moved to RAM. The QEMU plugin's access trace (trace=FILE: "F|R
+ * hex-addr size" per access, of the flash-only build) is compressed into runs: a maximal
+ * stretch of sequential fetches (or data reads) inside one input section of the link map. A
+ * layout gives every input section a new address (or RAM); a run then touches the same
+ * words or lines in the same order wherever its section lies, so replaying the runs through
+ * flashmodel.c prices the layout. For cache models this is exact: an LRU cache's state does
+ * not change on a hit of the line just used. For ws and art models with prefetch the time a
+ * prefetch had depends on where each fetch starts: kept for runs up to 128 bytes, spread by
+ * bytes over longer ones (the error against a full replay, rp_layout_price_full, is stated in
+ * docs/layout.md).
+ *
+ * The new addresses come from a model of the link (rp_layout_arrange): the output sections
+ * of flash in their order, the RAM output section's load image grown by what moved, the text
+ * output section's code aligned when asked, the ordered sections first in the text output section, the
+ * rest in the old order at their own alignment, GNU ld's veneer block at the end of it.
+ * Flash-to-RAM calls run a veneer in flash (one fetch and its literal); RAM-to-flash calls one
+ * in RAM; the boot copy reads the load image once. */
+#ifndef RAMPLACE_LAYOUT_H
+#define RAMPLACE_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ramplace/error.h"
+#include "ramplace/flashmodel.h"
+#include "ramplace/image.h"
+#include "ramplace/map.h"
+
+/* A run of the trace: n sequential accesses of one kind covering [off, off+len) of a piece. */
+typedef struct rp_layout_run {
+	uint32_t piece;        /* input section index in the map, or the trace's pseudo piece */
+	uint32_t off, len;
+	uint32_t n;            /* accesses merged */
+	uint64_t starts;       /* fetches: bit i set when one starts at off + 2i (runs of at most
+				  RP_FM_RUN_STARTS_BYTES); 0 when longer: then spread by bytes */
+	uint32_t from;         /* a fetch run entering a piece at a function's first instruction
+				  (or the piece's first byte) from another piece: that piece (a
+				  call or tail call: a veneer when they end up apart); else
+				  UINT32_MAX */
+	uint8_t op;            /* RP_FM_FETCH or RP_FM_READ */
+} rp_layout_run;
+
+/* The trace over a map's input sections (an arena: everything is freed together). */
+typedef struct rp_layout_trace {
+	const rp_map *map;     /* borrowed */
+	rp_layout_run *runs;
+	size_t nruns;
+	uint64_t accesses, fetches, reads;
+	uint64_t outside;      /* accesses in no input section of the map: they keep their address */
+	uint64_t windows;      /* a sampled trace (the plugin's trace-window=, trace-period=): its
+				  windows; 0 for a whole one */
+	double scale;          /* every access over those in the trace (1 for a whole one): what
+				  the runs cost is scaled by it, the boot copy is not */
+	uint64_t *piece_fetches;  /* per input section: fetch accesses (hotness) */
+	uint64_t *piece_reads;
+	size_t npieces;        /* map->ninsecs; runs outside them use piece == npieces, off = addr */
+} rp_layout_trace;
+
+/* Reads path (the plugin's trace=FILE) against map and the image it links (its functions'
+ * entries tell calls from returns). RP_EINPUT naming the file and line for a malformed line. */
+int rp_layout_trace_load(rp_layout_trace **out, const rp_map *map, const rp_image *img, const char *path,
+			 rp_err *err);
+/* The same from memory (name for messages): the fuzz target's entry. */
+int rp_layout_trace_parse(rp_layout_trace **out, const rp_map *map, const rp_image *img, const char *text, size_t len,
+			  const char *name, rp_err *err);
+void rp_layout_trace_free(rp_layout_trace *t);
+
+/* A candidate layout. */
+typedef struct rp_layout_plan {
+	const unsigned char *in_ram;  /* per input section: 1 when it moves to RAM (NULL: none) */
+	const size_t *order;          /* input sections laid first in the text output section */
+	size_t norder;
+	uint64_t order_align;         /* each ordered section aligned to this too (0/1: its own) */
+	uint64_t text_align;          /* the text output section's code starts at a multiple of this
+					 (0/1: where it falls): what follows the load image keeps its
+					 lines and sets however much moved */
+} rp_layout_plan;
+
+/* What the link looks like around the layout: read once from the image and map. */
+typedef struct rp_layout_link {
+	const char *text_outsec;      /* the output section of the hottest code (".text") */
+	const char *ram_outsec;       /* where moved code runs (".ramtext") */
+	uint64_t ram_lma;             /* its load address in the flash-only link */
+	int ram_lma_known;            /* 0: the load image is assumed after everything in flash */
+	uint64_t veneer_size;         /* bytes per veneer (0: none, RISC-V) */
+	uint64_t veneer_block_align;
+	unsigned veneer_insns;        /* instructions a veneer executes */
+	uint64_t *direct;             /* owned, sorted: from << 32 | to for each pair of input
+					 sections with a direct call or branch between them (the
+					 static call graph): only those need a veneer when apart, a
+					 call through a pointer needs none */
+	size_t ndirect;
+	int all_direct;               /* no call graph (not disassembled): every call counts as direct */
+} rp_layout_link;
+
+/* Fills link from the image (veneers, call graph), the map (output sections) and the trace
+ * (the text output section is the one with the most fetches). RP_EINPUT when no output section
+ * holds fetches (a trace of another build). */
+int rp_layout_link_init(rp_layout_link *link, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
+			const char *ram_outsec, rp_err *err);
+void rp_layout_link_release(rp_layout_link *link);
+/* Whether a call from section from to section to is direct (a veneer when they are apart). */
+int rp_layout_is_direct(const rp_layout_link *link, uint32_t from, uint32_t to);
+
+/* New address of every input section (addr[i], npieces of them; RAM ones keep the old), and of
+ * the veneer block and the load image. */
+typedef struct rp_layout_addrs {
+	uint64_t *addr;
+	uint64_t veneer_base;         /* the flash veneer block */
+	uint64_t load_addr, load_size;/* the RAM section's load image */
+	uint32_t *veneer_slot;        /* per input section in RAM called from flash: its veneer, else UINT32_MAX */
+	size_t nveneers;              /* flash-to-RAM veneers */
+	uint64_t *veneer_addr;        /* per slot, where the link put it (rp_layout_addrs_relinked);
+					 NULL: veneer_base + slot x veneer size */
+} rp_layout_addrs;
+
+int rp_layout_arrange(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
+		      rp_layout_addrs *out, rp_err *err);
+void rp_layout_addrs_release(rp_layout_addrs *a);
+
+/* The layout a relink actually made (layout_relinked.c): each input section of the trace's
+ * build (old, linked with the map) at the address its first function has in relinked, in_ram
+ * (npieces bytes, the caller's) set where that is outside flash; sections without a function
+ * move with their output section; veneers and the load image where relinked has them. Prices
+ * a relinked firmware from the flash-only trace, to separate the link model's error from the
+ * pricing's. */
+int rp_layout_addrs_relinked(const rp_layout_trace *t, const rp_layout_link *link, const rp_image *old,
+			     const rp_image *relinked, unsigned char *in_ram, rp_layout_addrs *out, rp_err *err);
+
+/* What a layout costs beyond the instructions of the flash-only run. */
+typedef struct rp_layout_cost {
+	uint64_t stall;               /* flash stall cycles (fetches and reads) */
+	uint64_t extra_insns;         /* veneers executed and the boot copy */
+	uint64_t misses;
+	uint64_t cycles;              /* stall + extra_insns */
+} rp_layout_cost;
+
+/* Replays the runs through a new model of cfg at the addresses of a. */
+int rp_layout_price(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
+		    const rp_layout_addrs *a, const rp_fm_cfg *cfg, rp_layout_cost *out, rp_err *err);
+/* The same from the full trace at path, access by access (the reference the runs are measured
+ * against). */
+int rp_layout_price_full(const char *path, const rp_image *img, const rp_layout_trace *t, const rp_layout_link *link,
+			 const rp_layout_plan *lp, const rp_layout_addrs *a, const rp_fm_cfg *cfg, rp_layout_cost *out,
+			 rp_err *err);
+
+/* The layout search (layout_search.c): given the input sections a placement moves, in the
+ * order it values them (units[k] lists unit k's sections), chooses how many of them to move
+ * (a prefix: the rest do not pay for their copy and veneers under this model) and the order of
+ * the hot sections that stay in flash. */
+typedef struct rp_layout_choice {
+	size_t nunits_kept;           /* the first nunits_kept units move */
+	size_t *order;                /* owned: sections laid first in the text output section */
+	size_t norder;
+	uint64_t order_align;
+	uint64_t text_align;
+	rp_layout_cost flash_only;    /* nothing moved, the old order */
+	rp_layout_cost as_placed;     /* every unit moved, the old order */
+	rp_layout_cost chosen;
+	size_t evaluations;
+	double seconds;
+} rp_layout_choice;
+
+typedef struct rp_layout_units {
+	const size_t *secs;           /* sections of unit k: secs[first[k] .. first[k+1]) */
+	const size_t *first;
+	size_t nunits;
+	size_t min_kept;              /* never fewer units moved (pins, closures, handlers) */
+} rp_layout_units;
+
+/* ordered: 0 keeps the old order (the RAM set only). At most RP_LAYOUT_MAX_EVALUATIONS
+ * layouts are priced. */
+#define RP_LAYOUT_MAX_EVALUATIONS 600
+int rp_layout_search(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_units *units,
+		     const rp_fm_cfg *cfg, int ordered, rp_layout_choice *out, rp_err *err);
+void rp_layout_choice_release(rp_layout_choice *c);
+
+#endif

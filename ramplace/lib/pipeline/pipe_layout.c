@@ -1,0 +1,271 @@
+/* pipe_layout.c: place --trace: the RAM set and the order of what stays in flash chosen
+ * together on the plugin's access trace (layout.h), after the placement and before its figures.
+ * The plan keeps the units that pay under the model; the hot sections that stay in flash are
+ * written, in order, to flashtext.ld (GNU ld: INCLUDEd at the start of the text output
+ * section, ahead of its catch-all) and flashtext.order (ld.lld's --symbol-ordering-file)
+ * beside the first fragment. Owns the trace, the choice and the written names. Workload: one
+ * trace of a few million accesses, one search. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pipeline_internal.h"
+#include "ramplace/util.h"
+
+static int refuse(rp_err *err, const char *why)
+{
+	return rp_err_set(err, RP_EUSAGE, "--trace: %s", why);
+}
+
+/* The input sections of each plan unit (its functions' sections, distinct), as layout units. */
+static int plan_sections(const rp_pipeline *p, const rp_plan *plan, size_t **secs, size_t **first, rp_err *err)
+{
+	size_t total = 0;
+	for (size_t u = 0; u < plan->nunits; u++)
+		total += plan->units[u].nfuncs;
+	*secs = malloc((total ? total : 1) * sizeof(size_t));
+	*first = malloc((plan->nunits + 1) * sizeof(size_t));
+	if (!*secs || !*first)
+		return rp_err_nomem(err, "laying out");
+	size_t n = 0;
+	for (size_t u = 0; u < plan->nunits; u++) {
+		(*first)[u] = n;
+		for (size_t k = 0; k < plan->units[u].nfuncs; k++) {
+			const rp_plan_func *pf = &plan->units[u].funcs[k];
+			const rp_func *f = rp_image_func_by_name(p->img, pf->name, pf->file);
+			const rp_map_insec *s = f ? rp_map_insec_at(p->map, f->addr) : NULL;
+			if (!s)
+				continue;
+			size_t i = (size_t)(s - p->map->insecs), dup = 0;
+			for (size_t j = (*first)[u]; j < n; j++)
+				dup |= (*secs)[j] == i;
+			if (!dup)
+				(*secs)[n++] = i;
+		}
+	}
+	(*first)[plan->nunits] = n;
+	return 0;
+}
+
+static int checks(const rp_pipeline *p, rp_err *err)
+{
+	if (!p->map)
+		return refuse(err, "laying out flash needs the link map (--map FILE, or fw.map beside the ELF)");
+	if (!p->cycles.have_model || p->cycles.models.n > 1)
+		return refuse(err, "needs the one flash model the trace was recorded under (--flash-model SPEC)");
+	if (p->placement.nplans != 1)
+		return refuse(err, "lays out one region's placement (a config with several regions is not supported yet)");
+	if (p->data.enabled)
+		return refuse(err, "does not lay out read-only data yet: drop --data");
+	return 0;
+}
+
+/* Whether the function (name, file) is one of the first k units' of plan. */
+static int in_kept_units(const rp_plan *plan, size_t k, const rp_func_total *f)
+{
+	for (size_t u = 0; u < k && u < plan->nunits; u++)
+		for (size_t j = 0; j < plan->units[u].nfuncs; j++) {
+			const rp_plan_func *pf = &plan->units[u].funcs[j];
+			if (strcmp(pf->name, f->func) == 0 &&
+			    ((!pf->file && !f->file) || (pf->file && f->file && strcmp(pf->file, f->file) == 0)))
+				return 1;
+		}
+	return 0;
+}
+
+/* Places again with only the first k units' functions weighed, so that the plan, its veneers
+ * and its padding are the placement's own for exactly that set (cutting the plan would leave
+ * its accounting stale). */
+static int replace_with_kept(rp_pipeline *p, size_t k, const rp_db_totals *w, rp_err *err)
+{
+	rp_db_totals kept = *w;
+	if (!(kept.funcs = malloc((w->nfuncs ? w->nfuncs : 1) * sizeof(*kept.funcs))))
+		return rp_err_nomem(err, "laying out");
+	for (size_t i = 0; i < w->nfuncs; i++) {
+		kept.funcs[i] = w->funcs[i];
+		if (!in_kept_units(p->placement.plans[0], k, &w->funcs[i]))
+			kept.funcs[i].count = 0, kept.funcs[i].samples = 0, kept.funcs[i].seconds = 0;
+	}
+	rp_placement again;
+	memset(&again, 0, sizeof(again));
+	int rc = rp_place(p->img, p->map, &kept, &p->opts, &again, err);
+	free(kept.funcs);
+	if (rc)
+		return rc;
+	rp_placement_release(&p->placement);
+	p->placement = again;
+	return 0;
+}
+
+/* The search over one placement's units (its plan's order). */
+static int search_placement(rp_pipeline *p, const rp_placement *pl, rp_layout_choice *out, rp_err *err)
+{
+	const rp_plan *plan = pl->plans[0];
+	size_t *secs = NULL, *first = NULL;
+	int rc = plan_sections(p, plan, &secs, &first, err);
+	if (!rc) {
+		const rp_place_opts *o = &p->opts;
+		int required = o->npin || o->nclosure || o->nhandlers || o->all_handlers;
+		rp_layout_units units = { secs, first, plan->nunits, required ? plan->nunits : 0 };
+		rc = rp_layout_search(p->layout.trace, &p->layout.link, &units, &p->cycles.model, !p->layout.no_order, out,
+				      err);
+	}
+	free(secs);
+	free(first);
+	return rc;
+}
+
+/* Placing in cycles, the placement by samples (instructions, for exact counts) is searched too:
+ * its set can price lower once copies, veneers and the layout are counted. Adopted when it
+ * does; *weights then says which weights made the plan. */
+static int try_by_samples(rp_pipeline *p, const rp_db_totals **weights, rp_err *err)
+{
+	rp_pipe_layout *L = &p->layout;
+	if (p->weights == &p->totals)
+		return 0;
+	rp_placement by_samples;
+	rp_layout_choice choice;
+	memset(&by_samples, 0, sizeof(by_samples));
+	memset(&choice, 0, sizeof(choice));
+	int rc = rp_place(p->img, p->map, &p->totals, &p->opts, &by_samples, err);
+	if (!rc && by_samples.nplans == 1)
+		rc = search_placement(p, &by_samples, &choice, err);
+	if (!rc && by_samples.nplans == 1 && choice.chosen.cycles < L->choice.chosen.cycles) {
+		choice.evaluations += L->choice.evaluations;
+		choice.seconds += L->choice.seconds;
+		rp_layout_choice_release(&L->choice);
+		L->choice = choice;
+		memset(&choice, 0, sizeof(choice));
+		rp_placement_release(&p->placement);
+		p->placement = by_samples;
+		memset(&by_samples, 0, sizeof(by_samples));
+		L->by_samples = 1;
+		*weights = &p->totals;
+	} else if (!rc) {
+		L->choice.evaluations += choice.evaluations;
+		L->choice.seconds += choice.seconds;
+	}
+	rp_layout_choice_release(&choice);
+	rp_placement_release(&by_samples);
+	return rc;
+}
+
+int pipe_layout_run(rp_pipeline *p, rp_err *err)
+{
+	rp_pipe_layout *L = &p->layout;
+	if (!L->trace_path || !p->have_profile)
+		return 0;
+	if (checks(p, err))
+		return err->code;
+	const rp_db_totals *weights = p->weights;
+	int rc = rp_layout_trace_load(&L->trace, p->map, p->img, L->trace_path, err);
+	if (!rc)
+		rc = rp_layout_link_init(&L->link, p->img, p->map, L->trace, p->placement.plans[0]->outsec, err);
+	if (!rc)
+		rc = search_placement(p, &p->placement, &L->choice, err);
+	if (!rc)
+		rc = try_by_samples(p, &weights, err);
+	if (!rc) {
+		L->nunits_before = p->placement.plans[0]->nunits;
+		if (L->choice.nunits_kept < L->nunits_before)
+			rc = replace_with_kept(p, L->choice.nunits_kept, weights, err);
+	}
+	if (!rc && p->placement.plans[0]->nunits != L->choice.nunits_kept)
+		rc = rp_err_set(err, RP_EINPUT, "--trace: placing the %zu unit(s) the layout kept gave %zu: %s",
+				L->choice.nunits_kept, p->placement.plans[0]->nunits,
+				"please report it with the profile, the ELF, its map and the trace");
+	L->done = !rc;
+	return rc;
+}
+
+/* dir/name beside the first fragment. */
+static int beside(char **out, const char *fragment, const char *name, rp_err *err)
+{
+	const char *slash = strrchr(fragment, '/');
+	return slash ? rp_asprintf(out, err, "%.*s/%s", (int)(slash - fragment), fragment, name)
+		     : rp_strdup(out, name, err);
+}
+
+/* The ordered sections as GNU ld patterns; a section no pattern can name stays where the
+ * catch-all puts it (counted in L->nunnamed). */
+static int write_fragment(rp_pipe_layout *L, const rp_map *map, const char *path, rp_err *err)
+{
+	rp_afile af;
+	if (rp_afile_open(&af, path, err))
+		return err->code;
+	fprintf(af.fp, "/* flashtext.ld: the hot code that stays in flash, in the order `ramplace place --trace`\n"
+		       " * chose under %s. INCLUDE it at the start of the text output section, before its\n"
+		       " * catch-all (input section rules are first-match). */\n", L->model_name);
+	if (L->choice.text_align > 1)
+		fprintf(af.fp, ". = ALIGN(%llu);\n", (unsigned long long)L->choice.text_align);
+	for (size_t k = 0; k < L->choice.norder; k++) {
+		char *pat = NULL;
+		rp_err perr = RP_ERR_INIT;
+		if (rp_map_insec_pattern(&pat, &map->insecs[L->choice.order[k]], &perr)) {
+			if (perr.code == RP_ENOMEM) {
+				rp_afile_abort(&af);
+				return rp_err_nomem(err, "writing flashtext.ld");
+			}
+			L->nunnamed++;
+			continue;
+		}
+		if (L->choice.order_align > 1)
+			fprintf(af.fp, ". = ALIGN(%llu); ", (unsigned long long)L->choice.order_align);
+		fprintf(af.fp, "%s\n", pat);
+		free(pat);
+	}
+	return rp_afile_commit(&af, err);
+}
+
+/* ld.lld's --symbol-ordering-file: the functions of the ordered sections, in order. */
+static int write_order(const rp_pipe_layout *L, const rp_image *img, const rp_map *map, const char *path, rp_err *err)
+{
+	rp_afile af;
+	if (rp_afile_open(&af, path, err))
+		return err->code;
+	for (size_t k = 0; k < L->choice.norder; k++) {
+		const rp_map_insec *s = &map->insecs[L->choice.order[k]];
+		for (size_t f = 0; f < img->nfuncs; f++)
+			if (img->funcs[f].addr >= s->addr && img->funcs[f].addr - s->addr < s->size)
+				fprintf(af.fp, "%s\n", img->funcs[f].name);
+	}
+	return rp_afile_commit(&af, err);
+}
+
+int pipe_layout_write(rp_pipeline *p, const char *first_fragment, rp_err *err)
+{
+	rp_pipe_layout *L = &p->layout;
+	char *ld = NULL, *order = NULL;
+	int rc = beside(&ld, first_fragment, "flashtext.ld", err);
+	if (!rc)
+		rc = beside(&order, first_fragment, "flashtext.order", err);
+	if (!rc && L->done) {
+		snprintf(L->model_name, sizeof(L->model_name), "%s", p->cycles.model.name);
+		rc = write_fragment(L, p->map, ld, err);
+		if (!rc)
+			rc = write_order(L, p->img, p->map, order, err);
+		if (!rc)
+			rc = rp_strdup(&L->fragment_path, ld, err);
+	} else if (!rc && access(ld, F_OK) == 0) {   /* an earlier order would outlive its trace */
+		rp_afile af;
+		rc = rp_afile_open(&af, ld, err);
+		if (!rc) {
+			fprintf(af.fp, "/* flashtext.ld: no order (place without --trace): flash keeps the link order */\n");
+			rc = rp_afile_commit(&af, err);
+		}
+	}
+	free(ld);
+	free(order);
+	return rc;
+}
+
+void pipe_layout_release(rp_pipe_layout *L)
+{
+	rp_layout_trace_free(L->trace);
+	rp_layout_link_release(&L->link);
+	rp_layout_choice_release(&L->choice);
+	free(L->fragment_path);
+	L->trace = NULL;
+	L->fragment_path = NULL;
+	L->done = 0;
+}

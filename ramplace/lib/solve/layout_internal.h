@@ -1,0 +1,37 @@
+/* layout_internal.h: what the pieces of lib/solve's layout pricing share (layout.h): walking a
+ * trace access by access over the map's input sections. Private to lib/solve. */
+#ifndef RAMPLACE_SOLVE_LAYOUT_INTERNAL_H
+#define RAMPLACE_SOLVE_LAYOUT_INTERNAL_H
+
+#include <stdio.h>
+
+#include "ramplace/layout.h"
+
+/* One access of the trace, placed: its input section (npieces: none) and offset in it (the
+ * address itself outside every section), and for a fetch entering a section at a function's
+ * entry (or its first byte) from another section's fetch, that section (else UINT32_MAX). */
+typedef struct lt_access {
+	rp_fm_op op;
+	uint32_t piece, off, size, from;
+	int window;            /* the first access of a sampled window (no run goes on across it) */
+} lt_access;
+
+/* What a sampled trace says of itself (trace-window=, trace-period=). */
+typedef struct lt_meta {
+	uint64_t windows;      /* "# window at INDEX" lines */
+	uint64_t total;        /* "# accesses TOTAL": every access the run made; 0 when not sampled */
+} lt_meta;
+
+typedef int (*lt_visit)(void *ctx, const lt_access *a, rp_err *err);
+
+/* Reads the trace from f (name for messages) and calls visit for each access in order; fills
+ * *meta. RP_EINPUT naming name and line for a malformed line or an address above 4 GiB. */
+int lt_walk(FILE *f, const char *name, const rp_map *map, const rp_image *img, lt_visit visit, void *ctx,
+	    lt_meta *meta, rp_err *err);
+
+/* a->veneer_slot: a slot per RAM section called from flash (a->nveneers of them), in the order
+ * the trace first calls them; *ram_veneer_bytes: the RAM side's veneers (layout_price.c). */
+int lt_assign_veneers(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
+		      rp_layout_addrs *a, uint64_t *ram_veneer_bytes, rp_err *err);
+
+#endif

@@ -1,0 +1,84 @@
+/* layout_relinked.c: the layout a relink made, read back from its ELF (layout.h:
+ * rp_layout_addrs_relinked), so that the flash-only trace prices the relinked firmware with the
+ * link model out of the way. Owns the addresses it fills. Workload: once per relink measured
+ * (bench/bench_layout_eval), a few thousand sections. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout_internal.h"
+#include "ramplace/util.h"
+
+/* The first function of old inside [s->addr, s->addr + s->size), or NULL. */
+static const rp_func *first_func(const rp_image *old, const rp_map_insec *s)
+{
+	const rp_func *f = rp_image_func_at(old, s->addr);
+	if (f && f->addr == s->addr)
+		return f;
+	for (size_t i = 0; i < old->nfuncs; i++)
+		if (old->funcs[i].addr >= s->addr && old->funcs[i].addr - s->addr < s->size)
+			return &old->funcs[i];
+	return NULL;
+}
+
+/* Where the relink put the output section named name, less where the map had it. */
+static int64_t section_shift(const rp_map *map, const rp_image *relinked, const char *name)
+{
+	const rp_map_outsec *o = rp_map_outsec_find(map, name);
+	const rp_section *n = rp_image_section(relinked, name);
+	return o && n ? (int64_t)(n->vma - o->addr) : 0;
+}
+
+static int in_flash(const rp_image *relinked, const char *text_outsec, uint64_t addr)
+{
+	const rp_section *text = rp_image_section(relinked, text_outsec);
+	/* flash: the text section's memory; a RAM address is far from it (0x20000000 on Cortex-M) */
+	return text && (addr >= text->vma ? addr - text->vma : text->vma - addr) < 0x10000000u;
+}
+
+int rp_layout_addrs_relinked(const rp_layout_trace *t, const rp_layout_link *link, const rp_image *old,
+			     const rp_image *relinked, unsigned char *in_ram, rp_layout_addrs *out, rp_err *err)
+{
+	const rp_map *map = t->map;
+	memset(out, 0, sizeof(*out));
+	memset(in_ram, 0, t->npieces);
+	if (!(out->addr = malloc((t->npieces + 1) * sizeof(uint64_t))))
+		return rp_err_nomem(err, "reading a relinked layout");
+	for (size_t i = 0; i < t->npieces; i++) {
+		const rp_map_insec *s = &map->insecs[i];
+		const rp_func *f = first_func(old, s);
+		const rp_func *g = f ? rp_image_func_by_name(relinked, f->name, f->file) : NULL;
+		if (g) {
+			out->addr[i] = g->addr - (f->addr - s->addr);
+			in_ram[i] = !in_flash(relinked, link->text_outsec, g->addr);
+		} else {
+			out->addr[i] = (uint64_t)((int64_t)s->addr + section_shift(map, relinked, s->outsec));
+		}
+	}
+	out->addr[t->npieces] = 0;
+	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0 };
+	uint64_t ram_veneer_bytes;
+	if (lt_assign_veneers(t, link, &lp, out, &ram_veneer_bytes, err))
+		return err->code;
+	if (out->nveneers && !(out->veneer_addr = calloc(out->nveneers, sizeof(uint64_t))))
+		return rp_err_nomem(err, "reading a relinked layout");
+	for (size_t i = 0; i < t->npieces; i++) {
+		if (out->veneer_slot[i] == UINT32_MAX)
+			continue;
+		const rp_func *f = first_func(old, &map->insecs[i]);
+		char *name = NULL;
+		if (rp_asprintf(&name, err, "__%s_veneer", f ? f->name : "?"))
+			return err->code;
+		uint64_t at = 0;   /* a local symbol of no file: looked for by name alone */
+		for (size_t k = 0; !at && k < relinked->nfuncs; k++)
+			if (strcmp(relinked->funcs[k].name, name) == 0)
+				at = relinked->funcs[k].addr;
+		free(name);
+		out->veneer_addr[out->veneer_slot[i]] = at;
+	}
+	const rp_section *ram = rp_image_section(relinked, link->ram_outsec);
+	if (ram && ram->size) {
+		out->load_addr = ram->lma;
+		out->load_size = ram->size;
+	}
+	return 0;
+}

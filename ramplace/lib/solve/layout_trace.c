@@ -1,0 +1,235 @@
+/* layout_trace.c: the QEMU plugin's access trace (trace=FILE, "F|R hex-addr size" per access)
+ * read against a link map and compressed into runs (layout.h). Owns the trace's runs and
+ * per-section counts. Workload: a trace of tens of millions of accesses, read once as a stream
+ * (never whole into memory); the runs are about a fifth of the accesses (basic blocks and the
+ * data reads between them). Every line is outside input: a bad one fails naming file and line. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout_internal.h"
+#include "ramplace/util.h"
+
+/* The hex address and decimal size of "F 2b4c 2"; 0, or -1 when the line is not one. */
+static int parse_line(const char *p, size_t n, rp_fm_op *op, uint64_t *addr, unsigned *size)
+{
+	if (n < 5 || (p[0] != 'F' && p[0] != 'R') || p[1] != ' ')
+		return -1;
+	*op = p[0] == 'F' ? RP_FM_FETCH : RP_FM_READ;
+	size_t i = 2, digits = 0;
+	uint64_t a = 0;
+	for (int d; i < n && (d = rp_hex_digit(p[i])) >= 0; i++, digits++)
+		a = a << 4 | (uint64_t)d;
+	if (!digits || digits > 16 || i >= n || p[i] != ' ')
+		return -1;
+	unsigned s = 0;
+	for (i++, digits = 0; i < n && p[i] >= '0' && p[i] <= '9' && digits < 3; i++, digits++)
+		s = s * 10 + (unsigned)(p[i] - '0');
+	if (!digits || i != n || s < 1 || s > 16)
+		return -1;
+	*addr = a, *size = s;
+	return 0;
+}
+
+/* The input section holding addr: the last one found first (a run stays in one), else the map's
+ * binary search; map->ninsecs when none. */
+static size_t piece_of(const rp_map *map, uint64_t addr, size_t last)
+{
+	if (last < map->ninsecs && addr - map->insecs[last].addr < map->insecs[last].size)
+		return last;
+	const rp_map_insec *s = rp_map_insec_at(map, addr);
+	return s ? (size_t)(s - map->insecs) : map->ninsecs;
+}
+
+/* A function starts at addr (a call lands there; a return never does). */
+static int is_entry(const rp_image *img, uint64_t addr)
+{
+	const rp_func *f = img ? rp_image_func_at(img, addr) : NULL;
+	return f && f->addr == addr;
+}
+
+/* "# window at N" or "# accesses N" into *meta; -1 for any other comment. */
+static int parse_comment(const char *p, size_t n, lt_meta *meta, int *window)
+{
+	char text[64];
+	unsigned long long v;
+	char extra;
+	if (n >= sizeof(text))
+		return -1;
+	memcpy(text, p, n);
+	text[n] = '\0';
+	if (sscanf(text, "# window at %llu%c", &v, &extra) == 1) {
+		meta->windows++;
+		*window = 1;
+		return 0;
+	}
+	if (sscanf(text, "# accesses %llu%c", &v, &extra) == 1 && strchr(text + 11, '-') == NULL) {
+		meta->total = v;
+		return 0;
+	}
+	return -1;
+}
+
+int lt_walk(FILE *f, const char *name, const rp_map *map, const rp_image *img, lt_visit visit, void *ctx,
+	    lt_meta *meta, rp_err *err)
+{
+	int window = 0;
+	memset(meta, 0, sizeof(*meta));
+	char *buf = NULL;
+	size_t cap = 0, lineno = 0, last = SIZE_MAX;
+	uint32_t last_fetch_piece = UINT32_MAX;
+	ssize_t got;
+	int rc = 0;
+	errno = 0;
+	while (!rc && (got = getline(&buf, &cap, f)) >= 0) {
+		size_t n = (size_t)got;
+		lineno++;
+		while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+			n--;
+		if (n && buf[0] == '#') {
+			if (parse_comment(buf, n, meta, &window) == 0) {
+				last_fetch_piece = UINT32_MAX;   /* no call is seen across a gap */
+				continue;
+			}
+			rc = rp_err_set(err, RP_EINPUT, "%s:%zu: a comment the plugin does not write (\"# window at N\", "
+					"\"# accesses N\")", name, lineno);
+			break;
+		}
+		lt_access a = { .from = UINT32_MAX, .window = window };
+		window = 0;
+		uint64_t addr;
+		if (parse_line(buf, n, &a.op, &addr, &a.size) || addr > UINT32_MAX - 16) {
+			rc = rp_err_set(err, RP_EINPUT, "%s:%zu: not an access of the plugin's trace (\"F|R hex-address size\", "
+					"a 32-bit address, size 1 to 16)", name, lineno);
+			break;
+		}
+		last = piece_of(map, addr, last);
+		a.piece = (uint32_t)last;
+		a.off = (uint32_t)(last < map->ninsecs ? addr - map->insecs[last].addr : addr);
+		if (a.op == RP_FM_FETCH) {
+			if (last < map->ninsecs && last_fetch_piece != a.piece && (a.off == 0 || is_entry(img, addr)))
+				a.from = last_fetch_piece;
+			last_fetch_piece = a.piece;
+		}
+		rc = visit(ctx, &a, err);
+	}
+	if (!rc && ferror(f))
+		rc = rp_err_set(err, RP_EIO, "%s: read error after line %zu: %s", name, lineno, strerror(errno));
+	free(buf);
+	return rc;
+}
+
+/* The loader's visitor: merges an access into the current run or starts the next. */
+typedef struct loader {
+	rp_layout_trace *t;
+	size_t cap;
+	rp_layout_run cur;
+	int have;
+} loader;
+
+static int push_run(loader *l, rp_err *err)
+{
+	rp_layout_trace *t = l->t;
+	if (!l->have)
+		return 0;
+	if (rp_grow((void **)&t->runs, &l->cap, t->nruns + 1, sizeof(*t->runs), err))
+		return err->code;
+	t->runs[t->nruns++] = l->cur;
+	l->have = 0;
+	return 0;
+}
+
+static int load_visit(void *ctx, const lt_access *a, rp_err *err)
+{
+	loader *l = ctx;
+	rp_layout_trace *t = l->t;
+	rp_layout_run *c = &l->cur;
+	t->accesses++;
+	*(a->op == RP_FM_FETCH ? &t->fetches : &t->reads) += 1;
+	if (a->piece < t->npieces)
+		*(a->op == RP_FM_FETCH ? &t->piece_fetches[a->piece] : &t->piece_reads[a->piece]) += 1;
+	else
+		t->outside++;
+	if (l->have && !a->window && c->op == a->op && c->piece == a->piece && a->from == UINT32_MAX && c->n < UINT32_MAX &&
+	    a->off == c->off + c->len && c->len <= UINT32_MAX - a->size) {
+		if (c->op == RP_FM_FETCH)   /* where each fetch starts, while the mask holds the run */
+			c->starts = c->len + a->size <= RP_FM_RUN_STARTS_BYTES && c->len % 2 == 0
+					    ? c->starts | 1ull << (c->len / 2) : 0;
+		c->len += a->size;
+		c->n++;
+		return 0;
+	}
+	if (push_run(l, err))
+		return err->code;
+	*c = (rp_layout_run){ a->piece, a->off, a->size, 1, a->op == RP_FM_FETCH, a->from, (uint8_t)a->op };
+	l->have = 1;
+	return 0;
+}
+
+static int load_stream(rp_layout_trace **out, const rp_map *map, const rp_image *img, FILE *f, const char *name,
+		       rp_err *err)
+{
+	rp_layout_trace *t = calloc(1, sizeof(*t));
+	if (!t)
+		return rp_err_nomem(err, "reading a trace");
+	t->map = map;
+	t->npieces = map->ninsecs;
+	t->piece_fetches = calloc(t->npieces + 1, sizeof(uint64_t));
+	t->piece_reads = calloc(t->npieces + 1, sizeof(uint64_t));
+	loader l = { .t = t };
+	lt_meta meta;
+	int rc = !t->piece_fetches || !t->piece_reads ? rp_err_nomem(err, "reading a trace") : 0;
+	if (!rc)
+		rc = lt_walk(f, name, map, img, load_visit, &l, &meta, err);
+	if (!rc)
+		rc = push_run(&l, err);
+	if (!rc && !t->accesses)
+		rc = rp_err_set(err, RP_EINPUT, "%s: the trace holds no access (the plugin's trace=FILE with model=SPEC)", name);
+	if (!rc && meta.windows && meta.total < t->accesses)
+		rc = rp_err_set(err, RP_EINPUT, "%s: a sampled trace (\"# window\" lines) that does not end with \"# accesses N\" "
+				"for at least its %llu accesses: cut short?", name, (unsigned long long)t->accesses);
+	if (!rc) {
+		t->windows = meta.windows;
+		t->scale = meta.windows ? (double)meta.total / (double)t->accesses : 1.0;
+	}
+	if (rc) {
+		rp_layout_trace_free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+int rp_layout_trace_load(rp_layout_trace **out, const rp_map *map, const rp_image *img, const char *path,
+			 rp_err *err)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return rp_err_set(err, RP_EINPUT, "%s: %s", path, strerror(errno));
+	int rc = load_stream(out, map, img, f, path, err);
+	fclose(f);
+	return rc;
+}
+
+int rp_layout_trace_parse(rp_layout_trace **out, const rp_map *map, const rp_image *img, const char *text, size_t len,
+			  const char *name, rp_err *err)
+{
+	if (!len)
+		return rp_err_set(err, RP_EINPUT, "%s: the trace holds no access", name);
+	FILE *f = fmemopen((void *)text, len, "r");
+	if (!f)
+		return rp_err_nomem(err, "reading a trace");
+	int rc = load_stream(out, map, img, f, name, err);
+	fclose(f);
+	return rc;
+}
+
+void rp_layout_trace_free(rp_layout_trace *t)
+{
+	if (!t)
+		return;
+	free(t->runs);
+	free(t->piece_fetches);
+	free(t->piece_reads);
+	free(t);
+}

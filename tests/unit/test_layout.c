@@ -1,0 +1,252 @@
+/* test_layout.c: the layout pricing (layout.h) on a small map worked out by hand: the trace's
+ * runs and their call entries, the link model's addresses when a section moves to RAM or is
+ * ordered first, pricing from runs equal to pricing access by access for caches, the run API
+ * of flashmodel.h against single accesses, the search keeping a move only when it pays, and the
+ * reader's refusals (file and line). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ramplace/layout.h"
+#include "ramplace/map.h"
+
+/* .ramtext's load image at 0x100, then .text: a, b, c (0x20 each, 4-aligned), then .rodata. */
+static const char map_text[] =
+	"Memory Configuration\n\nName Origin Length Attributes\n"
+	"FLASH 0x00000000 0x00400000 xr\nRAM 0x20000000 0x00010000 xrw\n\n"
+	"Linker script and memory map\n\n"
+	".ramtext 0x20000000 0x0 load address 0x00000100\n"
+	".text 0x00000100 0x60\n"
+	" .text.a 0x00000100 0x20 a.o\n"
+	" .text.b 0x00000120 0x20 b.o\n"
+	" .text.c 0x00000140 0x20 c.o\n"
+	".rodata 0x00000160 0x10\n"
+	" .rodata.t 0x00000160 0x10 a.o\n";
+
+typedef struct fixture {
+	rp_map *map;
+	rp_image img;
+} fixture;
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+	rp_err err = RP_ERR_INIT;
+	if (!f || rp_map_parse(&f->map, map_text, sizeof(map_text) - 1, "t.map", &err))
+		return -1;
+	f->img.veneer_size = 8;   /* ARMv7-M: ldr.w pc + literal */
+	f->img.veneer_block_align = 8;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+	rp_map_free(f->map);
+	free(f);
+	return 0;
+}
+
+static rp_layout_trace *parse(const fixture *f, const char *text)
+{
+	rp_layout_trace *t = NULL;
+	rp_err err = RP_ERR_INIT;
+	if (rp_layout_trace_parse(&t, f->map, NULL, text, strlen(text), "t.trace", &err))
+		fail_msg("%s", err.msg);
+	return t;
+}
+
+/* a's loop calls b (entered at its first byte), returns, reads .rodata. */
+static const char loop_trace[] =
+	"F 100 2\nF 102 2\nF 104 4\n"   /* a: one run of three */
+	"F 120 2\nF 122 2\n"            /* b entered from a: a call */
+	"F 108 2\n"                     /* back in a mid-way: a return, no entry */
+	"R 160 4\nR 164 4\n"            /* .rodata: one read run */
+	"F 10a 2\n";
+
+static void test_runs(void **state)
+{
+	fixture *f = *state;
+	rp_layout_trace *t = parse(f, loop_trace);
+	assert_int_equal(t->accesses, 9);
+	assert_int_equal(t->nruns, 5);
+	assert_int_equal(t->runs[0].n, 3);
+	assert_int_equal(t->runs[0].len, 8);
+	assert_int_equal(t->runs[1].piece, 1);
+	assert_int_equal(t->runs[1].from, 0);               /* the call */
+	assert_int_equal(t->runs[2].from, UINT32_MAX);      /* the return */
+	assert_int_equal(t->runs[3].op, RP_FM_READ);
+	assert_int_equal(t->runs[3].n, 2);
+	assert_int_equal(t->piece_fetches[0], 5);
+	assert_int_equal(t->piece_reads[3], 2);
+	rp_layout_trace_free(t);
+}
+
+static void test_arrange(void **state)
+{
+	fixture *f = *state;
+	rp_layout_trace *t = parse(f, loop_trace);
+	rp_layout_link link;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_layout_link_init(&link, &f->img, f->map, t, ".ramtext", &err), 0);
+	assert_string_equal(link.text_outsec, ".text");
+	assert_int_equal(link.ram_lma_known, 1);
+	assert_int_equal(link.ram_lma, 0x100);
+	link.all_direct = 1;   /* no call graph in a hand-made image */
+	/* b to RAM: its 0x20 bytes load at 0x100, .text moves up by them and a's veneer block
+	 * (one veneer, 8-aligned) follows c; .rodata follows */
+	unsigned char in_ram[4] = { 0, 1, 0, 0 };
+	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0 };
+	rp_layout_addrs a;
+	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(a.load_addr, 0x100);
+	assert_int_equal(a.load_size, 0x20);
+	assert_int_equal(a.addr[0], 0x120);
+	assert_int_equal(a.addr[2], 0x140);
+	assert_int_equal(a.nveneers, 1);
+	assert_int_equal(a.veneer_base, 0x160);
+	assert_int_equal(a.addr[3], 0x168);
+	rp_layout_addrs_release(&a);
+	/* c ordered first, the text aligned to 64: c at 0x100, then a and b */
+	size_t order[1] = { 2 };
+	rp_layout_plan lp2 = { NULL, order, 1, 0, 64 };
+	assert_int_equal(rp_layout_arrange(t, &link, &lp2, &a, &err), 0);
+	assert_int_equal(a.addr[2], 0x100);
+	assert_int_equal(a.addr[0], 0x120);
+	assert_int_equal(a.addr[1], 0x140);
+	assert_int_equal(a.addr[3], 0x160);
+	rp_layout_addrs_release(&a);
+	rp_layout_link_release(&link);
+	rp_layout_trace_free(t);
+}
+
+/* Runs priced through the run API cost what the single accesses cost: on a cache, and with
+ * the fetches' starts on ws and art too (prefetch=1 counts the fetches served since a read). */
+static void test_runs_exact(void **state)
+{
+	(void)state;
+	const char *specs[] = { "cache:size=256,ways=2,line=16,penalty=10", "cache:rp2040",
+				"cache:size=128,ways=1,line=8,penalty=7", "ws:5", "art:ws=5,line=16,lines=8",
+				"art:ws=3,line=8,lines=2,prefetch=1" };
+	for (size_t s = 0; s < sizeof(specs) / sizeof(specs[0]); s++) {
+		rp_fm_cfg cfg;
+		char why[200];
+		assert_int_equal(rp_fm_parse(&cfg, specs[s], why, sizeof(why)), 0);
+		rp_fm *one = rp_fm_new(&cfg), *runs = rp_fm_new(&cfg);
+		uint64_t a = 0, b = 0, seed = 12345 + s;
+		for (int k = 0; k < 2000; k++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			uint64_t start = (seed >> 33) % 2048 & ~1ull, n = 1 + (seed >> 20) % 12, len = 0, starts = 0;
+			for (uint64_t i = 0; i < n; i++) {
+				unsigned size = (seed >> (i % 30)) & 1 ? 4 : 2;
+				a += rp_fm_access(one, start + len, size, RP_FM_FETCH);
+				starts |= 1ull << (len / 2);
+				len += size;
+			}
+			/* the starts half the time: with them or without, a cache costs the same */
+			int exact_only = strncmp(specs[s], "cache", 5) != 0;
+			b += rp_fm_access_run(runs, start, len, n, k % 2 || exact_only ? starts : 0, RP_FM_FETCH);
+			if (k % 7 == 0) {
+				a += rp_fm_access(one, 4096 + (seed >> 40) % 256, 4, RP_FM_READ);
+				b += rp_fm_access_run(runs, 4096 + (seed >> 40) % 256, 4, 1, 0, RP_FM_READ);
+			}
+		}
+		assert_int_equal(a, b);
+		rp_fm_stats sa, sb;
+		rp_fm_get_stats(one, &sa);
+		rp_fm_get_stats(runs, &sb);
+		assert_int_equal(sa.misses, sb.misses);
+		assert_int_equal(sa.fetches, sb.fetches);
+		rp_fm_free(one);
+		rp_fm_free(runs);
+	}
+}
+
+/* A function called 200 times from a loop that fits the cache: moving it costs a veneer per
+ * call and its copy, and saves nothing, so the search keeps it in flash. */
+static void test_search_keeps_what_does_not_pay(void **state)
+{
+	fixture *f = *state;
+	char *text = malloc(200 * 40 + 1), *p = text;
+	for (int i = 0; i < 200; i++)
+		p += sprintf(p, "F 100 4\nF 104 4\nF 140 2\nF 142 2\nF 108 2\n");
+	rp_layout_trace *t = parse(f, text);
+	free(text);
+	rp_layout_link link;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_layout_link_init(&link, &f->img, f->map, t, ".ramtext", &err), 0);
+	link.all_direct = 1;
+	size_t secs[1] = { 2 }, first[2] = { 0, 1 };
+	rp_layout_units units = { secs, first, 1, 0 };
+	rp_fm_cfg cfg;
+	char why[200];
+	assert_int_equal(rp_fm_parse(&cfg, "cache:size=256,ways=2,line=16,penalty=10", why, sizeof(why)), 0);
+	rp_layout_choice c;
+	assert_int_equal(rp_layout_search(t, &link, &units, &cfg, 0, &c, &err), 0);
+	assert_int_equal(c.nunits_kept, 0);
+	assert_true(c.as_placed.cycles > c.flash_only.cycles);
+	assert_int_equal(c.chosen.cycles, c.flash_only.cycles);
+	rp_layout_choice_release(&c);
+	rp_layout_link_release(&link);
+	rp_layout_trace_free(t);
+}
+
+static void bad(const fixture *f, const char *text, const char *says)
+{
+	rp_layout_trace *t = NULL;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_layout_trace_parse(&t, f->map, NULL, text, strlen(text), "t.trace", &err), RP_EINPUT);
+	assert_null(t);
+	if (!strstr(err.msg, says))
+		fail_msg("'%s' does not say '%s'", err.msg, says);
+}
+
+static void test_refusals(void **state)
+{
+	fixture *f = *state;
+	bad(f, "F 100 2\nF 102 2\nX 104 2\n", "t.trace:3:");
+	bad(f, "F 100 0\n", "t.trace:1:");
+	bad(f, "F 100 17\n", "t.trace:1:");
+	bad(f, "F 1g0 2\n", "t.trace:1:");
+	bad(f, "F 100000000 2\n", "t.trace:1:");        /* above 4 GiB */
+	bad(f, "F 100 2 extra\n", "t.trace:1:");
+	bad(f, "\n", "t.trace:1:");
+	bad(f, "", "no access");
+	bad(f, "F 100 2\n# a note\n", "t.trace:2:");                 /* no comment the plugin does not write */
+	bad(f, "# window at 0\nF 100 2\nF 102 2\n", "cut short");    /* sampled, without its total */
+	bad(f, "# window at 0\nF 100 2\nF 102 2\n# accesses 1\n", "cut short");
+}
+
+/* A sampled trace: windows break runs and calls, and the runs' cost is scaled by every access
+ * over those kept. */
+static void test_sampled(void **state)
+{
+	fixture *f = *state;
+	rp_layout_trace *t = parse(f, "# window at 0\nF 100 2\nF 102 2\n# window at 50\nF 104 2\nF 120 2\n"
+				      "# accesses 40\n");
+	assert_int_equal(t->windows, 2);
+	assert_int_equal(t->accesses, 4);
+	assert_true(t->scale == 10.0);
+	assert_int_equal(t->nruns, 3);              /* 100-104 and 104-106 are two runs: a window between */
+	assert_int_equal(t->runs[2].from, 0);       /* a call within the second window */
+	rp_layout_trace_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_arrange, setup, teardown),
+		cmocka_unit_test(test_runs_exact),
+		cmocka_unit_test_setup_teardown(test_search_keeps_what_does_not_pay, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sampled, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
