@@ -25,6 +25,9 @@ void place_layout_print(const rp_pipe_layout *L)
 		printf(", the text aligned to %llu", (unsigned long long)c->text_align);
 	if (c->order_align > 1)
 		printf(", each ordered section to %llu", (unsigned long long)c->order_align);
+	if (c->tail_pad)
+		printf(", %llu byte(s) after them so that what follows the text keeps its offset in a %llu-byte line",
+		       (unsigned long long)c->tail_pad, (unsigned long long)c->tail_line);
 	if (L->nunnamed)
 		printf(", %zu left in place (no pattern names them)", L->nunnamed);
 	printf("; %zu layouts priced in %.2f s\n", c->evaluations, c->seconds);

@@ -509,13 +509,19 @@ static int check_out(void)
 	return 0;
 }
 
+/* trace=, trace-window=, trace-period= */
+static int is_trace_option(const char *a)
+{
+	return strncmp(a, "trace=", 6) == 0 || strncmp(a, "trace-window=", 13) == 0 || strncmp(a, "trace-period=", 13) == 0;
+}
+
 /* model=SPEC, flash=LO-HI, trace=FILE: 0, or -1 after saying why. model= and flash= may be
  * repeated: the n-th model applies to the n-th range, each with a model instance of its own. */
 static int model_option(const char *a)
 {
 	char why[200], *end;
 	int is_model = strncmp(a, "model=", 6) == 0;
-	if ((is_model ? st.ncfgs : st.nflash) >= RP_FM_MAX_RANGES && strncmp(a, "trace", 5) != 0) {
+	if ((is_model ? st.ncfgs : st.nflash) >= RP_FM_MAX_RANGES && !is_trace_option(a)) {
 		fprintf(stderr, "ramplace-qemu: '%s': at most %d model=/flash= pairs\n", a, RP_FM_MAX_RANGES);
 		return -1;
 	}
@@ -610,7 +616,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			st.per_insn = 0;
 		} else if (strcmp(a, "mode=insn") == 0) {
 			st.per_insn = 1;
-		} else if (strncmp(a, "model=", 6) == 0 || strncmp(a, "flash=", 6) == 0 || strncmp(a, "trace", 5) == 0) {
+		} else if (strncmp(a, "model=", 6) == 0 || strncmp(a, "flash=", 6) == 0 || is_trace_option(a)) {
 			if (model_option(a) != 0)
 				return -1;
 		} else if (strncmp(a, "swo", 3) == 0) {

@@ -102,7 +102,7 @@ static void test_arrange(void **state)
 	/* b to RAM: its 0x20 bytes load at 0x100, .text moves up by them and a's veneer block
 	 * (one veneer, 8-aligned) follows c; .rodata follows */
 	unsigned char in_ram[4] = { 0, 1, 0, 0 };
-	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0 };
+	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0 };
 	rp_layout_addrs a;
 	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
 	assert_int_equal(a.load_addr, 0x100);
@@ -113,9 +113,18 @@ static void test_arrange(void **state)
 	assert_int_equal(a.veneer_base, 0x160);
 	assert_int_equal(a.addr[3], 0x168);
 	rp_layout_addrs_release(&a);
+	/* the same with .rodata kept at its offset in a 16-byte line: 8 bytes of pad before a and c
+	 * (the veneer block's alignment is the finest step), .rodata 0x10 on, not 8 */
+	lp.tail_line = 16;
+	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(a.tail_pad, 8);
+	assert_int_equal(a.addr[0], 0x128);
+	assert_int_equal(a.veneer_base, 0x168);
+	assert_int_equal(a.addr[3], 0x170);
+	rp_layout_addrs_release(&a);
 	/* c ordered first, the text aligned to 64: c at 0x100, then a and b */
 	size_t order[1] = { 2 };
-	rp_layout_plan lp2 = { NULL, order, 1, 0, 64 };
+	rp_layout_plan lp2 = { NULL, order, 1, 0, 64, 0 };
 	assert_int_equal(rp_layout_arrange(t, &link, &lp2, &a, &err), 0);
 	assert_int_equal(a.addr[2], 0x100);
 	assert_int_equal(a.addr[0], 0x120);

@@ -13,7 +13,8 @@
  * docs/layout.md).
  *
  * The new addresses come from a model of the link (rp_layout_arrange): the output sections
- * of flash in their order, the RAM output section's load image grown by what moved, the text
+ * of flash in their order (what lies outside the text's memory region keeps its address), the
+ * RAM output section's load image grown by what moved, the text
  * output section's code aligned when asked, the ordered sections first in the text output section, the
  * rest in the old order at their own alignment, GNU ld's veneer block at the end of it.
  * Flash-to-RAM calls run a veneer in flash (one fetch and its literal); RAM-to-flash calls one
@@ -77,6 +78,9 @@ typedef struct rp_layout_plan {
 	uint64_t text_align;          /* the text output section's code starts at a multiple of this
 					 (0/1: where it falls): what follows the load image keeps its
 					 lines and sets however much moved */
+	uint64_t tail_line;           /* a pad after the ordered sections keeps what follows the
+					 text (.rodata) at its offset within a line of this size
+					 (0/1: none) */
 } rp_layout_plan;
 
 /* What the link looks like around the layout: read once from the image and map. */
@@ -85,6 +89,8 @@ typedef struct rp_layout_link {
 	const char *ram_outsec;       /* where moved code runs (".ramtext") */
 	uint64_t ram_lma;             /* its load address in the flash-only link */
 	int ram_lma_known;            /* 0: the load image is assumed after everything in flash */
+	uint64_t ram_base_size;       /* what it holds already (code placed by attribute) */
+	uint64_t flash_lo, flash_hi;  /* the memory region of the text: only what lies there moves */
 	uint64_t veneer_size;         /* bytes per veneer (0: none, RISC-V) */
 	uint64_t veneer_block_align;
 	unsigned veneer_insns;        /* instructions a veneer executes */
@@ -94,11 +100,18 @@ typedef struct rp_layout_link {
 					 call through a pointer needs none */
 	size_t ndirect;
 	int all_direct;               /* no call graph (not disassembled): every call counts as direct */
+	struct rp_layout_relax {      /* RISC-V: calls the linker relaxed (jal, c.jal) between two
+					 sections; apart, each is auipc+jalr again */
+		uint32_t from, to;
+		unsigned sites2, sites4; /* as c.jal, as jal in the trace's build */
+	} *relax;                     /* owned */
+	size_t nrelax;
+	uint64_t rvc_reach;           /* RV32 with C: c.jal's reach (2048); 0 elsewhere */
 } rp_layout_link;
 
-/* Fills link from the image (veneers, call graph), the map (output sections) and the trace
- * (the text output section is the one with the most fetches). RP_EINPUT when no output section
- * holds fetches (a trace of another build). */
+/* Fills link from the image (veneers, call graph), the map (output sections, regions) and the
+ * trace (the text output section is the one with the most fetches). RP_EINPUT when no output
+ * section holds fetches (a trace of another build). */
 int rp_layout_link_init(rp_layout_link *link, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
 			const char *ram_outsec, rp_err *err);
 void rp_layout_link_release(rp_layout_link *link);
@@ -115,6 +128,7 @@ typedef struct rp_layout_addrs {
 	size_t nveneers;              /* flash-to-RAM veneers */
 	uint64_t *veneer_addr;        /* per slot, where the link put it (rp_layout_addrs_relinked);
 					 NULL: veneer_base + slot x veneer size */
+	uint64_t tail_pad;            /* bytes after the ordered sections (plan's tail_line) */
 } rp_layout_addrs;
 
 int rp_layout_arrange(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
@@ -136,6 +150,7 @@ typedef struct rp_layout_cost {
 	uint64_t extra_insns;         /* veneers executed and the boot copy */
 	uint64_t misses;
 	uint64_t cycles;              /* stall + extra_insns */
+	uint64_t pad;                 /* bytes of the tail pad the layout needed (addrs' tail_pad) */
 } rp_layout_cost;
 
 /* Replays the runs through a new model of cfg at the addresses of a. */
@@ -157,6 +172,8 @@ typedef struct rp_layout_choice {
 	size_t norder;
 	uint64_t order_align;
 	uint64_t text_align;
+	uint64_t tail_line;           /* kept: the pad is tail_pad bytes */
+	uint64_t tail_pad;
 	rp_layout_cost flash_only;    /* nothing moved, the old order */
 	rp_layout_cost as_placed;     /* every unit moved, the old order */
 	rp_layout_cost chosen;
@@ -171,8 +188,9 @@ typedef struct rp_layout_units {
 	size_t min_kept;              /* never fewer units moved (pins, closures, handlers) */
 } rp_layout_units;
 
-/* ordered: 0 keeps the old order (the RAM set only). At most RP_LAYOUT_MAX_EVALUATIONS
- * layouts are priced. */
+/* ordered: 0 keeps the old order (the RAM set only). The prefixes take up to three pricings per
+ * unit; the improvement of the best at most RP_LAYOUT_MAX_EVALUATIONS in all. RP_EUSAGE when
+ * min_kept exceeds nunits. */
 #define RP_LAYOUT_MAX_EVALUATIONS 600
 int rp_layout_search(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_units *units,
 		     const rp_fm_cfg *cfg, int ordered, rp_layout_choice *out, rp_err *err);

@@ -54,6 +54,7 @@ typedef struct parser {
 	size_t cap_regions, cap_insecs, cap_outsecs;
 	char *outsec;           /* current output section */
 	int outsec_kept;        /* 0 for non-allocated and /DISCARD/ output sections */
+	int outsec_wrapped;     /* its name was alone on its line: the next holds its address */
 	span pending;           /* a wrapped input section name waiting for its address line */
 	size_t pending_line;
 	const char *outsec_kept_copy; /* ps->outsec in the map's strings, once a section needs it */
@@ -209,15 +210,21 @@ static int parse_region(parser *ps, const line *ln)
 	return 0;
 }
 
-/* An allocated output section with its address and size on its line, and the load address
- * when the line goes on "load address 0xLMA". */
-static int record_outsec(parser *ps, const line *ln, uint64_t addr, uint64_t size)
+/* An allocated output section: its address and size at tokens at and at+1 of its line, and
+ * the load address when the line goes on "load address 0xLMA". */
+static int record_outsec(parser *ps, const line *ln, size_t at)
 {
 	rp_map *map = ps->map;
-	uint64_t lma = addr;
-	if (ln->ntok >= 6 && span_eq(ln->tok[3], "load") && span_eq(ln->tok[4], "address") &&
-	    parse_hex(&lma, ln->tok[5], "load address", ps))
+	uint64_t addr, size, lma;
+	if (parse_hex(&addr, ln->tok[at], "address", ps) || parse_hex(&size, ln->tok[at + 1], "size", ps))
 		return ps->err->code;
+	lma = addr;
+	if (ln->ntok >= at + 5 && span_eq(ln->tok[at + 2], "load") && span_eq(ln->tok[at + 3], "address") &&
+	    parse_hex(&lma, ln->tok[at + 4], "load address", ps))
+		return ps->err->code;
+	if (addr > UINT64_MAX - size || lma > UINT64_MAX - size)
+		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: output section '%s' at 0x%llx of size 0x%llx wraps around",
+				  ps->name, ps->lineno, ps->outsec, (unsigned long long)addr, (unsigned long long)size);
 	if (rp_grow((void **)&map->outsecs, &ps->cap_outsecs, map->noutsecs + 1, sizeof(*map->outsecs), ps->err))
 		return ps->err->code;
 	rp_map_outsec *o = &map->outsecs[map->noutsecs];
@@ -241,10 +248,9 @@ static int parse_outsec_line(parser *ps, const line *ln)
 			return parse_hex(&(uint64_t){ 0 }, ln->tok[1], "address", ps);
 		return 0; /* prose we do not know; it names no section */
 	}
-	uint64_t addr = 0, size = 0;
-	if (ln->ntok >= 2 && parse_hex(&addr, ln->tok[1], "address", ps))
+	if (ln->ntok >= 2 && parse_hex(&(uint64_t){ 0 }, ln->tok[1], "address", ps))
 		return ps->err->code;
-	if (ln->ntok >= 3 && parse_hex(&size, ln->tok[2], "size", ps))
+	if (ln->ntok >= 3 && parse_hex(&(uint64_t){ 0 }, ln->tok[2], "size", ps))
 		return ps->err->code;
 	free(ps->outsec);
 	ps->outsec = NULL;
@@ -252,7 +258,8 @@ static int parse_outsec_line(parser *ps, const line *ln)
 	if (span_dup(&ps->outsec, first, ps))
 		return ps->err->code;
 	ps->outsec_kept = !rp_mapi_unallocated(ps->outsec);
-	return ln->ntok >= 3 && ps->outsec_kept ? record_outsec(ps, ln, addr, size) : 0;
+	ps->outsec_wrapped = ln->ntok == 1 && ps->outsec_kept;
+	return ln->ntok >= 3 && ps->outsec_kept ? record_outsec(ps, ln, 1) : 0;
 }
 
 /* Splits "path/libc.a(member.o)" into archive and member; other files have neither. */
@@ -318,6 +325,11 @@ static int parse_indented_line(parser *ps, const line *ln)
 	ps->pending.n = 0;
 	if (span_eq(first, "*fill*"))
 		return 0;
+	int wrapped = ps->outsec_wrapped;   /* " 0xADDR 0xSIZE [load address 0xLMA]" after a long name */
+	ps->outsec_wrapped = 0;
+	if (wrapped && is_hex_token(first) && ln->ntok >= 2 && is_hex_token(ln->tok[1]) &&
+	    (ln->ntok == 2 || span_eq(ln->tok[2], "load")))
+		return record_outsec(ps, ln, 0);
 	if (is_hex_token(first)) {
 		/* "0xADDR 0xSIZE FILE" continues a wrapped name; "0xADDR symbol" is a symbol */
 		if (pending.n && ln->ntok >= 3 && is_hex_token(ln->tok[1]))

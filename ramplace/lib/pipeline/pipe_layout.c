@@ -17,8 +17,31 @@ static int refuse(rp_err *err, const char *why)
 	return rp_err_set(err, RP_EUSAGE, "--trace: %s", why);
 }
 
-/* The input sections of each plan unit (its functions' sections, distinct), as layout units. */
-static int plan_sections(const rp_pipeline *p, const rp_plan *plan, size_t **secs, size_t **first, rp_err *err)
+/* Plan units by value, the most first: the weight the solver placed them for (samples, or
+ * stall cycles saved), ties by index. The plan itself lists them by alignment. */
+static int by_value(const void *a, const void *b, void *arg)
+{
+	const rp_plan *plan = arg;
+	const rp_plan_unit *x = &plan->units[*(const size_t *)a], *y = &plan->units[*(const size_t *)b];
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static int value_order(const rp_plan *plan, size_t **order, rp_err *err)
+{
+	if (!(*order = malloc((plan->nunits ? plan->nunits : 1) * sizeof(size_t))))
+		return rp_err_nomem(err, "laying out");
+	for (size_t u = 0; u < plan->nunits; u++)
+		(*order)[u] = u;
+	rp_sort_r(*order, plan->nunits, sizeof(size_t), by_value, (void *)plan);
+	return 0;
+}
+
+/* The input sections of each plan unit (its functions' sections, distinct), units in the order
+ * given, as layout units. */
+static int plan_sections(const rp_pipeline *p, const rp_plan *plan, const size_t *order, size_t **secs, size_t **first,
+			 rp_err *err)
 {
 	size_t total = 0;
 	for (size_t u = 0; u < plan->nunits; u++)
@@ -30,8 +53,9 @@ static int plan_sections(const rp_pipeline *p, const rp_plan *plan, size_t **sec
 	size_t n = 0;
 	for (size_t u = 0; u < plan->nunits; u++) {
 		(*first)[u] = n;
-		for (size_t k = 0; k < plan->units[u].nfuncs; k++) {
-			const rp_plan_func *pf = &plan->units[u].funcs[k];
+		const rp_plan_unit *pu = &plan->units[order[u]];
+		for (size_t k = 0; k < pu->nfuncs; k++) {
+			const rp_plan_func *pf = &pu->funcs[k];
 			const rp_func *f = rp_image_func_by_name(p->img, pf->name, pf->file);
 			const rp_map_insec *s = f ? rp_map_insec_at(p->map, f->addr) : NULL;
 			if (!s)
@@ -60,14 +84,18 @@ static int checks(const rp_pipeline *p, rp_err *err)
 	return 0;
 }
 
-/* Whether the function (name, file) is one of the first k units' of plan. */
-static int in_kept_units(const rp_plan *plan, size_t k, const rp_func_total *f)
+static int same_func(const char *name, const char *file, const char *name2, const char *file2)
 {
-	for (size_t u = 0; u < k && u < plan->nunits; u++)
-		for (size_t j = 0; j < plan->units[u].nfuncs; j++) {
-			const rp_plan_func *pf = &plan->units[u].funcs[j];
-			if (strcmp(pf->name, f->func) == 0 &&
-			    ((!pf->file && !f->file) || (pf->file && f->file && strcmp(pf->file, f->file) == 0)))
+	return strcmp(name, name2) == 0 && ((!file && !file2) || (file && file2 && strcmp(file, file2) == 0));
+}
+
+/* Whether the function (name, file) is one of the kept units' of plan (kept[0..k) index it). */
+static int in_kept_units(const rp_plan *plan, const size_t *kept, size_t k, const char *name, const char *file)
+{
+	for (size_t u = 0; u < k; u++)
+		for (size_t j = 0; j < plan->units[kept[u]].nfuncs; j++) {
+			const rp_plan_func *pf = &plan->units[kept[u]].funcs[j];
+			if (same_func(pf->name, pf->file, name, file))
 				return 1;
 		}
 	return 0;
@@ -76,14 +104,15 @@ static int in_kept_units(const rp_plan *plan, size_t k, const rp_func_total *f)
 /* Places again with only the first k units' functions weighed, so that the plan, its veneers
  * and its padding are the placement's own for exactly that set (cutting the plan would leave
  * its accounting stale). */
-static int replace_with_kept(rp_pipeline *p, size_t k, const rp_db_totals *w, rp_err *err)
+static int replace_with_kept(rp_pipeline *p, const size_t *kept_units, size_t k, const rp_db_totals *w, rp_err *err)
 {
+	const rp_plan *plan = p->placement.plans[0];
 	rp_db_totals kept = *w;
 	if (!(kept.funcs = malloc((w->nfuncs ? w->nfuncs : 1) * sizeof(*kept.funcs))))
 		return rp_err_nomem(err, "laying out");
 	for (size_t i = 0; i < w->nfuncs; i++) {
 		kept.funcs[i] = w->funcs[i];
-		if (!in_kept_units(p->placement.plans[0], k, &w->funcs[i]))
+		if (!in_kept_units(plan, kept_units, k, w->funcs[i].func, w->funcs[i].file))
 			kept.funcs[i].count = 0, kept.funcs[i].samples = 0, kept.funcs[i].seconds = 0;
 	}
 	rp_placement again;
@@ -92,17 +121,31 @@ static int replace_with_kept(rp_pipeline *p, size_t k, const rp_db_totals *w, rp
 	free(kept.funcs);
 	if (rc)
 		return rc;
+	/* the same units: as many, and each of the new plan's functions one of theirs */
+	const rp_plan *now = again.plans[0];
+	int same = now->nunits == k;
+	for (size_t u = 0; same && u < now->nunits; u++)
+		for (size_t j = 0; same && j < now->units[u].nfuncs; j++)
+			same = in_kept_units(plan, kept_units, k, now->units[u].funcs[j].name, now->units[u].funcs[j].file);
+	if (!same) {
+		rp_placement_release(&again);
+		return rp_err_set(err, RP_EINPUT, "--trace: placing the %zu unit(s) the layout kept gave another set: %s", k,
+				  "please report it with the profile, the ELF, its map and the trace");
+	}
 	rp_placement_release(&p->placement);
 	p->placement = again;
 	return 0;
 }
 
-/* The search over one placement's units (its plan's order). */
-static int search_placement(rp_pipeline *p, const rp_placement *pl, rp_layout_choice *out, rp_err *err)
+/* The search over one placement's units, by value; *order (owned by the caller) says which
+ * plan unit each layout unit is. */
+static int search_placement(rp_pipeline *p, const rp_placement *pl, rp_layout_choice *out, size_t **order, rp_err *err)
 {
 	const rp_plan *plan = pl->plans[0];
 	size_t *secs = NULL, *first = NULL;
-	int rc = plan_sections(p, plan, &secs, &first, err);
+	int rc = value_order(plan, order, err);
+	if (!rc)
+		rc = plan_sections(p, plan, *order, &secs, &first, err);
 	if (!rc) {
 		const rp_place_opts *o = &p->opts;
 		int required = o->npin || o->nclosure || o->nhandlers || o->all_handlers;
@@ -118,19 +161,23 @@ static int search_placement(rp_pipeline *p, const rp_placement *pl, rp_layout_ch
 /* Placing in cycles, the placement by samples (instructions, for exact counts) is searched too:
  * its set can price lower once copies, veneers and the layout are counted. Adopted when it
  * does; *weights then says which weights made the plan. */
-static int try_by_samples(rp_pipeline *p, const rp_db_totals **weights, rp_err *err)
+static int try_by_samples(rp_pipeline *p, const rp_db_totals **weights, size_t **order, rp_err *err)
 {
 	rp_pipe_layout *L = &p->layout;
 	if (p->weights == &p->totals)
 		return 0;
 	rp_placement by_samples;
 	rp_layout_choice choice;
+	size_t *its_order = NULL;
 	memset(&by_samples, 0, sizeof(by_samples));
 	memset(&choice, 0, sizeof(choice));
 	int rc = rp_place(p->img, p->map, &p->totals, &p->opts, &by_samples, err);
 	if (!rc && by_samples.nplans == 1)
-		rc = search_placement(p, &by_samples, &choice, err);
+		rc = search_placement(p, &by_samples, &choice, &its_order, err);
 	if (!rc && by_samples.nplans == 1 && choice.chosen.cycles < L->choice.chosen.cycles) {
+		free(*order);
+		*order = its_order;
+		its_order = NULL;
 		choice.evaluations += L->choice.evaluations;
 		choice.seconds += L->choice.seconds;
 		rp_layout_choice_release(&L->choice);
@@ -147,6 +194,7 @@ static int try_by_samples(rp_pipeline *p, const rp_db_totals **weights, rp_err *
 	}
 	rp_layout_choice_release(&choice);
 	rp_placement_release(&by_samples);
+	free(its_order);
 	return rc;
 }
 
@@ -158,22 +206,22 @@ int pipe_layout_run(rp_pipeline *p, rp_err *err)
 	if (checks(p, err))
 		return err->code;
 	const rp_db_totals *weights = p->weights;
-	int rc = rp_layout_trace_load(&L->trace, p->map, p->img, L->trace_path, err);
+	size_t *order = NULL;   /* layout unit -> plan unit */
+	int rc = rp_strdup(&L->ram_outsec, p->placement.plans[0]->outsec, err);
 	if (!rc)
-		rc = rp_layout_link_init(&L->link, p->img, p->map, L->trace, p->placement.plans[0]->outsec, err);
+		rc = rp_layout_trace_load(&L->trace, p->map, p->img, L->trace_path, err);
 	if (!rc)
-		rc = search_placement(p, &p->placement, &L->choice, err);
+		rc = rp_layout_link_init(&L->link, p->img, p->map, L->trace, L->ram_outsec, err);
 	if (!rc)
-		rc = try_by_samples(p, &weights, err);
+		rc = search_placement(p, &p->placement, &L->choice, &order, err);
+	if (!rc)
+		rc = try_by_samples(p, &weights, &order, err);
 	if (!rc) {
 		L->nunits_before = p->placement.plans[0]->nunits;
 		if (L->choice.nunits_kept < L->nunits_before)
-			rc = replace_with_kept(p, L->choice.nunits_kept, weights, err);
+			rc = replace_with_kept(p, order, L->choice.nunits_kept, weights, err);
 	}
-	if (!rc && p->placement.plans[0]->nunits != L->choice.nunits_kept)
-		rc = rp_err_set(err, RP_EINPUT, "--trace: placing the %zu unit(s) the layout kept gave %zu: %s",
-				L->choice.nunits_kept, p->placement.plans[0]->nunits,
-				"please report it with the profile, the ELF, its map and the trace");
+	free(order);
 	L->done = !rc;
 	return rc;
 }
@@ -214,6 +262,8 @@ static int write_fragment(rp_pipe_layout *L, const rp_map *map, const char *path
 		fprintf(af.fp, "%s\n", pat);
 		free(pat);
 	}
+	if (L->choice.tail_pad)   /* what follows the text keeps its offset in a line */
+		fprintf(af.fp, ". += %llu;\n", (unsigned long long)L->choice.tail_pad);
 	return rp_afile_commit(&af, err);
 }
 
@@ -253,6 +303,8 @@ int pipe_layout_write(rp_pipeline *p, const char *first_fragment, rp_err *err)
 			fprintf(af.fp, "/* flashtext.ld: no order (place without --trace): flash keeps the link order */\n");
 			rc = rp_afile_commit(&af, err);
 		}
+		if (!rc && access(order, F_OK) == 0 && !(rc = rp_afile_open(&af, order, err)))
+			rc = rp_afile_commit(&af, err);   /* and ld.lld's list, empty */
 	}
 	free(ld);
 	free(order);
@@ -265,7 +317,9 @@ void pipe_layout_release(rp_pipe_layout *L)
 	rp_layout_link_release(&L->link);
 	rp_layout_choice_release(&L->choice);
 	free(L->fragment_path);
+	free(L->ram_outsec);
 	L->trace = NULL;
 	L->fragment_path = NULL;
+	L->ram_outsec = NULL;
 	L->done = 0;
 }

@@ -2,6 +2,8 @@
  * trace's runs, or the whole trace, replayed through flashmodel.c); layout.h says the rules.
  * Owns the addresses it computes. Workload: called a few hundred times per search on a trace
  * of a few hundred thousand runs, so pricing allocates only the model. */
+#include <elf.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,16 +38,21 @@ static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map 
 		link->all_direct = 1;
 		return 0;
 	}
-	size_t cap = 0;
+	size_t cap = 0, rcap = 0;
 	int rc = 0;
 	for (size_t e = 0; !rc && e < cg->nedges; e++) {
-		const rp_map_insec *a = rp_map_insec_at(map, img->funcs[cg->edges[e].from].addr);
-		const rp_map_insec *b = rp_map_insec_at(map, img->funcs[cg->edges[e].to].addr);
+		const rp_cg_edge *edge = &cg->edges[e];
+		const rp_map_insec *a = rp_map_insec_at(map, img->funcs[edge->from].addr);
+		const rp_map_insec *b = rp_map_insec_at(map, img->funcs[edge->to].addr);
 		if (!a || !b || a == b)
 			continue;
+		uint32_t from = (uint32_t)(a - map->insecs), to = (uint32_t)(b - map->insecs);
 		rc = rp_grow((void **)&link->direct, &cap, link->ndirect + 1, sizeof(uint64_t), err);
 		if (!rc)
-			link->direct[link->ndirect++] = (uint64_t)(a - map->insecs) << 32 | (uint64_t)(b - map->insecs);
+			link->direct[link->ndirect++] = (uint64_t)from << 32 | to;
+		if (!rc && img->machine == EM_RISCV && (edge->sites2 || edge->sites4) &&
+		    !(rc = rp_grow((void **)&link->relax, &rcap, link->nrelax + 1, sizeof(*link->relax), err)))
+			link->relax[link->nrelax++] = (struct rp_layout_relax){ from, to, edge->sites2, edge->sites4 };
 	}
 	rp_callgraph_free(cg);
 	if (link->ndirect)
@@ -64,8 +71,10 @@ int rp_layout_is_direct(const rp_layout_link *link, uint32_t from, uint32_t to)
 void rp_layout_link_release(rp_layout_link *link)
 {
 	free(link->direct);
+	free(link->relax);
 	link->direct = NULL;
-	link->ndirect = 0;
+	link->relax = NULL;
+	link->ndirect = link->nrelax = 0;
 }
 
 int rp_layout_link_init(rp_layout_link *link, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
@@ -77,21 +86,39 @@ int rp_layout_link_init(rp_layout_link *link, const rp_image *img, const rp_map 
 	link->veneer_block_align = img->veneer_block_align ? img->veneer_block_align : 1;
 	/* ldr.w pc, [pc] is one instruction; v6-M's push/ldr/mov/pop/bx five */
 	link->veneer_insns = img->veneer_size == 0 ? 0 : img->veneer_size > 8 ? 5 : 1;
-	uint64_t best = 0;
-	for (size_t i = 0; i < t->npieces; i++)
-		if (t->piece_fetches[i] > best && map->insecs[i].outsec) {
-			best = t->piece_fetches[i];
-			link->text_outsec = map->insecs[i].outsec;
+	/* the output section with the most fetches (runs of input sections of one output section
+	 * summed; the map lists them by address, so an output section's sections are together) */
+	uint64_t best = 0, sum = 0;
+	for (size_t i = 0; i < t->npieces; i++) {
+		const char *o = map->insecs[i].outsec;
+		sum = i && o && map->insecs[i - 1].outsec && strcmp(map->insecs[i - 1].outsec, o) == 0 ? sum : 0;
+		sum += t->piece_fetches[i];
+		if (o && sum > best) {
+			best = sum;
+			link->text_outsec = o;
 		}
-	if (!link->text_outsec)
-		return rp_err_set(err, RP_EINPUT, "%s: no fetch of the trace falls in an input section of the map: "
-				  "the trace is of another build", map->path ? map->path : "the map");
+	}
 	const rp_map_outsec *o = rp_map_outsec_find(map, ram_outsec);
 	if (o && o->lma != o->addr) {
 		link->ram_lma = o->lma;
 		link->ram_lma_known = 1;
+		link->ram_base_size = o->size;
 	}
-	return link->veneer_size ? direct_pairs(link, img, map, err) : 0;
+	/* the flash: the memory region holding the text (or, without regions, 256 MiB around it) */
+	const rp_map_insec *first_text = NULL;
+	for (size_t i = 0; !first_text && i < map->ninsecs; i++)
+		if (map->insecs[i].outsec && strcmp(map->insecs[i].outsec, link->text_outsec) == 0)
+			first_text = &map->insecs[i];
+	const rp_map_region *flash = first_text ? rp_map_region_find(map, NULL, first_text->addr) : NULL;
+	if (flash) {
+		link->flash_lo = flash->origin;
+		link->flash_hi = flash->origin + flash->length > flash->origin ? flash->origin + flash->length : UINT64_MAX;
+	} else if (first_text) {
+		link->flash_lo = first_text->addr > 0x8000000u ? first_text->addr - 0x8000000u : 0;
+		link->flash_hi = first_text->addr + 0x8000000u;
+	}
+	link->rvc_reach = img->machine == EM_RISCV && img->riscv_rvc && img->elfclass == 32 ? 2048 : 0;
+	return link->veneer_size || img->machine == EM_RISCV ? direct_pairs(link, img, map, err) : 0;
 }
 
 /* A stretch of flash: an output section's input sections (by address), or the RAM section's
@@ -117,7 +144,8 @@ static int collect_blocks(const rp_layout_trace *t, const rp_layout_link *link, 
 	size_t nb = 0, cap = 0;
 	for (size_t i = 0; i < map->ninsecs; i++) {
 		const rp_map_insec *s = &map->insecs[i];
-		if (!s->outsec || strcmp(s->outsec, link->ram_outsec) == 0)
+		if (!s->outsec || strcmp(s->outsec, link->ram_outsec) == 0 || s->addr < link->flash_lo ||
+		    s->addr >= link->flash_hi)   /* RAM keeps its addresses */
 			continue;
 		if (nb && b[nb - 1].last == i && strcmp(map->insecs[b[nb - 1].first].outsec, s->outsec) == 0) {
 			b[nb - 1].last = i + 1;
@@ -144,9 +172,8 @@ static int collect_blocks(const rp_layout_trace *t, const rp_layout_link *link, 
 			free(b);
 			return err->code;
 		}
-		const rp_map_outsec *o = outsec_of(map, link->ram_outsec);
 		memmove(b + at + 1, b + at, (nb - at) * sizeof(*b));
-		b[at] = (block){ link->ram_lma, link->ram_lma + (o ? o->size : 0), 0, 0, 4, 0, 1 };
+		b[at] = (block){ link->ram_lma, link->ram_lma + link->ram_base_size, 0, 0, 4, 0, 1 };
 		nb++;
 	}
 	*out = b;
@@ -186,21 +213,92 @@ int lt_assign_veneers(const rp_layout_trace *t, const rp_layout_link *link, cons
 	return 0;
 }
 
-/* The RAM section's load image: the moved sections at their alignment, the RAM-side veneers. */
-static uint64_t load_size(const rp_layout_trace *t, const rp_layout_plan *lp, uint64_t ram_veneer_bytes)
+/* RISC-V: what each section grows by. A call the linker relaxed (jal, c.jal) to a section on the
+ * other side of flash and RAM is auipc+jalr again; with RVC, a call between two flash sections
+ * is c.jal when they end up within its 2 KiB reach (at) and jal when not. at: the addresses of
+ * a first pass, or NULL. */
+static int relax_growth(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
+			const uint64_t *at, int64_t **grow, rp_err *err)
 {
-	uint64_t size = 0;
+	*grow = NULL;
+	if (!link->nrelax || (!lp->in_ram && !at))
+		return 0;
+	if (!(*grow = calloc(t->npieces + 1, sizeof(int64_t))))
+		return rp_err_nomem(err, "laying out");
+	for (size_t k = 0; k < link->nrelax; k++) {
+		const struct rp_layout_relax *r = &link->relax[k];
+		if (r->from >= t->npieces || r->to >= t->npieces)
+			continue;
+		int from_ram = lp->in_ram && lp->in_ram[r->from], to_ram = lp->in_ram && lp->in_ram[r->to];
+		if (from_ram != to_ram) {
+			(*grow)[r->from] += 6 * (int64_t)r->sites2 + 4 * (int64_t)r->sites4;
+		} else if (at && !from_ram && link->rvc_reach) {
+			/* measured between the sections' starts, before and after: only a pair that
+			 * crosses the reach changes (the layout as linked stays exactly as it was) */
+			const rp_map_insec *f = &t->map->insecs[r->from], *g = &t->map->insecs[r->to];
+			uint64_t was = g->addr > f->addr ? g->addr - f->addr : f->addr - g->addr;
+			uint64_t now = at[r->to] > at[r->from] ? at[r->to] - at[r->from] : at[r->from] - at[r->to];
+			if (was < link->rvc_reach && now >= link->rvc_reach)
+				(*grow)[r->from] += 2 * (int64_t)r->sites2;
+			else if (was >= link->rvc_reach && now < link->rvc_reach)
+				(*grow)[r->from] -= 2 * (int64_t)r->sites4;
+		}
+	}
+	return 0;
+}
+
+static uint64_t grown(const rp_layout_trace *t, const int64_t *grow, size_t i)
+{
+	int64_t size = (int64_t)t->map->insecs[i].size + (grow ? grow[i] : 0);
+	return size > 0 ? (uint64_t)size : 0;
+}
+
+/* The RAM section's load image: the moved sections at their alignment, the RAM-side veneers. */
+static uint64_t load_size(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
+			  const int64_t *grow, uint64_t ram_veneer_bytes)
+{
+	uint64_t size = link->ram_base_size;   /* what the section already holds (attributes) */
 	for (size_t i = 0; lp->in_ram && i < t->npieces; i++)
 		if (lp->in_ram[i])
-			size = align_up(size, piece_align(&t->map->insecs[i])) + t->map->insecs[i].size;
+			size = align_up(size, piece_align(&t->map->insecs[i])) + grown(t, grow, i);
 	if (!size)
 		return 0;
 	return align_up(size + ram_veneer_bytes, 4);
 }
 
-/* The text output section: ordered sections first, the rest in the old order, the veneers. */
+/* The unordered sections of the text block from cur, then the veneer block; returns the end.
+ * *rest_align: the largest alignment among them (what a pad before them must be a multiple of
+ * to move them all by itself). */
+static uint64_t lay_rest(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
+			 const int64_t *grow, const block *b, uint64_t cur, const unsigned char *placed,
+			 rp_layout_addrs *a, uint64_t *rest_align)
+{
+	const rp_map *map = t->map;
+	uint64_t last_old_end = b->start;
+	*rest_align = 1;
+	for (size_t i = b->first; i < b->last; i++) {
+		const rp_map_insec *s = &map->insecs[i];
+		last_old_end = s->addr + s->size > last_old_end ? s->addr + s->size : last_old_end;
+		if (placed[i] || (lp->in_ram && lp->in_ram[i]))
+			continue;
+		a->addr[i] = align_up(cur, piece_align(s));
+		cur = a->addr[i] + grown(t, grow, i);
+		*rest_align = piece_align(s) > *rest_align ? piece_align(s) : *rest_align;
+	}
+	if (a->nveneers) {
+		cur = align_up(cur, link->veneer_block_align);
+		a->veneer_base = cur;
+		cur += a->nveneers * link->veneer_size;
+		*rest_align = link->veneer_block_align > *rest_align ? link->veneer_block_align : *rest_align;
+	}
+	return cur + (b->end - last_old_end);
+}
+
+/* The text output section: ordered sections first, the rest in the old order, the veneers;
+ * with tail_line, a pad after the ordered sections so that what follows the text keeps its
+ * offset within a line (as near as the rest's alignment allows). */
 static uint64_t lay_text(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
-			 const block *b, uint64_t start, unsigned char *placed, rp_layout_addrs *a)
+			 const int64_t *grow, const block *b, uint64_t start, unsigned char *placed, rp_layout_addrs *a)
 {
 	const rp_map *map = t->map;
 	uint64_t cur = align_up(start + (map->insecs[b->first].addr - b->start), lp->text_align);
@@ -210,24 +308,48 @@ static uint64_t lay_text(const rp_layout_trace *t, const rp_layout_link *link, c
 			continue;
 		uint64_t al = piece_align(&map->insecs[i]);
 		a->addr[i] = align_up(cur, lp->order_align > al ? lp->order_align : al);
-		cur = a->addr[i] + map->insecs[i].size;
+		cur = a->addr[i] + grown(t, grow, i);
 		placed[i] = 1;
 	}
-	uint64_t last_old_end = b->start;
-	for (size_t i = b->first; i < b->last; i++) {
-		const rp_map_insec *s = &map->insecs[i];
-		last_old_end = s->addr + s->size > last_old_end ? s->addr + s->size : last_old_end;
-		if (placed[i] || (lp->in_ram && lp->in_ram[i]))
-			continue;
-		a->addr[i] = align_up(cur, piece_align(s));
-		cur = a->addr[i] + s->size;
+	uint64_t rest_align, end = lay_rest(t, link, lp, grow, b, cur, placed, a, &rest_align);
+	a->tail_pad = 0;
+	if (lp->tail_line > 1 && rest_align <= lp->tail_line) {
+		uint64_t off = (b->end % lp->tail_line + lp->tail_line - end % lp->tail_line) % lp->tail_line;
+		a->tail_pad = align_up(off, rest_align) % lp->tail_line;
+		if (a->tail_pad)
+			end = lay_rest(t, link, lp, grow, b, cur + a->tail_pad, placed, a, &rest_align);
 	}
-	if (a->nveneers) {
-		cur = align_up(cur, link->veneer_block_align);
-		a->veneer_base = cur;
-		cur += a->nveneers * link->veneer_size;
+	return end;
+}
+
+/* One pass over the flash blocks with the sections' growth; fills out's addresses. */
+static void lay_blocks(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
+		       const int64_t *grow, const block *b, size_t nb, unsigned char *placed, rp_layout_addrs *out)
+{
+	const rp_map *map = t->map;
+	uint64_t old_end = 0, new_end = 0;
+	int text_seen = 0;
+	memset(placed, 0, t->npieces + 1);
+	for (size_t k = 0; k < nb; k++) {
+		/* the gap before a block stays when it is more than alignment padding */
+		uint64_t gap = k && b[k].start > old_end ? b[k].start - old_end : 0;
+		uint64_t start = k ? align_up(new_end + (gap >= b[k].align ? gap : 0), b[k].align) : b[k].start;
+		if (b[k].is_load) {
+			out->load_addr = start;
+			new_end = start + out->load_size;
+		} else if (b[k].is_text && !text_seen) {
+			text_seen = 1;
+			new_end = lay_text(t, link, lp, grow, &b[k], start, placed, out);
+		} else {
+			for (size_t i = b[k].first; i < b[k].last; i++)
+				if (!(lp->in_ram && lp->in_ram[i]))
+					out->addr[i] = map->insecs[i].addr - b[k].start + start;
+			new_end = b[k].end - b[k].start + start;
+		}
+		old_end = b[k].end > old_end ? b[k].end : old_end;
 	}
-	return cur + (b->end - last_old_end);
+	if (!link->ram_lma_known)   /* after everything in flash */
+		out->load_addr = new_end;
 }
 
 int rp_layout_arrange(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
@@ -248,37 +370,32 @@ int rp_layout_arrange(const rp_layout_trace *t, const rp_layout_link *link, cons
 	for (size_t i = 0; i < t->npieces; i++)
 		out->addr[i] = map->insecs[i].addr;
 	out->addr[t->npieces] = 0;
-	if (lt_assign_veneers(t, link, lp, out, &ram_veneer_bytes, err) || collect_blocks(t, link, &b, &nb, err)) {
-		free(placed);
-		rp_layout_addrs_release(out);
-		return err->code;
+	int64_t *grow = NULL;
+	int rc = lt_assign_veneers(t, link, lp, out, &ram_veneer_bytes, err);
+	if (!rc)
+		rc = relax_growth(t, link, lp, NULL, &grow, err);
+	if (!rc)
+		rc = collect_blocks(t, link, &b, &nb, err);
+	if (!rc) {
+		out->load_size = load_size(t, link, lp, grow, ram_veneer_bytes);
+		lay_blocks(t, link, lp, grow, b, nb, placed, out);
 	}
-	out->load_size = load_size(t, lp, ram_veneer_bytes);
-	uint64_t old_end = 0, new_end = 0;
-	int text_seen = 0;
-	for (size_t k = 0; k < nb; k++) {
-		/* the gap before a block stays when it is more than alignment padding */
-		uint64_t gap = k && b[k].start > old_end ? b[k].start - old_end : 0;
-		uint64_t start = k ? align_up(new_end + (gap >= b[k].align ? gap : 0), b[k].align) : b[k].start;
-		if (b[k].is_load) {
-			out->load_addr = start;
-			new_end = start + out->load_size;
-		} else if (b[k].is_text && !text_seen) {
-			text_seen = 1;
-			new_end = lay_text(t, link, lp, &b[k], start, placed, out);
-		} else {
-			for (size_t i = b[k].first; i < b[k].last; i++)
-				if (!(lp->in_ram && lp->in_ram[i]))
-					out->addr[i] = map->insecs[i].addr - b[k].start + start;
-			new_end = b[k].end - b[k].start + start;
+	/* RVC: which calls stay c.jal depends on the distances just laid out; a second pass with
+	 * those sizes (the linker iterates further; one pass takes the bulk) */
+	if (!rc && link->rvc_reach && link->nrelax) {
+		free(grow);
+		rc = relax_growth(t, link, lp, out->addr, &grow, err);
+		if (!rc) {
+			out->load_size = load_size(t, link, lp, grow, ram_veneer_bytes);
+			lay_blocks(t, link, lp, grow, b, nb, placed, out);
 		}
-		old_end = b[k].end > old_end ? b[k].end : old_end;
 	}
-	if (!link->ram_lma_known)   /* after everything in flash */
-		out->load_addr = new_end;
 	free(b);
 	free(placed);
-	return 0;
+	free(grow);
+	if (rc)
+		rp_layout_addrs_release(out);
+	return rc;
 }
 
 void rp_layout_addrs_release(rp_layout_addrs *a)
@@ -323,7 +440,7 @@ static int cross(pricer *p, uint32_t piece, uint32_t from, rp_fm_op op)
 		return to_ram;
 	const rp_layout_link *l = p->link;
 	p->extra += l->veneer_insns;
-	if (to_ram && l->veneer_size && p->a->veneer_slot[piece] != UINT32_MAX) {
+	if (to_ram && l->veneer_size >= 4 && p->a->veneer_slot[piece] != UINT32_MAX) {
 		uint32_t slot = p->a->veneer_slot[piece];
 		uint64_t v = p->a->veneer_addr ? p->a->veneer_addr[slot] : p->a->veneer_base + (uint64_t)slot * l->veneer_size;
 		/* ldr.w pc, [pc] is one fetch; v6-M's five instructions are spread by bytes */
@@ -346,14 +463,20 @@ static int pricer_start(pricer *p, const rp_fm_cfg *cfg, rp_err *err)
 	return 0;
 }
 
+/* A scaled count as a whole number, saturated (2^63 cycles is no price anyone compares). */
+static uint64_t scaled(double v)
+{
+	return v >= 9.2e18 ? (uint64_t)9.2e18 : (uint64_t)(v + 0.5);
+}
+
 static void pricer_finish(pricer *p, rp_layout_cost *out)
 {
 	rp_fm_stats st;
 	rp_fm_get_stats(p->m, &st);
-	double k = p->t->scale > 0 ? p->t->scale : 1.0;
-	out->stall = p->copy_stall + (uint64_t)((double)p->stall * k + 0.5);
-	out->extra_insns = p->copy_extra + (uint64_t)((double)p->extra * k + 0.5);
-	out->misses = (uint64_t)((double)st.misses * k + 0.5);
+	double k = p->t->scale > 0 ? p->t->scale : 1.0;   /* at most 2^20 (layout_trace.c) */
+	out->stall = p->copy_stall + scaled((double)p->stall * k);
+	out->extra_insns = p->copy_extra + scaled((double)p->extra * k);
+	out->misses = st.misses;   /* of the replay: the runs' unscaled, with the copy's */
 	out->cycles = out->stall + out->extra_insns;
 	rp_fm_free(p->m);
 }
@@ -372,6 +495,7 @@ int rp_layout_price(const rp_layout_trace *t, const rp_layout_link *link, const 
 					     (rp_fm_op)run->op);
 	}
 	pricer_finish(&p, out);
+	out->pad = a->tail_pad;
 	return 0;
 }
 
@@ -390,7 +514,7 @@ int rp_layout_price_full(const char *path, const rp_image *img, const rp_layout_
 {
 	FILE *f = fopen(path, "re");
 	if (!f)
-		return rp_err_set(err, RP_EINPUT, "%s: cannot open the trace", path);
+		return rp_err_set(err, RP_EINPUT, "%s: %s", path, strerror(errno));
 	pricer p = { t, link, lp, a, NULL, 0, 0, 0, 0 };
 	lt_meta meta;
 	int rc = pricer_start(&p, cfg, err);
@@ -399,5 +523,6 @@ int rp_layout_price_full(const char *path, const rp_image *img, const rp_layout_
 	fclose(f);
 	if (p.m)
 		pricer_finish(&p, out);
+	out->pad = a->tail_pad;
 	return rc;
 }

@@ -28,15 +28,26 @@ static int64_t section_shift(const rp_map *map, const rp_image *relinked, const 
 	return o && n ? (int64_t)(n->vma - o->addr) : 0;
 }
 
-static int in_flash(const rp_image *relinked, const char *text_outsec, uint64_t addr)
+/* In flash: in the text's memory region as the link model took it from the map. */
+static int in_flash(const rp_layout_link *link, uint64_t addr)
 {
-	const rp_section *text = rp_image_section(relinked, text_outsec);
-	/* flash: the text section's memory; a RAM address is far from it (0x20000000 on Cortex-M) */
-	return text && (addr >= text->vma ? addr - text->vma : text->vma - addr) < 0x10000000u;
+	return addr >= link->flash_lo && addr < link->flash_hi;
 }
+
+static int fill(const rp_layout_trace *t, const rp_layout_link *link, const rp_image *old, const rp_image *relinked,
+		unsigned char *in_ram, rp_layout_addrs *out, rp_err *err);
 
 int rp_layout_addrs_relinked(const rp_layout_trace *t, const rp_layout_link *link, const rp_image *old,
 			     const rp_image *relinked, unsigned char *in_ram, rp_layout_addrs *out, rp_err *err)
+{
+	int rc = fill(t, link, old, relinked, in_ram, out, err);
+	if (rc)
+		rp_layout_addrs_release(out);   /* nothing half-made stays with the caller */
+	return rc;
+}
+
+static int fill(const rp_layout_trace *t, const rp_layout_link *link, const rp_image *old, const rp_image *relinked,
+		unsigned char *in_ram, rp_layout_addrs *out, rp_err *err)
 {
 	const rp_map *map = t->map;
 	memset(out, 0, sizeof(*out));
@@ -49,13 +60,13 @@ int rp_layout_addrs_relinked(const rp_layout_trace *t, const rp_layout_link *lin
 		const rp_func *g = f ? rp_image_func_by_name(relinked, f->name, f->file) : NULL;
 		if (g) {
 			out->addr[i] = g->addr - (f->addr - s->addr);
-			in_ram[i] = !in_flash(relinked, link->text_outsec, g->addr);
+			in_ram[i] = !in_flash(link, g->addr);
 		} else {
 			out->addr[i] = (uint64_t)((int64_t)s->addr + section_shift(map, relinked, s->outsec));
 		}
 	}
 	out->addr[t->npieces] = 0;
-	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0 };
+	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0 };
 	uint64_t ram_veneer_bytes;
 	if (lt_assign_veneers(t, link, &lp, out, &ram_veneer_bytes, err))
 		return err->code;

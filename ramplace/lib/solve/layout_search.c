@@ -24,7 +24,15 @@ typedef struct search {
 } search;
 
 /* The cost of moving units [0, k) with this order; fills *out. */
-static int evaluate(search *s, size_t k, const size_t *order, size_t norder, uint64_t order_align, uint64_t text_align,
+/* The alignments of a candidate: of the ordered sections, of the text's start, and the line
+ * what follows the text keeps its offset in. */
+typedef struct shape {
+	uint64_t order_align, text_align, tail_line;
+} shape;
+
+static const shape plain = { 0, 0, 0 };
+
+static int evaluate(search *s, size_t k, const size_t *order, size_t norder, const shape *sh,
 		    rp_layout_cost *out, rp_err *err)
 {
 	const rp_layout_units *u = s->units;
@@ -32,7 +40,7 @@ static int evaluate(search *s, size_t k, const size_t *order, size_t norder, uin
 	for (size_t i = 0; i < k; i++)
 		for (size_t j = u->first[i]; j < u->first[i + 1]; j++)
 			s->in_ram[u->secs[j]] = 1;
-	rp_layout_plan lp = { s->in_ram, order, norder, order_align, text_align };
+	rp_layout_plan lp = { s->in_ram, order, norder, sh->order_align, sh->text_align, sh->tail_line };
 	rp_layout_addrs a;
 	if (rp_layout_arrange(s->t, s->link, &lp, &a, err))
 		return err->code;
@@ -188,12 +196,12 @@ typedef struct cand {
 	size_t k;
 	size_t *order;
 	size_t norder;
-	uint64_t order_align, text_align;
+	shape sh;
 	rp_layout_cost cost;
 } cand;
 
 /* Keeps (k, order, ...) in best when it costs less (ties: fewer units moved, then no order). */
-static int consider(cand *best, size_t k, const size_t *order, size_t norder, uint64_t oa, uint64_t talign,
+static int consider(cand *best, size_t k, const size_t *order, size_t norder, const shape *sh,
 		    const rp_layout_cost *c, rp_err *err)
 {
 	if (best->order && (c->cycles > best->cost.cycles || (c->cycles == best->cost.cycles &&
@@ -205,7 +213,7 @@ static int consider(cand *best, size_t k, const size_t *order, size_t norder, ui
 	if (norder)
 		memcpy(copy, order, norder * sizeof(size_t));
 	free(best->order);
-	*best = (cand){ k, copy, norder, oa, talign, *c };
+	*best = (cand){ k, copy, norder, *sh, *c };
 	return 0;
 }
 
@@ -220,14 +228,20 @@ static int improve(search *s, cand *best, uint64_t line, size_t limit, rp_err *e
 	rp_layout_cost c;
 	int rc = 0;
 	/* line alignment of the ordered sections; the text's start at a line or at a way (what
-	 * follows the load image then keeps its lines or its sets however much moved) */
+	 * follows the load image then keeps its lines or its sets however much moved); what follows
+	 * the text kept at its offset in a line */
 	uint64_t way = s->cfg->kind == RP_FM_CACHE ? s->cfg->size / s->cfg->ways : line;
-	for (int which = 0; !rc && line > 4 && which < 3; which++) {
-		uint64_t oa = which ? best->order_align : line;
-		uint64_t talign = which == 0 ? best->text_align : which == 1 ? line : way;
-		rc = evaluate(s, best->k, best->order, n, oa, talign, &c, err);
+	for (int which = 0; !rc && line > 4 && which < 4; which++) {
+		shape sh = best->sh;
+		if (which == 0)
+			sh.order_align = line;
+		else if (which == 3)
+			sh.tail_line = line;
+		else
+			sh.text_align = which == 1 ? line : way;
+		rc = evaluate(s, best->k, best->order, n, &sh, &c, err);
 		if (!rc && c.cycles < best->cost.cycles)
-			rc = consider(best, best->k, best->order, n, oa, talign, &c, err);
+			rc = consider(best, best->k, best->order, n, &sh, &c, err);
 	}
 	for (int pass = 0; !rc && pass < 2 && s->evaluations < limit; pass++)
 		for (size_t i = 1; !rc && i < n && s->evaluations < limit; i++) {
@@ -235,9 +249,9 @@ static int improve(search *s, cand *best, uint64_t line, size_t limit, rp_err *e
 			size_t to = pass == 0 ? 0 : i - 1, moved = o[i];
 			memmove(o + to + 1, o + to, (i - to) * sizeof(size_t));
 			o[to] = moved;
-			rc = evaluate(s, best->k, o, n, best->order_align, best->text_align, &c, err);
+			rc = evaluate(s, best->k, o, n, &best->sh, &c, err);
 			if (!rc && c.cycles < best->cost.cycles)
-				rc = consider(best, best->k, o, n, best->order_align, best->text_align, &c, err);
+				rc = consider(best, best->k, o, n, &best->sh, &c, err);
 		}
 	free(o);
 	return rc;
@@ -248,21 +262,21 @@ static int improve(search *s, cand *best, uint64_t line, size_t limit, rp_err *e
 static int best_for_k(search *s, size_t k, int ordered, size_t *hot, cand *out, cand *best, rp_err *err)
 {
 	rp_layout_cost c;
-	int rc = evaluate(s, k, NULL, 0, 0, 0, &c, err);
+	int rc = evaluate(s, k, NULL, 0, &plain, &c, err);
 	if (!rc)
-		rc = consider(out, k, NULL, 0, 0, 0, &c, err);
+		rc = consider(out, k, NULL, 0, &plain, &c, err);
 	size_t nhot = ordered && !rc ? hot_sections(s, k, hot) : 0;
 	for (int how = 0; !rc && nhot && how < 2; how++) {
 		rc = sort_by_density(s->t, hot, nhot, err);
 		if (!rc && how == 1)
 			rc = chain_order(s, hot, nhot, err);
 		if (!rc)
-			rc = evaluate(s, k, hot, nhot, 0, 0, &c, err);
+			rc = evaluate(s, k, hot, nhot, &plain, &c, err);
 		if (!rc)
-			rc = consider(out, k, hot, nhot, 0, 0, &c, err);
+			rc = consider(out, k, hot, nhot, &plain, &c, err);
 	}
 	if (!rc)
-		rc = consider(best, out->k, out->order, out->norder, 0, 0, &out->cost, err);
+		rc = consider(best, out->k, out->order, out->norder, &out->sh, &out->cost, err);
 	return rc;
 }
 
@@ -272,8 +286,10 @@ static void choose(rp_layout_choice *out, cand *c)
 	out->nunits_kept = c->k;
 	out->order = c->order, c->order = NULL;
 	out->norder = c->norder;
-	out->order_align = c->order_align;
-	out->text_align = c->text_align;
+	out->order_align = c->sh.order_align;
+	out->text_align = c->sh.text_align;
+	out->tail_line = c->sh.tail_line;
+	out->tail_pad = c->cost.pad;
 	out->chosen = c->cost;
 }
 
@@ -281,6 +297,8 @@ int rp_layout_search(const rp_layout_trace *t, const rp_layout_link *link, const
 		     const rp_fm_cfg *cfg, int ordered, rp_layout_choice *out, rp_err *err)
 {
 	memset(out, 0, sizeof(*out));
+	if (units->min_kept > units->nunits)
+		return rp_err_set(err, RP_EUSAGE, "layout search: %zu units required of %zu", units->min_kept, units->nunits);
 	double t0 = rp_seconds();
 	search s = { t, link, units, cfg, calloc(t->npieces + 1, 1), 0 };
 	size_t *hot = malloc((t->npieces + 1) * sizeof(size_t));
@@ -288,19 +306,19 @@ int rp_layout_search(const rp_layout_trace *t, const rp_layout_link *link, const
 	cand best = { 0 }, start[3] = { { 0 }, { 0 }, { 0 } };
 	int rc = !s.in_ram || !hot ? rp_err_nomem(err, "laying out") : 0;
 	if (!rc)
-		rc = evaluate(&s, 0, NULL, 0, 0, 0, &out->flash_only, err);
+		rc = evaluate(&s, 0, NULL, 0, &plain, &out->flash_only, err);
 	if (!rc)
-		rc = evaluate(&s, units->nunits, NULL, 0, 0, 0, &out->as_placed, err);
+		rc = evaluate(&s, units->nunits, NULL, 0, &plain, &out->as_placed, err);
 	for (size_t k = units->nunits + 1; !rc && k-- > units->min_kept;) {
 		cand here = { 0 };
 		rc = best_for_k(&s, k, ordered, hot, &here, &best, err);
 		cand *keep = k == units->nunits ? &start[1] : k == units->min_kept ? &start[2] : NULL;
 		if (!rc && keep)
-			rc = consider(keep, here.k, here.order, here.norder, 0, 0, &here.cost, err);
+			rc = consider(keep, here.k, here.order, here.norder, &here.sh, &here.cost, err);
 		free(here.order);
 	}
 	if (!rc)
-		rc = consider(&start[0], best.k, best.order, best.norder, 0, 0, &best.cost, err);
+		rc = consider(&start[0], best.k, best.order, best.norder, &best.sh, &best.cost, err);
 	uint64_t line = cfg->kind == RP_FM_WS ? cfg->width : cfg->line;
 	for (int i = 0; !rc && ordered && i < 3; i++) {
 		int again = start[i].norder == 0;
@@ -312,8 +330,7 @@ int rp_layout_search(const rp_layout_trace *t, const rp_layout_link *link, const
 		size_t limit = s.evaluations + left / (size_t)(3 - i);
 		rc = improve(&s, &start[i], line, limit, err);
 		if (!rc)
-			rc = consider(&best, start[i].k, start[i].order, start[i].norder, start[i].order_align,
-				      start[i].text_align, &start[i].cost, err);
+			rc = consider(&best, start[i].k, start[i].order, start[i].norder, &start[i].sh, &start[i].cost, err);
 	}
 	if (!rc) {
 		choose(out, &best);

@@ -48,22 +48,32 @@ static int is_entry(const rp_image *img, uint64_t addr)
 	return f && f->addr == addr;
 }
 
+/* The decimal count after prefix in text (all of it), or -1. */
+static int comment_count(const char *p, size_t n, const char *prefix, uint64_t *out)
+{
+	size_t k = strlen(prefix), digits = 0;
+	uint64_t v = 0;
+	if (n <= k || memcmp(p, prefix, k) != 0)
+		return -1;
+	for (size_t i = k; i < n; i++, digits++) {
+		if (p[i] < '0' || p[i] > '9' || v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(p[i] - '0');
+	}
+	*out = v;
+	return digits ? 0 : -1;
+}
+
 /* "# window at N" or "# accesses N" into *meta; -1 for any other comment. */
 static int parse_comment(const char *p, size_t n, lt_meta *meta, int *window)
 {
-	char text[64];
-	unsigned long long v;
-	char extra;
-	if (n >= sizeof(text))
-		return -1;
-	memcpy(text, p, n);
-	text[n] = '\0';
-	if (sscanf(text, "# window at %llu%c", &v, &extra) == 1) {
+	uint64_t v;
+	if (comment_count(p, n, "# window at ", &v) == 0) {
 		meta->windows++;
 		*window = 1;
 		return 0;
 	}
-	if (sscanf(text, "# accesses %llu%c", &v, &extra) == 1 && strchr(text + 11, '-') == NULL) {
+	if (comment_count(p, n, "# accesses ", &v) == 0) {
 		meta->total = v;
 		return 0;
 	}
@@ -152,8 +162,9 @@ static int load_visit(void *ctx, const lt_access *a, rp_err *err)
 		t->outside++;
 	if (l->have && !a->window && c->op == a->op && c->piece == a->piece && a->from == UINT32_MAX && c->n < UINT32_MAX &&
 	    a->off == c->off + c->len && c->len <= UINT32_MAX - a->size) {
-		if (c->op == RP_FM_FETCH)   /* where each fetch starts, while the mask holds the run */
-			c->starts = c->len + a->size <= RP_FM_RUN_STARTS_BYTES && c->len % 2 == 0
+		if (c->op == RP_FM_FETCH)   /* where each fetch starts, while the mask holds the run (once
+					       lost, lost for good) */
+			c->starts = c->starts && c->len + a->size <= RP_FM_RUN_STARTS_BYTES && c->len % 2 == 0
 					    ? c->starts | 1ull << (c->len / 2) : 0;
 		c->len += a->size;
 		c->n++;
@@ -188,6 +199,10 @@ static int load_stream(rp_layout_trace **out, const rp_map *map, const rp_image 
 	if (!rc && meta.windows && meta.total < t->accesses)
 		rc = rp_err_set(err, RP_EINPUT, "%s: a sampled trace (\"# window\" lines) that does not end with \"# accesses N\" "
 				"for at least its %llu accesses: cut short?", name, (unsigned long long)t->accesses);
+	/* a window of one access in 2^20 is already far sparser than any trace worth pricing */
+	if (!rc && meta.windows && meta.total / t->accesses > (1u << 20))
+		rc = rp_err_set(err, RP_EINPUT, "%s: \"# accesses %llu\" is more than 2^20 times the %llu accesses the trace "
+				"holds", name, (unsigned long long)meta.total, (unsigned long long)t->accesses);
 	if (!rc) {
 		t->windows = meta.windows;
 		t->scale = meta.windows ? (double)meta.total / (double)t->accesses : 1.0;
