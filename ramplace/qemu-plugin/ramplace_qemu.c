@@ -30,8 +30,8 @@
  * size"), for replaying through flashmodel.c (tests/unit/test_plugin_trace.c) and for place
  * --trace (docs/layout.md); with trace-window=N,trace-period=M only a window of N accesses in
  * every M, at a spread offset (each after a "# window at INDEX" line, and "# accesses TOTAL" at
- * the end). model= and
- * flash= may be repeated (a part with two flashes of different timing): the n-th model applies
+ * the end). entry=ADDR (with model=) prints each handler entry's worst stall cycles at exit
+ * (entry_stall.c). model= and flash= may be repeated (a part with two flashes of different timing): the n-th model applies
  * to the n-th range, each range has a model instance of its own (flashmap.h). One vCPU: a
  * second would interleave two streams into one model. */
 #include <errno.h>
@@ -48,6 +48,7 @@
 
 #include "ramplace/flashmap.h"     /* model=,flash= pairs: one model per flash range */
 #include "ramplace/flashmodel.h"
+#include "entry_stall.h" /* entry=ADDR: handlers' worst entry stall cycles */
 #include "evictions.h"  /* model=: (evictor, victim) pairs, version 4's "e" lines */
 #include "swo_emit.h"   /* swo=FILE|tcp:PORT: the DWT PC sampler's SWO stream */
 
@@ -180,6 +181,7 @@ static void model_fetch(unsigned int vcpu, void *udata)
 	uint64_t stall = rp_fm_access(st.models[in->fm], in->vaddr, size, RP_FM_FETCH);
 	in->stall += stall;
 	st.fetch_stall[in->fm] += stall;
+	entry_stall_add(stall);
 	evictions_add(in->fm);
 	if (st.trace)
 		trace_access('F', in->vaddr, size);
@@ -195,6 +197,7 @@ static void model_read(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t v
 	unsigned size = 1u << qemu_plugin_mem_size_shift(info);
 	uint64_t stall = rp_fm_access(st.models[fm], vaddr, size, RP_FM_READ);
 	st.read_stall[fm] += stall;
+	entry_stall_add(stall);
 	if (data_add(vaddr, stall) != 0)
 		st.failed = 1;
 	evictions_add((size_t)fm);
@@ -226,6 +229,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		memcpy(b->insns[i].bytes, data ? data : "", b->insns[i].len);
 		if (st.per_insn)
 			qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &b->insn_counts[i], 1);
+		if (entry_stall_on())   /* before the model's callbacks: an entry's own fetch counts */
+			entry_stall_translate(insn, b->insns[i].vaddr);
 		if (st.model) {
 			/* code outside flash (copied to RAM) costs no stall: no callback at all */
 			int fm = rp_fm_map_find(&st.fmap, b->insns[i].vaddr);
@@ -450,6 +455,7 @@ static void at_exit(qemu_plugin_id_t id, void *userdata)
 	(void)id;
 	(void)userdata;
 	swo_emit_stop();
+	entry_stall_report();
 	table t = { NULL, 0, 0 };
 	uint64_t tb_execs = 0, ntrans = 0;
 	char tmp[4200];
@@ -578,6 +584,10 @@ static int model_ready(void)
 		fprintf(stderr, "ramplace-qemu: flash= and trace= need model=SPEC (e.g. model=ws:5)\n");
 		return -1;
 	}
+	if (entry_stall_on() && !st.model) {
+		fprintf(stderr, "ramplace-qemu: entry= needs model=SPEC: the stall cycles are the model's\n");
+		return -1;
+	}
 	if (!st.trace_window != !st.trace_period || st.trace_window > st.trace_period || (st.trace_period && !st.trace)) {
 		fprintf(stderr, "ramplace-qemu: trace-window=N and trace-period=M go together, with trace=FILE and N <= M\n");
 		return -1;
@@ -619,11 +629,17 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		} else if (strncmp(a, "model=", 6) == 0 || strncmp(a, "flash=", 6) == 0 || is_trace_option(a)) {
 			if (model_option(a) != 0)
 				return -1;
+		} else if (strncmp(a, "entry", 5) == 0) {
+			int r = entry_stall_option(a);
+			if (r == 0)
+				fprintf(stderr, "ramplace-qemu: unknown option '%s' (entry=ADDR, entry-window=N)\n", a);
+			if (r != 1)
+				return -1;
 		} else if (strncmp(a, "swo", 3) == 0) {
 			if (swo_emit_option(a) != 1)
 				return -1;
 		} else {
-			fprintf(stderr, "ramplace-qemu: unknown option '%s' (out=FILE, mode=tb|insn) or a flash model option (model=SPEC, flash=LO-HI, trace=FILE, trace-window=N, trace-period=M) or an SWO one (swo=FILE|tcp:PORT, swo-interval=N, swo-tpiu=on|off)\n", a);
+			fprintf(stderr, "ramplace-qemu: unknown option '%s' (out=FILE, mode=tb|insn) or a flash model option (model=SPEC, flash=LO-HI, trace=FILE, trace-window=N, trace-period=M, entry=ADDR, entry-window=N) or an SWO one (swo=FILE|tcp:PORT, swo-interval=N, swo-tpiu=on|off)\n", a);
 			return -1;
 		}
 	}

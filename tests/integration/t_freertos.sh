@@ -14,7 +14,8 @@
 #    least 97 % of the exact optimum (freertos/optimum.py: a knapsack over the counted stall
 #    cycles, computed without ramplace);
 #  - place without --map (the card's line): relink, `check`, linked <= budget, same output.
-# At -Os also: interrupt handlers kept off flash (place/check --ram-handlers).
+# At -Os also: interrupt handlers kept off flash (place/check --ram-handlers), and their worst
+# entry stall under ws:5 (the plugin's entry=): above 0 in flash, 0 with --ram-handlers.
 # Before the reset path was read by control flow, `place` kept main and 215 functions in flash
 # at -Os (1.08x at 1 KiB, 1.18x at 8 KiB) and `check` failed every correct relink.
 # Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD; arm-none-eabi-gcc (newlib-nano),
@@ -40,12 +41,13 @@ demo_make() { # OPT OBJDIR IMAGE FRAGMENT-DIR
 		{ tail -20 "$3.make.log"; return 1; }
 }
 
-# run ELF [COUNTS]: semihosting output in ELF.out, the UART in ELF.uart; with COUNTS, under the
-# plugin with the ws:5 model. -icount shift=5 (32 ns an instruction, about the speed of a
+# run ELF [COUNTS [PLUGIN-OPTIONS]]: semihosting output in ELF.out, the UART in ELF.uart; with
+# COUNTS, under the plugin with the ws:5 model (and ",entry=..." options: ELF.err says the
+# handlers' worst entry stalls). -icount shift=5 (32 ns an instruction, about the speed of a
 # 25 MHz part), sleep=off: guest time follows instructions, the run is deterministic.
 run() {
 	local elf=$1 plug=()
-	[ -n "${2:-}" ] && plug=(-plugin "$plugin,out=$2,mode=insn,model=ws:5,flash=0-400000")
+	[ -n "${2:-}" ] && plug=(-plugin "$plugin,out=$2,mode=insn,model=ws:5,flash=0-400000${3:-}")
 	timeout 300 qemu-system-arm -M mps2-an385 -nographic -monitor none -serial "file:$elf.uart" \
 		-chardev stdio,id=semi -semihosting-config enable=on,target=native,chardev=semi \
 		-icount shift=5,sleep=off -kernel "$elf" "${plug[@]}" </dev/null >"$elf.out" 2>"$elf.err" &
@@ -195,6 +197,18 @@ for a in open(sys.argv[1]).read().split():
 		else
 			cat "$h/place.out" "$h/check.out" 2>/dev/null | tail -8; fail "$opt: --ram-handlers"
 		fi
+		# the kernel's two handlers' worst entry stall (the plugin's entry=: stall cycles in the
+		# first 16 instructions of each invocation, ws:5), in flash and with --ram-handlers
+		entry_of() { printf '%x' $((0x$(nm_addr "$1" "$2") & ~1)); }   # a Thumb symbol's bit 0 is no address
+		entries_of() { echo ",entry=$(entry_of "$1" xPortPendSVHandler),entry=$(entry_of "$1" xPortSysTickHandler)"; }
+		run "$d/flash/RTOSDemo.out" "$d/entry-flash.counts" "$(entries_of "$d/flash/RTOSDemo.out")" || true
+		run "$h/RTOSDemo.out" "$h/entry.counts" "$(entries_of "$h/RTOSDemo.out")" || true
+		for hname in xPortPendSVHandler xPortSysTickHandler; do
+			before=$(awk -v a="0x$(entry_of "$d/flash/RTOSDemo.out" "$hname"):" '$3 == a { print $5; exit }' "$d/flash/RTOSDemo.out.err")
+			after=$(awk -v a="0x$(entry_of "$h/RTOSDemo.out" "$hname"):" '$3 == a { print $5; exit }' "$h/RTOSDemo.out.err")
+			check "$opt: $hname's worst entry stall: $before cycles from flash, $after with --ram-handlers (0 wanted)" \
+				sh -c "[ -n '$before' ] && [ '$before' -gt 0 ] && [ '$after' = 0 ]"
+		done
 	fi
 done
 finish

@@ -232,6 +232,19 @@ static void test_refusals(void **state)
 	bad(f, "# window at 0\nF 100 2\nF 102 2\n# accesses 1\n", "cut short");
 }
 
+/* A trace whose fetches fall in no section of the map is another build's. */
+static void test_other_build(void **state)
+{
+	fixture *f = *state;
+	rp_layout_trace *t = parse(f, "F 10 2\nF 12 2\nR 20 4\n");
+	assert_int_equal(t->outside, 3);
+	rp_layout_link link;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_layout_link_init(&link, &f->img, f->map, t, ".ramtext", &err), RP_EINPUT);
+	assert_non_null(strstr(err.msg, "another build"));
+	rp_layout_trace_free(t);
+}
+
 /* A sampled trace: windows break runs and calls, and the runs' cost is scaled by every access
  * over those kept. */
 static void test_sampled(void **state)
@@ -256,6 +269,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_search_keeps_what_does_not_pay, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sampled, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_build, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -98,6 +98,9 @@ int rp_layout_link_init(rp_layout_link *link, const rp_image *img, const rp_map 
 			link->text_outsec = o;
 		}
 	}
+	if (!link->text_outsec)
+		return rp_err_set(err, RP_EINPUT, "%s: no fetch of the trace falls in an input section of the map: "
+				  "the trace is of another build", map->path ? map->path : "the map");
 	const rp_map_outsec *o = rp_map_outsec_find(map, ram_outsec);
 	if (o && o->lma != o->addr) {
 		link->ram_lma = o->lma;

@@ -1,0 +1,30 @@
+/* entry_stall.h: the stall cycles of interrupt handlers' entries, measured by libramplace-qemu.so
+ * on request (entry_stall.c): for each entry=ADDR, the stall cycles the flash model charges over
+ * the first entry-window=N instructions (16) of each invocation, worst and count, printed at
+ * exit. What a handler that misses in flash costs in latency (issue 26: RP2350's ~12 cycles
+ * grow to ~300); with its whole reach in RAM the worst is zero. The window is short because
+ * the plugin cannot see the exception return: a longer one runs on into the code the handler
+ * returns (or, for a context switch, switches) to. ramplace_qemu.c hands it the
+ * options it does not know, each instruction translated, every stall charged and the exit. */
+#ifndef RAMPLACE_ENTRY_STALL_H
+#define RAMPLACE_ENTRY_STALL_H
+
+#include <stdint.h>
+
+struct qemu_plugin_insn;
+
+/* entry=HEX (repeatable, at most 16) or entry-window=N: 1 when it was one of these (and
+ * valid), 0 when it is not, -1 (message printed) for a bad value. */
+int entry_stall_option(const char *arg);
+/* Whether entry= was given (needs model=). */
+int entry_stall_on(void);
+/* A translated instruction at vaddr: counted into an open window; an entry opens one. Register
+ * before the instruction's model callbacks, so that the entry's own fetch is in its window. */
+void entry_stall_translate(struct qemu_plugin_insn *insn, uint64_t vaddr);
+/* Stall cycles the model just charged (a fetch or a data read). */
+void entry_stall_add(uint64_t stall);
+/* At exit: one line per entry on stderr, "ramplace-qemu: entry 0xADDR: worst N stall cycles
+ * in its first W instructions (W = 16 unless entry-window= says), K invocations". */
+void entry_stall_report(void);
+
+#endif
