@@ -192,6 +192,10 @@ typedef struct rp_layout_units {
  * unit; the improvement of the best at most RP_LAYOUT_MAX_EVALUATIONS in all. RP_EUSAGE when
  * min_kept exceeds nunits. */
 #define RP_LAYOUT_MAX_EVALUATIONS 600
+/* A layout is chosen over a simpler one (nothing moved, or the solver's placement, in the
+ * link's order) only when it prices lower by this share of the run's cycles: the link model's
+ * error (layout_search.c, docs/layout.md). */
+#define RP_LAYOUT_MARGIN 0.005
 int rp_layout_search(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_units *units,
 		     const rp_fm_cfg *cfg, int ordered, rp_layout_choice *out, rp_err *err);
 void rp_layout_choice_release(rp_layout_choice *c);

@@ -79,8 +79,6 @@ typedef struct rp_plan {
 	size_t nunits;
 } rp_plan;
 
-/* Frees what one unit owns. */
-void rp_plan_unit_release(rp_plan_unit *u);
 
 /* Frees everything the plan owns, including the plan itself. */
 void rp_plan_free(rp_plan *plan);

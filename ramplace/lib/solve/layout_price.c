@@ -84,8 +84,9 @@ int rp_layout_link_init(rp_layout_link *link, const rp_image *img, const rp_map 
 	link->ram_outsec = ram_outsec;
 	link->veneer_size = img->veneer_size;
 	link->veneer_block_align = img->veneer_block_align ? img->veneer_block_align : 1;
-	/* ldr.w pc, [pc] is one instruction; v6-M's push/ldr/mov/pop/bx five */
-	link->veneer_insns = img->veneer_size == 0 ? 0 : img->veneer_size > 8 ? 5 : 1;
+	/* ldr.w pc, [pc] is one instruction; v6-M's push/ldr/mov/pop/bx five; on RISC-V no veneer,
+	 * but a call across is auipc+jalr again where jal did: one instruction more */
+	link->veneer_insns = img->veneer_size == 0 ? (img->machine == EM_RISCV ? 1 : 0) : img->veneer_size > 8 ? 5 : 1;
 	/* the output section with the most fetches (runs of input sections of one output section
 	 * summed; the map lists them by address, so an output section's sections are together) */
 	uint64_t best = 0, sum = 0;

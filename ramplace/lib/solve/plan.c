@@ -621,7 +621,7 @@ int rp_plan_read(rp_plan **out, const char *path, rp_err *err)
 	return rc;
 }
 
-void rp_plan_unit_release(rp_plan_unit *u)
+static void unit_release(rp_plan_unit *u)
 {
 	for (size_t k = 0; k < u->npatterns; k++)
 		free(u->patterns[k]);
@@ -641,7 +641,7 @@ void rp_plan_free(rp_plan *plan)
 	if (!plan)
 		return;
 	for (size_t i = 0; i < plan->nunits; i++)
-		rp_plan_unit_release(&plan->units[i]);
+		unit_release(&plan->units[i]);
 	free(plan->units);
 	free(plan->build_id);
 	free(plan->outsec);
