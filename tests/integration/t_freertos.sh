@@ -199,15 +199,20 @@ for a in open(sys.argv[1]).read().split():
 		fi
 		# the kernel's two handlers' worst entry stall (the plugin's entry=: stall cycles in the
 		# first 16 instructions of each invocation, ws:5), in flash and with --ram-handlers
-		entry_of() { printf '%x' $((0x$(nm_addr "$1" "$2") & ~1)); }   # a Thumb symbol's bit 0 is no address
+		entry_of() { # ELF NAME: the address without a Thumb symbol's bit 0 ("" when no such symbol)
+			local a
+			a=$(nm_addr "$1" "$2")
+			[ -n "$a" ] && printf '%x' $((0x$a & ~1))
+		}
 		entries_of() { echo ",entry=$(entry_of "$1" xPortPendSVHandler),entry=$(entry_of "$1" xPortSysTickHandler)"; }
 		run "$d/flash/RTOSDemo.out" "$d/entry-flash.counts" "$(entries_of "$d/flash/RTOSDemo.out")" || true
 		run "$h/RTOSDemo.out" "$h/entry.counts" "$(entries_of "$h/RTOSDemo.out")" || true
 		for hname in xPortPendSVHandler xPortSysTickHandler; do
-			before=$(awk -v a="0x$(entry_of "$d/flash/RTOSDemo.out" "$hname"):" '$3 == a { print $5; exit }' "$d/flash/RTOSDemo.out.err")
-			after=$(awk -v a="0x$(entry_of "$h/RTOSDemo.out" "$hname"):" '$3 == a { print $5; exit }' "$h/RTOSDemo.out.err")
-			check "$opt: $hname's worst entry stall: $before cycles from flash, $after with --ram-handlers (0 wanted)" \
-				sh -c "[ -n '$before' ] && [ '$before' -gt 0 ] && [ '$after' = 0 ]"
+			# "ramplace-qemu: entry 0xADDR: worst N stall cycles ..., K invocations": N and K
+			b=$(awk -v a="0x$(entry_of "$d/flash/RTOSDemo.out" "$hname"):" '$3 == a { print $5, $(NF-1); exit }' "$d/flash/RTOSDemo.out.err")
+			r=$(awk -v a="0x$(entry_of "$h/RTOSDemo.out" "$hname"):" '$3 == a { print $5, $(NF-1); exit }' "$h/RTOSDemo.out.err")
+			check "$opt: $hname's worst entry stall: ${b% *} cycles from flash, ${r% *} with --ram-handlers (0 wanted; invocations ${b#* }, ${r#* })" \
+				sh -c "[ -n '$b' ] && [ -n '$r' ] && [ '${b% *}' -gt 0 ] && [ '${r% *}' = 0 ] && [ '${b#* }' -gt 0 ] && [ '${r#* }' -gt 0 ]"
 		done
 	fi
 done

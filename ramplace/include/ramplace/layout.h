@@ -106,6 +106,7 @@ typedef struct rp_layout_link {
 		unsigned sites2, sites4; /* as c.jal, as jal in the trace's build */
 	} *relax;                     /* owned */
 	size_t nrelax;
+	uint64_t *relaxed;            /* owned, sorted: from << 32 | to of each relax entry */
 	uint64_t rvc_reach;           /* RV32 with C: c.jal's reach (2048); 0 elsewhere */
 } rp_layout_link;
 
@@ -117,6 +118,8 @@ int rp_layout_link_init(rp_layout_link *link, const rp_image *img, const rp_map 
 void rp_layout_link_release(rp_layout_link *link);
 /* Whether a call from section from to section to is direct (a veneer when they are apart). */
 int rp_layout_is_direct(const rp_layout_link *link, uint32_t from, uint32_t to);
+/* RISC-V: whether the linker relaxed a call between them (an auipc more when they are apart). */
+int rp_layout_was_relaxed(const rp_layout_link *link, uint32_t from, uint32_t to);
 
 /* New address of every input section (addr[i], npieces of them; RAM ones keep the old), and of
  * the veneer block and the load image. */
@@ -152,6 +155,10 @@ typedef struct rp_layout_cost {
 	uint64_t cycles;              /* stall + extra_insns */
 	uint64_t pad;                 /* bytes of the tail pad the layout needed (addrs' tail_pad) */
 } rp_layout_cost;
+
+/* What a layout must price below a simpler one to be chosen (RP_LAYOUT_MARGIN of the run's
+ * cycles: the trace's fetches, scaled, plus the flash-only stall). */
+double rp_layout_margin(const rp_layout_trace *t, const rp_layout_cost *flash_only);
 
 /* Replays the runs through a new model of cfg at the addresses of a. */
 int rp_layout_price(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,

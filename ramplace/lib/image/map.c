@@ -323,10 +323,10 @@ static int parse_indented_line(parser *ps, const line *ln)
 	const span first = ln->tok[0];
 	span pending = ps->pending;
 	ps->pending.n = 0;
-	if (span_eq(first, "*fill*"))
-		return 0;
 	int wrapped = ps->outsec_wrapped;   /* " 0xADDR 0xSIZE [load address 0xLMA]" after a long name */
 	ps->outsec_wrapped = 0;
+	if (span_eq(first, "*fill*"))
+		return 0;
 	if (wrapped && is_hex_token(first) && ln->ntok >= 2 && is_hex_token(ln->tok[1]) &&
 	    (ln->ntok == 2 || span_eq(ln->tok[2], "load")))
 		return record_outsec(ps, ln, 0);
@@ -353,6 +353,7 @@ static int parse_script_line(parser *ps, const line *ln)
 {
 	if (ln->ntok == 0) {
 		ps->pending.n = 0;
+		ps->outsec_wrapped = 0;
 		return 0;
 	}
 	if (!ln->indented) {

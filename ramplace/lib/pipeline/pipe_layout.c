@@ -25,7 +25,7 @@ static int by_value(const void *a, const void *b, void *arg)
 	const rp_plan_unit *x = &plan->units[*(const size_t *)a], *y = &plan->units[*(const size_t *)b];
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+	return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
 }
 
 static int value_order(const rp_plan *plan, size_t **order, rp_err *err)
@@ -176,7 +176,9 @@ static int try_by_samples(rp_pipeline *p, const rp_db_totals **weights, size_t *
 	int rc = rp_place(p->img, p->map, &p->totals, &p->opts, &by_samples, err);
 	if (!rc && by_samples.nplans == 1)
 		rc = search_placement(p, &by_samples, &choice, &its_order, err);
-	if (!rc && by_samples.nplans == 1 && choice.chosen.cycles < L->choice.chosen.cycles) {
+	/* by the same margin as any layout over a simpler one (layout.h) */
+	if (!rc && by_samples.nplans == 1 &&
+	    (double)choice.chosen.cycles + rp_layout_margin(L->trace, &L->choice.flash_only) < (double)L->choice.chosen.cycles) {
 		free(*order);
 		*order = its_order;
 		its_order = NULL;
@@ -305,8 +307,11 @@ int pipe_layout_write(rp_pipeline *p, const char *first_fragment, rp_err *err)
 			fprintf(af.fp, "/* flashtext.ld: no order (place without --trace): flash keeps the link order */\n");
 			rc = rp_afile_commit(&af, err);
 		}
-		if (!rc && access(order, F_OK) == 0 && !(rc = rp_afile_open(&af, order, err)))
-			rc = rp_afile_commit(&af, err);   /* and ld.lld's list, empty */
+	}
+	if (!rc && !L->done && access(order, F_OK) == 0) {   /* and ld.lld's list, empty */
+		rp_afile af;
+		if (!(rc = rp_afile_open(&af, order, err)))
+			rc = rp_afile_commit(&af, err);
 	}
 	free(ld);
 	free(order);

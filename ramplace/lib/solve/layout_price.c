@@ -57,6 +57,12 @@ static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map 
 	rp_callgraph_free(cg);
 	if (link->ndirect)
 		qsort(link->direct, link->ndirect, sizeof(uint64_t), by_u64);
+	if (!rc && link->nrelax && !(link->relaxed = malloc(link->nrelax * sizeof(uint64_t))))
+		rc = rp_err_nomem(err, "laying out");
+	for (size_t k = 0; !rc && k < link->nrelax; k++)
+		link->relaxed[k] = (uint64_t)link->relax[k].from << 32 | link->relax[k].to;
+	if (link->relaxed)
+		qsort(link->relaxed, link->nrelax, sizeof(uint64_t), by_u64);
 	return rc;
 }
 
@@ -68,11 +74,18 @@ int rp_layout_is_direct(const rp_layout_link *link, uint32_t from, uint32_t to)
 	return link->direct && bsearch(&key, link->direct, link->ndirect, sizeof(uint64_t), by_u64) != NULL;
 }
 
+int rp_layout_was_relaxed(const rp_layout_link *link, uint32_t from, uint32_t to)
+{
+	uint64_t key = (uint64_t)from << 32 | to;
+	return link->relaxed && bsearch(&key, link->relaxed, link->nrelax, sizeof(uint64_t), by_u64) != NULL;
+}
+
 void rp_layout_link_release(rp_layout_link *link)
 {
 	free(link->direct);
 	free(link->relax);
-	link->direct = NULL;
+	free(link->relaxed);
+	link->direct = link->relaxed = NULL;
 	link->relax = NULL;
 	link->ndirect = link->nrelax = 0;
 }
@@ -426,12 +439,15 @@ static int in_ram(const pricer *p, uint32_t piece)
 	return p->lp->in_ram && piece < p->t->npieces && p->lp->in_ram[piece];
 }
 
+/* The copy of what moved: what the section already held is copied in the trace already. */
 static void boot_copy(pricer *p)
 {
-	if (!p->a->load_size)
+	uint64_t base = align_up(p->link->ram_base_size, 4);
+	if (p->a->load_size <= base)
 		return;
-	p->copy_stall = rp_fm_access_run(p->m, p->a->load_addr, p->a->load_size, p->a->load_size / 4, 0, RP_FM_READ);
-	p->copy_extra = p->a->load_size;   /* ldr, str, compare, branch per word */
+	uint64_t bytes = p->a->load_size - base;
+	p->copy_stall = rp_fm_access_run(p->m, p->a->load_addr + base, bytes, bytes / 4, 0, RP_FM_READ);
+	p->copy_extra = bytes;   /* ldr, str, compare, branch per word */
 }
 
 /* A fetch entering piece from another: the veneer it runs when they end up apart. Returns 1 when
@@ -439,8 +455,11 @@ static void boot_copy(pricer *p)
 static int cross(pricer *p, uint32_t piece, uint32_t from, rp_fm_op op)
 {
 	int to_ram = in_ram(p, piece);
-	if (op != RP_FM_FETCH || from == UINT32_MAX || to_ram == in_ram(p, from) ||
-	    !rp_layout_is_direct(p->link, from, piece))
+	/* a veneer for a direct call; on RISC-V (no veneers) the auipc of a call the linker had
+	 * relaxed to jal */
+	int costs = p->link->veneer_size ? rp_layout_is_direct(p->link, from, piece)
+					 : rp_layout_was_relaxed(p->link, from, piece);
+	if (op != RP_FM_FETCH || from == UINT32_MAX || to_ram == in_ram(p, from) || !costs)
 		return to_ram;
 	const rp_layout_link *l = p->link;
 	p->extra += l->veneer_insns;

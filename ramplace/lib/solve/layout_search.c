@@ -300,19 +300,29 @@ static void choose(rp_layout_choice *out, cand *c)
  * order, then the placement as the solver made it. */
 static int keep_simple(search *s, const rp_layout_units *units, const rp_layout_choice *c, cand *best, rp_err *err)
 {
-	double run = (double)s->t->fetches * (s->t->scale > 0 ? s->t->scale : 1.0) + (double)c->flash_only.cycles;
-	double margin = RP_LAYOUT_MARGIN * run;
+	double margin = rp_layout_margin(s->t, &c->flash_only);
 	const rp_layout_cost *simple = &c->flash_only;
 	size_t k = 0;
-	if (units->min_kept > 0 || (double)c->as_placed.cycles + margin < (double)c->flash_only.cycles) {
+	int placed_pays = (double)c->as_placed.cycles + margin < (double)c->flash_only.cycles;
+	if (units->min_kept > 0 || placed_pays) {
 		simple = &c->as_placed;   /* a required unit, or the placement pays by itself */
 		k = units->nunits;
 	}
-	if ((best->k == k && best->norder == 0) || (double)best->cost.cycles + margin < (double)simple->cycles)
+	/* beat the simple one and, when moving is allowed at all, the solver's placement too */
+	double bar = (double)simple->cycles;
+	if (k == 0 && (double)c->as_placed.cycles < bar)
+		bar = (double)c->as_placed.cycles;
+	if ((best->k == k && best->norder == 0 && !best->sh.text_align && !best->sh.tail_line) ||
+	    (double)best->cost.cycles + margin < bar)
 		return 0;
 	free(best->order);
 	best->order = NULL;
 	return consider(best, k, NULL, 0, &plain, simple, err);
+}
+
+double rp_layout_margin(const rp_layout_trace *t, const rp_layout_cost *flash_only)
+{
+	return RP_LAYOUT_MARGIN * ((double)t->fetches * (t->scale > 0 ? t->scale : 1.0) + (double)flash_only->cycles);
 }
 
 int rp_layout_search(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_units *units,
