@@ -192,7 +192,7 @@ static void test_search_keeps_what_does_not_pay(void **state)
 	assert_int_equal(rp_layout_link_init(&link, &f->img, f->map, t, ".ramtext", &err), 0);
 	link.all_direct = 1;
 	size_t secs[1] = { 2 }, first[2] = { 0, 1 };
-	rp_layout_units units = { secs, first, 1, 0 };
+	rp_layout_units units = { secs, first, 1, 0, 0 };
 	rp_fm_cfg cfg;
 	char why[200];
 	assert_int_equal(rp_fm_parse(&cfg, "cache:size=256,ways=2,line=16,penalty=10", why, sizeof(why)), 0);

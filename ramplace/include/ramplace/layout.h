@@ -193,6 +193,8 @@ typedef struct rp_layout_units {
 	const size_t *first;
 	size_t nunits;
 	size_t min_kept;              /* never fewer units moved (pins, closures, handlers) */
+	int all_or_none;              /* only min_kept or all of them (a sampled trace: too coarse
+					 to judge unit by unit) */
 } rp_layout_units;
 
 /* ordered: 0 keeps the old order (the RAM set only). The prefixes take up to three pricings per

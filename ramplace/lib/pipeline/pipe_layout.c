@@ -148,10 +148,11 @@ static int search_placement(rp_pipeline *p, const rp_placement *pl, rp_layout_ch
 		rc = plan_sections(p, plan, *order, &secs, &first, err);
 	if (!rc) {
 		const rp_place_opts *o = &p->opts;
+		int required = o->npin || o->nclosure || o->nhandlers || o->all_handlers;
 		/* a sampled trace prices a layout 10 to 50 % off (docs/layout.md): too coarse to undo
-		 * the solver's choice of what moves; it only orders what stays */
-		int required = o->npin || o->nclosure || o->nhandlers || o->all_handlers || p->layout.trace->windows;
-		rp_layout_units units = { secs, first, plan->nunits, required ? plan->nunits : 0 };
+		 * the solver's choice unit by unit; only all of it or none, by the margin */
+		rp_layout_units units = { secs, first, plan->nunits, required ? plan->nunits : 0,
+					  p->layout.trace->windows > 0 };
 		rc = rp_layout_search(p->layout.trace, &p->layout.link, &units, &p->cycles.model, !p->layout.no_order, out,
 				      err);
 	}

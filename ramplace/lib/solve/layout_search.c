@@ -342,6 +342,8 @@ int rp_layout_search(const rp_layout_trace *t, const rp_layout_link *link, const
 	if (!rc)
 		rc = evaluate(&s, units->nunits, NULL, 0, &plain, &out->as_placed, err);
 	for (size_t k = units->nunits + 1; !rc && k-- > units->min_kept;) {
+		if (units->all_or_none && k != units->nunits && k != units->min_kept)
+			continue;
 		cand here = { 0 };
 		rc = best_for_k(&s, k, ordered, hot, &here, &best, err);
 		cand *keep = k == units->nunits ? &start[1] : k == units->min_kept ? &start[2] : NULL;
