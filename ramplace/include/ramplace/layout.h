@@ -104,9 +104,8 @@ typedef struct rp_layout_link {
 					 sections; apart, each is auipc+jalr again */
 		uint32_t from, to;
 		unsigned sites2, sites4; /* as c.jal, as jal in the trace's build */
-	} *relax;                     /* owned */
+	} *relax;                     /* owned, by (from, to) */
 	size_t nrelax;
-	uint64_t *relaxed;            /* owned, sorted: from << 32 | to of each relax entry */
 	uint64_t rvc_reach;           /* RV32 with C: c.jal's reach (2048); 0 elsewhere */
 } rp_layout_link;
 

@@ -27,6 +27,14 @@ static int by_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int by_pair(const void *a, const void *b)
+{
+	const struct rp_layout_relax *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return (x->to > y->to) - (x->to < y->to);
+}
+
 /* link->direct from the image's call graph (none when it cannot be disassembled). */
 static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map *map, rp_err *err)
 {
@@ -57,12 +65,8 @@ static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map 
 	rp_callgraph_free(cg);
 	if (link->ndirect)
 		qsort(link->direct, link->ndirect, sizeof(uint64_t), by_u64);
-	if (!rc && link->nrelax && !(link->relaxed = malloc(link->nrelax * sizeof(uint64_t))))
-		rc = rp_err_nomem(err, "laying out");
-	for (size_t k = 0; !rc && k < link->nrelax; k++)
-		link->relaxed[k] = (uint64_t)link->relax[k].from << 32 | link->relax[k].to;
-	if (link->relaxed)
-		qsort(link->relaxed, link->nrelax, sizeof(uint64_t), by_u64);
+	if (link->nrelax)   /* by (from, to), for rp_layout_was_relaxed */
+		qsort(link->relax, link->nrelax, sizeof(*link->relax), by_pair);
 	return rc;
 }
 
@@ -76,16 +80,15 @@ int rp_layout_is_direct(const rp_layout_link *link, uint32_t from, uint32_t to)
 
 int rp_layout_was_relaxed(const rp_layout_link *link, uint32_t from, uint32_t to)
 {
-	uint64_t key = (uint64_t)from << 32 | to;
-	return link->relaxed && bsearch(&key, link->relaxed, link->nrelax, sizeof(uint64_t), by_u64) != NULL;
+	struct rp_layout_relax key = { from, to, 0, 0 };
+	return link->relax && bsearch(&key, link->relax, link->nrelax, sizeof(*link->relax), by_pair) != NULL;
 }
 
 void rp_layout_link_release(rp_layout_link *link)
 {
 	free(link->direct);
 	free(link->relax);
-	free(link->relaxed);
-	link->direct = link->relaxed = NULL;
+	link->direct = NULL;
 	link->relax = NULL;
 	link->ndirect = link->nrelax = 0;
 }
@@ -147,11 +150,6 @@ typedef struct block {
 	int is_text, is_load;
 } block;
 
-static const rp_map_outsec *outsec_of(const rp_map *map, const char *name)
-{
-	return name ? rp_map_outsec_find(map, name) : NULL;
-}
-
 /* The flash blocks in address order: runs of input sections of one output section outside the
  * RAM output section, with the load image at its load address when known. */
 static int collect_blocks(const rp_layout_trace *t, const rp_layout_link *link, block **out, size_t *n, rp_err *err)
@@ -175,7 +173,7 @@ static int collect_blocks(const rp_layout_trace *t, const rp_layout_link *link, 
 			free(b);
 			return err->code;
 		}
-		const rp_map_outsec *o = outsec_of(map, s->outsec);
+		const rp_map_outsec *o = rp_map_outsec_find(map, s->outsec);
 		b[nb++] = (block){ o && o->addr <= s->addr ? o->addr : s->addr, s->addr + s->size, i, i + 1, piece_align(s),
 				   strcmp(s->outsec, link->text_outsec) == 0, 0 };
 		if (o && o->addr + o->size > b[nb - 1].end && o->addr <= s->addr)

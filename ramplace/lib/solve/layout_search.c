@@ -32,14 +32,20 @@ typedef struct shape {
 
 static const shape plain = { 0, 0, 0 };
 
-static int evaluate(search *s, size_t k, const size_t *order, size_t norder, const shape *sh,
-		    rp_layout_cost *out, rp_err *err)
+/* s->in_ram: the sections of units [0, k). */
+static void mark_ram(const search *s, size_t k)
 {
 	const rp_layout_units *u = s->units;
 	memset(s->in_ram, 0, s->t->npieces + 1);
 	for (size_t i = 0; i < k; i++)
 		for (size_t j = u->first[i]; j < u->first[i + 1]; j++)
 			s->in_ram[u->secs[j]] = 1;
+}
+
+static int evaluate(search *s, size_t k, const size_t *order, size_t norder, const shape *sh,
+		    rp_layout_cost *out, rp_err *err)
+{
+	mark_ram(s, k);
 	rp_layout_plan lp = { s->in_ram, order, norder, sh->order_align, sh->text_align, sh->tail_line };
 	rp_layout_addrs a;
 	if (rp_layout_arrange(s->t, s->link, &lp, &a, err))
@@ -54,11 +60,7 @@ static int evaluate(search *s, size_t k, const size_t *order, size_t norder, con
 static size_t hot_sections(const search *s, size_t k, size_t *out)
 {
 	const rp_layout_trace *t = s->t;
-	const rp_layout_units *u = s->units;
-	memset(s->in_ram, 0, t->npieces + 1);
-	for (size_t i = 0; i < k; i++)
-		for (size_t j = u->first[i]; j < u->first[i + 1]; j++)
-			s->in_ram[u->secs[j]] = 1;
+	mark_ram(s, k);
 	size_t n = 0;
 	for (size_t i = 0; i < t->npieces; i++)
 		if (t->piece_fetches[i] && !s->in_ram[i] && t->map->insecs[i].outsec &&
