@@ -14,7 +14,9 @@
 # than (a) or (b), "slow" when a relinked (c) or (d) is slower than flash only.
 #   bench/bench_layout.sh [BUILD_DIR]
 # FIRMWARE="m3 riscv phasevm freertos", MODELS="..." and BUDGETS="0 1 2 4 8" (KiB) pick a
-# subset; ITERATIONS (2) sets the examples' workload; RAMPLACE_CORPUS the corpus (freertos).
+# subset; ITERATIONS (2) sets the examples' workload; RAMPLACE_CORPUS the corpus (freertos);
+# KEEP=DIR keeps the work (builds, traces, plans) in DIR instead of a removed temporary one
+# (give it a new or empty directory: a cell whose place fails would find an older fragment).
 # phasevm runs SCALE=1 PASSES=1; a firmware of more than 4 M instructions is traced in 8
 # windows of 500,000 accesses (docs/layout.md states what sampling costs in accuracy).
 set -euo pipefail
@@ -25,8 +27,12 @@ ramplace=$build/ramplace
 plugin=$build/libramplace-qemu.so
 corpus=${RAMPLACE_CORPUS:-$root/../shared/corpus}
 iterations=${ITERATIONS:-2}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+if [ -n "${KEEP:-}" ]; then   # KEEP=DIR keeps every build, trace and plan there, to look into a cell
+	work=$(mkdir -p "$KEEP" && cd "$KEEP" && pwd)   # absolute: the builds run under make -C
+else
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+fi
 models=${MODELS:-cache:rp2040 cache:size=2048,ways=2,line=16,penalty=50 cache:size=4096,ways=2,line=16,penalty=50 cache:esp32 art:ws=5,line=16,lines=64}
 budgets=${BUDGETS:-0 1 2 4 8}
 

@@ -31,4 +31,8 @@ void place_layout_print(const rp_pipe_layout *L)
 	if (L->nunnamed)
 		printf(", %zu left in place (no pattern names them)", L->nunnamed);
 	printf("; %zu layouts priced in %.2f s\n", c->evaluations, c->seconds);
+	if (L->tried_by_samples && !L->by_samples)   /* by the margin, layout.h */
+		printf("layout: the placement by samples priced %llu (%.3fx of flash only): not lower by the margin, not taken\n",
+		       (unsigned long long)L->by_samples_cycles,
+		       c->flash_only.cycles ? (double)L->by_samples_cycles / (double)c->flash_only.cycles : 1.0);
 }

@@ -1,7 +1,8 @@
 /* test_layout.c: the layout pricing (layout.h) on a small map worked out by hand: the trace's
  * runs and their call entries, the link model's addresses when a section moves to RAM or is
  * ordered first, pricing from runs equal to pricing access by access for caches, the run API
- * of flashmodel.h against single accesses, the search keeping a move only when it pays, and the
+ * of flashmodel.h against single accesses, a script's orphan output sections (each its own
+ * veneer block, dropped when emptied), the search keeping a move only when it pays, and the
  * reader's refusals (file and line). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -135,6 +136,72 @@ static void test_arrange(void **state)
 	rp_layout_trace_free(t);
 }
 
+/* A script that leaves .text.* orphans (the FreeRTOS demo's): every function is an output
+ * section of its own. GNU ld drops one whose only section moved to RAM, and appends the veneers
+ * of an output section's calls into RAM to that section (8-aligned, which aligns the section):
+ * a calls c, c calls b; b moves. */
+static const char orphan_map[] =
+	"Memory Configuration\n\nName Origin Length Attributes\n"
+	"FLASH 0x00000000 0x00400000 xr\nRAM 0x20000000 0x00010000 xrw\n\n"
+	"Linker script and memory map\n\n"
+	".ramtext 0x20000000 0x0 load address 0x00000100\n"
+	".text 0x00000100 0x20\n"
+	" .text.a 0x00000100 0x20 a.o\n"
+	".text.b 0x00000120 0x20\n"
+	" .text.b 0x00000120 0x20 b.o\n"
+	".text.c 0x00000140 0x1c\n"
+	" .text.c 0x00000140 0x1c c.o\n"
+	".fast 0x0000015c 0x44\n"          /* a word of its own (a LONG), then x and y */
+	" .text.x 0x00000160 0x20 x.o\n"
+	" .text.y 0x00000180 0x20 y.o\n"
+	".rodata 0x000001a0 0x4\n"
+	" .rodata.t 0x000001a0 0x4 a.o\n";
+
+static void test_orphan_sections(void **state)
+{
+	fixture *f = *state;
+	rp_map *map = NULL;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_map_parse(&map, orphan_map, sizeof(orphan_map) - 1, "o.map", &err), 0);
+	const char trace[] = "F 100 2\nF 140 2\nF 142 2\nF 120 2\nF 144 2\nF 160 2\nF 104 2\nF 182 2\nR 1a0 4\n";
+	rp_layout_trace *t = NULL;
+	assert_int_equal(rp_layout_trace_parse(&t, map, NULL, trace, strlen(trace), "o.trace", &err), 0);
+	rp_layout_link link;
+	assert_int_equal(rp_layout_link_init(&link, &f->img, map, t, ".ramtext", &err), 0);
+	link.all_direct = 1;
+	assert_int_equal(link.group[0], 0);
+	assert_int_equal(link.group[1], 1);   /* each orphan its own group */
+	unsigned char in_ram[6] = { 0, 1, 0, 0, 0, 0 };
+	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0 };
+	rp_layout_addrs a;
+	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(a.load_addr, 0x100);
+	assert_int_equal(a.load_size, 0x20);
+	assert_int_equal(a.addr[0], 0x120);          /* .text after the load image */
+	assert_int_equal(a.addr[2], 0x140);          /* .text.b gone: c follows .text, 8-aligned */
+	assert_int_equal(a.nveneers, 1);             /* c's call to b: a veneer after c */
+	assert_int_equal(a.veneer_key[0], (uint64_t)2 << 32 | 1);
+	assert_int_equal(a.veneer_addr[0], 0x160);   /* c ends at 0x15c; the stub block is 8-aligned */
+	assert_int_equal(a.addr[3], 0x16c);          /* .fast as it was, its word first */
+	assert_int_equal(a.addr[4], 0x18c);
+	assert_int_equal(a.addr[5], 0x1ac);
+	rp_layout_addrs_release(&a);
+	/* x (called from c) moves too: c's block has two veneers, .fast closes up behind its word */
+	in_ram[3] = 1;
+	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(a.load_size, 0x40);
+	assert_int_equal(a.addr[0], 0x140);
+	assert_int_equal(a.addr[2], 0x160);
+	assert_int_equal(a.nveneers, 2);
+	assert_int_equal(a.veneer_addr[1], 0x188);
+	assert_int_equal(a.addr[4], 0x194);
+	assert_int_equal(a.addr[5], 0x1b4);
+	rp_layout_addrs_release(&a);
+	rp_layout_link_release(&link);
+	rp_layout_trace_free(t);
+	rp_map_free(map);
+}
+
 /* Runs priced through the run API cost what the single accesses cost: on a cache, and with
  * the fetches' starts on ws and art too (prefetch=1 counts the fetches served since a read). */
 static void test_runs_exact(void **state)
@@ -265,6 +332,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arrange, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_orphan_sections, setup, teardown),
 		cmocka_unit_test(test_runs_exact),
 		cmocka_unit_test_setup_teardown(test_search_keeps_what_does_not_pay, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),

@@ -18,6 +18,10 @@ typedef struct rp_cg_edge {
 	uint64_t first_site;   /* lowest site address */
 	unsigned sites2, sites4, sites8; /* sites by encoded length (RISC-V relaxation: c.jal, jal,
 					    auipc+jalr) */
+	unsigned wide2, wide4, wide8; /* RISC-V: of sites2, sites4 and sites8, those not sure to be 2
+					 bytes in a small region: a conditional branch (c.beqz
+					 reaches 256 bytes), a call linking another register than ra
+					 (jal t0, the -msave-restore millicode) */
 } rp_cg_edge;
 
 typedef struct rp_callgraph {

@@ -27,6 +27,9 @@ typedef struct rp_insn {
 	uint64_t addr;
 	unsigned len;
 	unsigned site_len;       /* bytes of the call sequence: 8 for a RISC-V auipc+jalr pair, else len */
+	int site_wide;           /* RISC-V: the site is not sure to be 2 bytes in a small region
+				    (a conditional branch, a call linking another register than ra
+				    or x0) */
 	rp_insn_kind kind;
 	int has_target;          /* direct (or auipc-resolved) target known */
 	uint64_t target;         /* Thumb bit cleared */

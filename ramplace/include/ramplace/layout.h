@@ -16,7 +16,9 @@
  * of flash in their order (what lies outside the text's memory region keeps its address), the
  * RAM output section's load image grown by what moved, the text
  * output section's code aligned when asked, the ordered sections first in the text output section, the
- * rest in the old order at their own alignment, GNU ld's veneer block at the end of it.
+ * rest in the old order at their own alignment, GNU ld's veneer block at the end of it (and at
+ * the end of every other output section whose code calls into RAM, aligned to 8; ld.lld: one
+ * thunk per callee, with the text's).
  * Flash-to-RAM calls run a veneer in flash (one fetch and its literal); RAM-to-flash calls one
  * in RAM; the boot copy reads the load image once. */
 #ifndef RAMPLACE_LAYOUT_H
@@ -104,9 +106,18 @@ typedef struct rp_layout_link {
 					 sections; apart, each is auipc+jalr again */
 		uint32_t from, to;
 		unsigned sites2, sites4; /* as c.jal, as jal in the trace's build */
+		unsigned narrow4;        /* of sites4, those c.jal/c.j can take (not jal t0) */
 	} *relax;                     /* owned, by (from, to) */
 	size_t nrelax;
 	uint64_t rvc_reach;           /* RV32 with C: c.jal's reach (2048); 0 elsewhere */
+	uint32_t *group;              /* owned: per input section, the first one of its run of one
+					 output section in the map. GNU ld appends a block of veneers
+					 to each output section that calls across (a script that
+					 leaves .text.* orphans has one per function) */
+	uint32_t text_group;          /* the text output section's group */
+	int per_section_veneers;      /* GNU ld: flash veneers per calling output section; ld.lld:
+					 one per callee (keyed under text_group) */
+	int relaxes;                  /* RISC-V: sizes move with relaxation (a wider margin) */
 } rp_layout_link;
 
 /* Fills link from the image (veneers, call graph), the map (output sections, regions) and the
@@ -124,12 +135,12 @@ int rp_layout_was_relaxed(const rp_layout_link *link, uint32_t from, uint32_t to
  * the veneer block and the load image. */
 typedef struct rp_layout_addrs {
 	uint64_t *addr;
-	uint64_t veneer_base;         /* the flash veneer block */
+	uint64_t veneer_base;         /* the text output section's flash veneer block */
 	uint64_t load_addr, load_size;/* the RAM section's load image */
-	uint32_t *veneer_slot;        /* per input section in RAM called from flash: its veneer, else UINT32_MAX */
-	size_t nveneers;              /* flash-to-RAM veneers */
-	uint64_t *veneer_addr;        /* per slot, where the link put it (rp_layout_addrs_relinked);
-					 NULL: veneer_base + slot x veneer size */
+	uint64_t *veneer_key;         /* per flash-to-RAM veneer: the caller's group (link) << 32 |
+					 the RAM input section it reaches; sorted */
+	uint64_t *veneer_addr;        /* per veneer: where it lies (UINT64_MAX: not laid out) */
+	size_t nveneers;
 	uint64_t tail_pad;            /* bytes after the ordered sections (plan's tail_line) */
 } rp_layout_addrs;
 
@@ -155,9 +166,10 @@ typedef struct rp_layout_cost {
 	uint64_t pad;                 /* bytes of the tail pad the layout needed (addrs' tail_pad) */
 } rp_layout_cost;
 
-/* What a layout must price below a simpler one to be chosen (RP_LAYOUT_MARGIN of the run's
- * cycles: the trace's fetches, scaled, plus the flash-only stall). */
-double rp_layout_margin(const rp_layout_trace *t, const rp_layout_cost *flash_only);
+/* What a layout must price below a simpler one to be chosen (RP_LAYOUT_MARGIN or
+ * RP_LAYOUT_MARGIN_EXACT of the run's cycles: the trace's fetches, scaled, plus the flash-only
+ * stall). */
+double rp_layout_margin(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_cost *flash_only);
 
 /* Replays the runs through a new model of cfg at the addresses of a. */
 int rp_layout_price(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
@@ -202,8 +214,10 @@ typedef struct rp_layout_units {
 #define RP_LAYOUT_MAX_EVALUATIONS 600
 /* A layout is chosen over a simpler one (nothing moved, or the solver's placement, in the
  * link's order) only when it prices lower by this share of the run's cycles: the link model's
- * error (layout_search.c, docs/layout.md). */
+ * error on RISC-V (relaxation) and a sampled trace's (layout_search.c, docs/layout.md); on ARM
+ * traced whole, where the model matches the relinks, by RP_LAYOUT_MARGIN_EXACT. */
 #define RP_LAYOUT_MARGIN 0.005
+#define RP_LAYOUT_MARGIN_EXACT 0.001
 int rp_layout_search(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_units *units,
 		     const rp_fm_cfg *cfg, int ordered, rp_layout_choice *out, rp_err *err);
 void rp_layout_choice_release(rp_layout_choice *c);

@@ -101,6 +101,8 @@ typedef struct rp_pipe_layout {
 					only theirs weighed when the layout kept fewer) */
 	size_t nunits_before;        /* the placement's units before */
 	int by_samples;              /* placing in cycles, the placement by samples priced lower */
+	int tried_by_samples;        /* placing in cycles, the placement by samples was priced: */
+	uint64_t by_samples_cycles;  /*   its best layout's stall and veneer/copy cycles */
 	size_t nunnamed;             /* ordered sections no pattern names (left where they were) */
 	char model_name[96];
 	char *fragment_path;         /* flashtext.ld as written (owned) */

@@ -15,6 +15,7 @@ typedef struct site {
 	int is_call;
 	uint64_t addr;
 	unsigned len;
+	int wide;
 } site;
 
 /* The functions by start address, hashed: the walk asks for every branch target and literal
@@ -203,7 +204,8 @@ static int on_insn(void *p, const rp_insn *in)
 		if (t && ti != b->self) {
 			if (rp_grow((void **)&b->sites, &b->cap, b->nsites + 1, sizeof(site), b->err))
 				return b->err->code;
-			b->sites[b->nsites++] = (site){ b->self, ti, in->kind == RP_INSN_CALL, in->addr, in->site_len };
+			b->sites[b->nsites++] = (site){ b->self, ti, in->kind == RP_INSN_CALL, in->addr, in->site_len,
+							in->site_wide };
 		}
 	}
 	note_trailing(b, in);
@@ -248,11 +250,14 @@ static int make_edges(rp_callgraph *cg, site *sites, size_t n, rp_err *err)
 		rp_cg_edge *e = cg->nedges ? &cg->edges[cg->nedges - 1] : NULL;
 		if (!e || e->from != sites[i].from || e->to != sites[i].to) {
 			e = &cg->edges[cg->nedges++];
-			*e = (rp_cg_edge){ sites[i].from, sites[i].to, 0, 0, sites[i].addr, 0, 0, 0 };
+			*e = (rp_cg_edge){ sites[i].from, sites[i].to, 0, 0, sites[i].addr, 0, 0, 0, 0, 0, 0 };
 		}
 		e->sites2 += sites[i].len == 2;
 		e->sites4 += sites[i].len == 4;
 		e->sites8 += sites[i].len == 8;
+		e->wide2 += sites[i].len == 2 && sites[i].wide;
+		e->wide4 += sites[i].len == 4 && sites[i].wide;
+		e->wide8 += sites[i].len == 8 && sites[i].wide;
 		if (sites[i].is_call)
 			e->ncalls++;
 		else

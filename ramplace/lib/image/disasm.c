@@ -335,8 +335,16 @@ next:
 		in->nrefs++;
 	}
 	in->site_len = in->len;
-	if (d->img->machine == EM_RISCV && in->has_target && in->len == 4 && (p[0] & 0x7f) == 0x67)
-		in->site_len = 8;   /* jalr resolved through the auipc before it */
+	in->site_wide = 0;
+	if (d->img->machine == EM_RISCV && in->has_target && in->len == 4) {
+		unsigned opcode = p[0] & 0x7f, rd = (unsigned)(p[0] >> 7 | p[1] << 1) & 31;
+		if (opcode == 0x67)
+			in->site_len = 8;   /* jalr resolved through the auipc before it */
+		/* c.jal links ra, c.j and c.jr x0; c.beqz/c.bnez reach 256 bytes, from few registers */
+		in->site_wide = opcode == 0x63 || ((opcode == 0x6f || opcode == 0x67) && rd > 1);
+	} else if (d->img->machine == EM_RISCV && in->has_target) {
+		in->site_wide = in->kind == RP_INSN_CONDJUMP;
+	}
 	/* "ldr pc, [pc, #n]": a jump through a literal (veneers, long tail calls) */
 	if (ldr_pc && in->nrefs && (in->ref_words[0] & 1)) {
 		in->kind = RP_INSN_JUMP;

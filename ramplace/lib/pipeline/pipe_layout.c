@@ -162,12 +162,13 @@ static int search_placement(rp_pipeline *p, const rp_placement *pl, rp_layout_ch
 }
 
 /* Placing in cycles, the placement by samples (instructions, for exact counts) is searched too:
- * its set can price lower once copies, veneers and the layout are counted. Adopted when it
- * does; *weights then says which weights made the plan. */
+ * its set can price lower once copies, veneers and the layout are counted (where misses are
+ * few and spread, the most executed code can save more than the most stalled). Adopted when
+ * it does, by the margin; *weights then says which weights made the plan. */
 static int try_by_samples(rp_pipeline *p, const rp_db_totals **weights, size_t **order, rp_err *err)
 {
 	rp_pipe_layout *L = &p->layout;
-	if (p->weights == &p->totals || L->trace->windows)
+	if (p->weights == &p->totals)
 		return 0;
 	rp_placement by_samples;
 	rp_layout_choice choice;
@@ -177,9 +178,13 @@ static int try_by_samples(rp_pipeline *p, const rp_db_totals **weights, size_t *
 	int rc = rp_place(p->img, p->map, &p->totals, &p->opts, &by_samples, err);
 	if (!rc && by_samples.nplans == 1)
 		rc = search_placement(p, &by_samples, &choice, &its_order, err);
+	if (!rc && by_samples.nplans == 1) {
+		L->tried_by_samples = 1;
+		L->by_samples_cycles = choice.chosen.cycles;
+	}
 	/* by the same margin as any layout over a simpler one (layout.h) */
 	if (!rc && by_samples.nplans == 1 &&
-	    (double)choice.chosen.cycles + rp_layout_margin(L->trace, &L->choice.flash_only) < (double)L->choice.chosen.cycles) {
+	    (double)choice.chosen.cycles + rp_layout_margin(L->trace, &L->link, &L->choice.flash_only) < (double)L->choice.chosen.cycles) {
 		free(*order);
 		*order = its_order;
 		its_order = NULL;

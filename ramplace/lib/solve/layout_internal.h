@@ -29,9 +29,12 @@ typedef int (*lt_visit)(void *ctx, const lt_access *a, rp_err *err);
 int lt_walk(FILE *f, const char *name, const rp_map *map, const rp_image *img, lt_visit visit, void *ctx,
 	    lt_meta *meta, rp_err *err);
 
-/* a->veneer_slot: a slot per RAM section called from flash (a->nveneers of them), in the order
- * the trace first calls them; *ram_veneer_bytes: the RAM side's veneers (layout_price.c). */
+/* a->veneer_key: a flash veneer per (calling output section's group, RAM section called), sorted,
+ * their a->veneer_addr UINT64_MAX until laid out; *ram_veneer_bytes: the RAM side's veneers
+ * (layout_price.c). */
 int lt_assign_veneers(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
 		      rp_layout_addrs *a, uint64_t *ram_veneer_bytes, rp_err *err);
+/* The veneers of group g in a->veneer_key: [*lo, returned). */
+size_t lt_group_veneers(const rp_layout_addrs *a, uint32_t g, size_t *lo);
 
 #endif

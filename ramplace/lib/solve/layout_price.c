@@ -60,7 +60,8 @@ static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map 
 			link->direct[link->ndirect++] = (uint64_t)from << 32 | to;
 		if (!rc && img->machine == EM_RISCV && (edge->sites2 || edge->sites4) &&
 		    !(rc = rp_grow((void **)&link->relax, &rcap, link->nrelax + 1, sizeof(*link->relax), err)))
-			link->relax[link->nrelax++] = (struct rp_layout_relax){ from, to, edge->sites2, edge->sites4 };
+			link->relax[link->nrelax++] = (struct rp_layout_relax){ from, to, edge->sites2, edge->sites4,
+										edge->sites4 - edge->wide4 };
 	}
 	rp_callgraph_free(cg);
 	if (link->ndirect)
@@ -80,7 +81,7 @@ int rp_layout_is_direct(const rp_layout_link *link, uint32_t from, uint32_t to)
 
 int rp_layout_was_relaxed(const rp_layout_link *link, uint32_t from, uint32_t to)
 {
-	struct rp_layout_relax key = { from, to, 0, 0 };
+	struct rp_layout_relax key = { from, to, 0, 0, 0 };
 	return link->relax && bsearch(&key, link->relax, link->nrelax, sizeof(*link->relax), by_pair) != NULL;
 }
 
@@ -88,8 +89,10 @@ void rp_layout_link_release(rp_layout_link *link)
 {
 	free(link->direct);
 	free(link->relax);
+	free(link->group);
 	link->direct = NULL;
 	link->relax = NULL;
+	link->group = NULL;
 	link->ndirect = link->nrelax = 0;
 }
 
@@ -138,6 +141,22 @@ int rp_layout_link_init(rp_layout_link *link, const rp_image *img, const rp_map 
 		link->flash_hi = first_text->addr + 0x8000000u;
 	}
 	link->rvc_reach = img->machine == EM_RISCV && img->riscv_rvc && img->elfclass == 32 ? 2048 : 0;
+	link->relaxes = img->machine == EM_RISCV;
+	if (!(link->group = malloc((t->npieces + 1) * sizeof(uint32_t))))
+		return rp_err_nomem(err, "laying out");
+	for (size_t i = 0; i < t->npieces; i++) {
+		const char *outsec = map->insecs[i].outsec, *before = i ? map->insecs[i - 1].outsec : NULL;
+		link->group[i] = outsec && before && strcmp(outsec, before) == 0 ? link->group[i - 1] : (uint32_t)i;
+	}
+	link->group[t->npieces] = (uint32_t)t->npieces;
+	/* GNU ld writes a stub block per output section; ld.lld shares one thunk per callee
+	 * wherever it reaches (placed, for the model, with the text's) */
+	link->per_section_veneers = !img->linker_lld;
+	for (size_t i = 0; i < t->npieces; i++)
+		if (map->insecs[i].outsec && strcmp(map->insecs[i].outsec, link->text_outsec) == 0) {
+			link->text_group = link->group[i];
+			break;
+		}
 	return link->veneer_size || img->machine == EM_RISCV ? direct_pairs(link, img, map, err) : 0;
 }
 
@@ -196,36 +215,110 @@ static int collect_blocks(const rp_layout_trace *t, const rp_layout_link *link, 
 	return 0;
 }
 
-/* Veneers: a slot per RAM section called from flash; the bytes of the RAM side's veneers. */
-int lt_assign_veneers(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
-			  rp_layout_addrs *a, uint64_t *ram_veneer_bytes, rp_err *err)
+/* One call from section from to section to: a flash veneer (keyed by the caller's group) for a
+ * RAM callee called from flash, a RAM-side veneer (counted once per callee in ram_calls) for a
+ * flash callee. */
+static int note_veneer(const rp_layout_link *link, const rp_layout_plan *lp, size_t np, uint32_t from, uint32_t to,
+		       rp_layout_addrs *a, size_t *cap, unsigned char *ram_calls, size_t *nram_callees, rp_err *err)
 {
-	size_t np = t->npieces;
+	int to_ram = to < np && lp->in_ram[to];
+	int from_ram = from < np && lp->in_ram[from];
+	if (to_ram && !from_ram && from < np) {
+		if (rp_grow((void **)&a->veneer_key, cap, a->nveneers + 1, sizeof(uint64_t), err))
+			return err->code;
+		a->veneer_key[a->nveneers++] = (uint64_t)(link->per_section_veneers ? link->group[from] : link->text_group) << 32 | to;
+	} else if (from_ram && !to_ram && to < np && !ram_calls[to]) {
+		ram_calls[to] = 1;
+		(*nram_callees)++;
+	}
+	return 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Veneers: one in flash per RAM section called from each output section; the bytes of the RAM
+ * side's. ld writes one for every direct call across, executed or not: from the static call
+ * graph's pairs (a sampled trace sees few of the calls), from the trace's calls only without
+ * one. Their addresses are unknown (UINT64_MAX) until laid out. */
+int lt_assign_veneers(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
+		      rp_layout_addrs *a, uint64_t *ram_veneer_bytes, rp_err *err)
+{
+	size_t np = t->npieces, cap = 0, nram_callees = 0;
 	unsigned char *ram_calls = calloc(np + 1, 1);
-	a->veneer_slot = malloc((np + 1) * sizeof(uint32_t));
-	if (!ram_calls || !a->veneer_slot) {
-		free(ram_calls);
+	if (!ram_calls)
 		return rp_err_nomem(err, "laying out");
-	}
-	for (size_t i = 0; i <= np; i++)
-		a->veneer_slot[i] = UINT32_MAX;
-	size_t nram_callees = 0;
-	for (size_t r = 0; lp->in_ram && link->veneer_size && r < t->nruns; r++) {
-		const rp_layout_run *run = &t->runs[r];
-		if (run->from == UINT32_MAX || !rp_layout_is_direct(link, run->from, run->piece))
-			continue;
-		int to_ram = run->piece < np && lp->in_ram[run->piece];
-		int from_ram = run->from < np && lp->in_ram[run->from];
-		if (to_ram && !from_ram && a->veneer_slot[run->piece] == UINT32_MAX)
-			a->veneer_slot[run->piece] = (uint32_t)a->nveneers++;
-		else if (from_ram && !to_ram && !ram_calls[run->piece]) {
-			ram_calls[run->piece] = 1;
-			nram_callees++;
-		}
-	}
+	int rc = 0;
+	for (size_t k = 0; !rc && lp->in_ram && link->veneer_size && !link->all_direct && k < link->ndirect; k++)
+		rc = note_veneer(link, lp, np, (uint32_t)(link->direct[k] >> 32), (uint32_t)link->direct[k], a, &cap,
+				 ram_calls, &nram_callees, err);
+	for (size_t r = 0; !rc && lp->in_ram && link->veneer_size && link->all_direct && r < t->nruns; r++)
+		if (t->runs[r].from != UINT32_MAX)
+			rc = note_veneer(link, lp, np, t->runs[r].from, t->runs[r].piece, a, &cap, ram_calls,
+					 &nram_callees, err);
 	free(ram_calls);
+	if (rc)
+		return rc;
+	size_t n = 0;   /* distinct keys */
+	if (a->nveneers)
+		qsort(a->veneer_key, a->nveneers, sizeof(uint64_t), by_key);
+	for (size_t k = 0; k < a->nveneers; k++)
+		if (!n || a->veneer_key[n - 1] != a->veneer_key[k])
+			a->veneer_key[n++] = a->veneer_key[k];
+	a->nveneers = n;
+	if (!(a->veneer_addr = malloc((n ? n : 1) * sizeof(uint64_t))))
+		return rp_err_nomem(err, "laying out");
+	for (size_t k = 0; k < n; k++)
+		a->veneer_addr[k] = UINT64_MAX;
 	*ram_veneer_bytes = nram_callees * link->veneer_size;
 	return 0;
+}
+
+/* The veneers of group g: [*lo, returned). */
+size_t lt_group_veneers(const rp_layout_addrs *a, uint32_t g, size_t *lo)
+{
+	size_t l = 0, h = a->nveneers;
+	while (l < h) {   /* the first key of group g or above */
+		size_t m = l + (h - l) / 2;
+		if (a->veneer_key[m] >> 32 < g)
+			l = m + 1;
+		else
+			h = m;
+	}
+	*lo = l;
+	while (h < a->nveneers && a->veneer_key[h] >> 32 == g)
+		h++;
+	return h;
+}
+
+/* The veneers block b ends with: its group's, when b is the group's last block (an output
+ * section the map shows in pieces gets them once, at its end). */
+static size_t block_veneers(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_addrs *a,
+			    const block *b, size_t *lo)
+{
+	uint32_t g = link->group[b->first];
+	if (b->last < t->npieces && link->group[b->last] == g) {
+		*lo = 0;
+		return 0;
+	}
+	size_t hi = lt_group_veneers(a, g, lo);
+	return hi;
+}
+
+/* Lays out block b's veneers from cur (aligned to the veneer block's alignment); returns the end. */
+static uint64_t lay_veneers(const rp_layout_trace *t, const rp_layout_link *link, rp_layout_addrs *a, const block *b,
+			    uint64_t cur)
+{
+	size_t lo, hi = block_veneers(t, link, a, b, &lo);
+	if (lo == hi)
+		return cur;
+	cur = align_up(cur, link->veneer_block_align);
+	for (size_t k = lo; k < hi; k++, cur += link->veneer_size)
+		a->veneer_addr[k] = cur;
+	return cur;
 }
 
 /* RISC-V: what each section grows by. A call the linker relaxed (jal, c.jal) to a section on the
@@ -256,7 +349,7 @@ static int relax_growth(const rp_layout_trace *t, const rp_layout_link *link, co
 			if (was < link->rvc_reach && now >= link->rvc_reach)
 				(*grow)[r->from] += 2 * (int64_t)r->sites2;
 			else if (was >= link->rvc_reach && now < link->rvc_reach)
-				(*grow)[r->from] -= 2 * (int64_t)r->sites4;
+				(*grow)[r->from] -= 2 * (int64_t)r->narrow4;
 		}
 	}
 	return 0;
@@ -300,10 +393,10 @@ static uint64_t lay_rest(const rp_layout_trace *t, const rp_layout_link *link, c
 		cur = a->addr[i] + grown(t, grow, i);
 		*rest_align = piece_align(s) > *rest_align ? piece_align(s) : *rest_align;
 	}
-	if (a->nveneers) {
-		cur = align_up(cur, link->veneer_block_align);
-		a->veneer_base = cur;
-		cur += a->nveneers * link->veneer_size;
+	size_t lo, hi = block_veneers(t, link, a, b, &lo);
+	if (hi > lo) {
+		a->veneer_base = align_up(cur, link->veneer_block_align);
+		cur = lay_veneers(t, link, a, b, cur);
 		*rest_align = link->veneer_block_align > *rest_align ? link->veneer_block_align : *rest_align;
 	}
 	return cur + (b->end - last_old_end);
@@ -337,18 +430,68 @@ static uint64_t lay_text(const rp_layout_trace *t, const rp_layout_link *link, c
 	return end;
 }
 
+/* Another output section's block from start: as it was, or, when some of its sections moved
+ * to RAM or grow (RISC-V), the rest closed up at their alignment; then the veneers of its calls
+ * into RAM (GNU ld's stub section after its last input section, 8-aligned, which aligns the
+ * output section too); returns its end. */
+static uint64_t lay_other(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
+			  const int64_t *grow, const block *b, uint64_t start, rp_layout_addrs *out)
+{
+	const rp_map *map = t->map;
+	int changed = 0;
+	for (size_t i = b->first; i < b->last; i++)
+		changed |= (lp->in_ram && lp->in_ram[i]) || (grow && grow[i]);
+	uint64_t cur = start + (map->insecs[b->first].addr - b->start), last_old_end = b->start;
+	for (size_t i = b->first; i < b->last; i++) {
+		const rp_map_insec *s = &map->insecs[i];
+		last_old_end = s->addr + s->size > last_old_end ? s->addr + s->size : last_old_end;
+		if (!changed) {
+			out->addr[i] = s->addr - b->start + start;
+			cur = out->addr[i] + s->size > cur ? out->addr[i] + s->size : cur;
+		} else if (!lp->in_ram || !lp->in_ram[i]) {
+			out->addr[i] = align_up(cur, piece_align(s));
+			cur = out->addr[i] + grown(t, grow, i);
+		}
+	}
+	return lay_veneers(t, link, out, b, cur) + (b->end - last_old_end);
+}
+
+/* Whether nothing is left of a block in flash: every input section moved to RAM, they spanned
+ * the whole output section (no fill or assignment of its own) and it calls nothing across. ld
+ * drops the empty output section (a script leaving .text.* orphans has one per function). */
+static int emptied(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp, const block *b,
+		   const rp_layout_addrs *a)
+{
+	if (b->is_load || !lp->in_ram || t->map->insecs[b->first].addr != b->start)
+		return 0;
+	uint64_t end = b->start;
+	for (size_t i = b->first; i < b->last; i++) {
+		const rp_map_insec *s = &t->map->insecs[i];
+		if (!lp->in_ram[i])
+			return 0;
+		end = s->addr + s->size > end ? s->addr + s->size : end;
+	}
+	size_t lo, hi = block_veneers(t, link, a, b, &lo);
+	return end >= b->end && hi == lo;
+}
+
 /* One pass over the flash blocks with the sections' growth; fills out's addresses. */
 static void lay_blocks(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
 		       const int64_t *grow, const block *b, size_t nb, unsigned char *placed, rp_layout_addrs *out)
 {
-	const rp_map *map = t->map;
 	uint64_t old_end = 0, new_end = 0;
 	int text_seen = 0;
 	memset(placed, 0, t->npieces + 1);
 	for (size_t k = 0; k < nb; k++) {
+		if (k && emptied(t, link, lp, &b[k], out)) {
+			old_end = b[k].end > old_end ? b[k].end : old_end;
+			continue;
+		}
 		/* the gap before a block stays when it is more than alignment padding */
 		uint64_t gap = k && b[k].start > old_end ? b[k].start - old_end : 0;
-		uint64_t start = k ? align_up(new_end + (gap >= b[k].align ? gap : 0), b[k].align) : b[k].start;
+		size_t lo = 0, hi = b[k].is_load ? 0 : block_veneers(t, link, out, &b[k], &lo);
+		uint64_t al = hi > lo && link->veneer_block_align > b[k].align ? link->veneer_block_align : b[k].align;
+		uint64_t start = k ? align_up(new_end + (gap >= b[k].align ? gap : 0), al) : b[k].start;
 		if (b[k].is_load) {
 			out->load_addr = start;
 			new_end = start + out->load_size;
@@ -356,10 +499,7 @@ static void lay_blocks(const rp_layout_trace *t, const rp_layout_link *link, con
 			text_seen = 1;
 			new_end = lay_text(t, link, lp, grow, &b[k], start, placed, out);
 		} else {
-			for (size_t i = b[k].first; i < b[k].last; i++)
-				if (!(lp->in_ram && lp->in_ram[i]))
-					out->addr[i] = map->insecs[i].addr - b[k].start + start;
-			new_end = b[k].end - b[k].start + start;
+			new_end = lay_other(t, link, lp, grow, &b[k], start, out);
 		}
 		old_end = b[k].end > old_end ? b[k].end : old_end;
 	}
@@ -416,7 +556,7 @@ int rp_layout_arrange(const rp_layout_trace *t, const rp_layout_link *link, cons
 void rp_layout_addrs_release(rp_layout_addrs *a)
 {
 	free(a->addr);
-	free(a->veneer_slot);
+	free(a->veneer_key);
 	free(a->veneer_addr);
 	memset(a, 0, sizeof(*a));
 }
@@ -461,9 +601,11 @@ static int cross(pricer *p, uint32_t piece, uint32_t from, rp_fm_op op)
 		return to_ram;
 	const rp_layout_link *l = p->link;
 	p->extra += l->veneer_insns;
-	if (to_ram && l->veneer_size >= 4 && p->a->veneer_slot[piece] != UINT32_MAX) {
-		uint32_t slot = p->a->veneer_slot[piece];
-		uint64_t v = p->a->veneer_addr ? p->a->veneer_addr[slot] : p->a->veneer_base + (uint64_t)slot * l->veneer_size;
+	uint64_t key = from < p->t->npieces ? (uint64_t)l->group[from] << 32 | piece : 0;
+	const uint64_t *at = to_ram && l->veneer_size >= 4 && from < p->t->npieces && p->a->nveneers
+		? bsearch(&key, p->a->veneer_key, p->a->nveneers, sizeof(uint64_t), by_key) : NULL;
+	uint64_t v = at ? p->a->veneer_addr[at - p->a->veneer_key] : UINT64_MAX;
+	if (v != UINT64_MAX) {
 		/* ldr.w pc, [pc] is one fetch; v6-M's five instructions are spread by bytes */
 		p->stall += rp_fm_access_run(p->m, v, l->veneer_size - 4, l->veneer_insns, l->veneer_insns == 1, RP_FM_FETCH);
 		p->stall += rp_fm_access_run(p->m, v + l->veneer_size - 4, 4, 1, 0, RP_FM_READ);

@@ -37,6 +37,22 @@ static int in_flash(const rp_layout_link *link, uint64_t addr)
 static int fill(const rp_layout_trace *t, const rp_layout_link *link, const rp_image *old, const rp_image *relinked,
 		unsigned char *in_ram, rp_layout_addrs *out, rp_err *err);
 
+/* GNU ld's veneer named name (a local symbol of no file, one per output section that calls
+ * across) after from, the nearest: the one of the output section starting at from. */
+static uint64_t veneer_after(const rp_image *relinked, const char *name, uint64_t from)
+{
+	uint64_t at = UINT64_MAX, any = UINT64_MAX;
+	for (size_t k = 0; k < relinked->nfuncs; k++) {
+		const rp_func *f = &relinked->funcs[k];
+		if (strcmp(f->name, name) != 0)
+			continue;
+		any = f->addr < any ? f->addr : any;
+		if (f->addr >= from && f->addr < at)
+			at = f->addr;
+	}
+	return at != UINT64_MAX ? at : any;
+}
+
 int rp_layout_addrs_relinked(const rp_layout_trace *t, const rp_layout_link *link, const rp_image *old,
 			     const rp_image *relinked, unsigned char *in_ram, rp_layout_addrs *out, rp_err *err)
 {
@@ -70,21 +86,17 @@ static int fill(const rp_layout_trace *t, const rp_layout_link *link, const rp_i
 	uint64_t ram_veneer_bytes;
 	if (lt_assign_veneers(t, link, &lp, out, &ram_veneer_bytes, err))
 		return err->code;
-	if (out->nveneers && !(out->veneer_addr = calloc(out->nveneers, sizeof(uint64_t))))
-		return rp_err_nomem(err, "reading a relinked layout");
-	for (size_t i = 0; i < t->npieces; i++) {
-		if (out->veneer_slot[i] == UINT32_MAX)
-			continue;
-		const rp_func *f = first_func(old, &map->insecs[i]);
+	for (size_t k = 0; k < out->nveneers; k++) {
+		uint32_t group = (uint32_t)(out->veneer_key[k] >> 32), callee = (uint32_t)out->veneer_key[k];
+		const rp_func *f = first_func(old, &map->insecs[callee]);
 		char *name = NULL;
 		if (rp_asprintf(&name, err, "__%s_veneer", f ? f->name : "?"))
 			return err->code;
-		uint64_t at = 0;   /* a local symbol of no file: looked for by name alone */
-		for (size_t k = 0; !at && k < relinked->nfuncs; k++)
-			if (strcmp(relinked->funcs[k].name, name) == 0)
-				at = relinked->funcs[k].addr;
+		/* from the start of the caller's output section in the relink (its first input
+		 * section may be one that moved) */
+		const rp_section *sec = map->insecs[group].outsec ? rp_image_section(relinked, map->insecs[group].outsec) : NULL;
+		out->veneer_addr[k] = veneer_after(relinked, name, sec ? sec->vma : out->addr[group]);
 		free(name);
-		out->veneer_addr[out->veneer_slot[i]] = at;
 	}
 	const rp_section *ram = rp_image_section(relinked, link->ram_outsec);
 	if (ram && ram->size) {

@@ -16,10 +16,30 @@ static uint64_t round_up(uint64_t v, uint64_t a)
  * flash and RAM (far apart) cannot stay jal or c.jal, so ld keeps auipc+jalr: +4 or +6 bytes
  * for each such site in moved code. Between two units in the same RAM region ld starts again
  * from each object's auipc+jalr: with compressed code (RVC, RV32) in a region of at most
- * 2 KiB every call reaches as c.jal/c.j (-2 per jal site, -6 per pair); in a larger one a
- * c.jal of the flash build may no longer reach (+2, a bound), and a pair becomes jal (-4);
- * without RVC a pair becomes jal (-4), a jal stays. upper: the growth with every callee
- * elsewhere (a bound for the solvers). Other architectures: 0. */
+ * 2 KiB every call reaches as c.jal/c.j (-2 per jal site, -6 per pair), except a call linking
+ * another register than ra (jal t0: -msave-restore's millicode), which stays jal (-4 per pair),
+ * and a c.beqz/c.bnez may no longer reach (+2, a bound); in a larger region a c.jal of the
+ * flash build may no longer reach (+2, a bound), and a pair becomes jal (-4); without RVC a
+ * pair becomes jal (-4), a jal stays. An auipc+jalr already within jal's reach in the flash
+ * build was assembled under `.option norelax` (startup code) and stays 8 bytes. upper: the
+ * growth with every callee elsewhere (a bound for the solvers). Other architectures: 0. */
+static int64_t shrinkable8(const ctx *c, const rp_cg_edge *e, int64_t *wide)
+{
+	uint64_t to = c->img->funcs[e->to].addr;
+	uint64_t dist = to > e->first_site ? to - e->first_site : e->first_site - to;
+	int fixed = dist < (1u << 20) - 4096;
+	*wide = fixed ? 0 : e->wide8;
+	return fixed ? 0 : e->sites8;
+}
+
+static int64_t same_region_delta(const ctx *c, const rp_cg_edge *e, int cjal, uint64_t budget)
+{
+	int64_t wide8, pairs = shrinkable8(c, e, &wide8);
+	if (cjal && budget <= 2046)
+		return -2 * ((int64_t)e->sites4 - e->wide4) - 6 * (pairs - wide8) - 4 * wide8 + 2 * (int64_t)e->wide2;
+	return (cjal ? 2 * (int64_t)e->sites2 : 0) - 4 * pairs;
+}
+
 int64_t pl_relax_delta(const ctx *c, size_t ui, int upper)
 {
 	if (c->img->machine != EM_RISCV || !c->cg)
@@ -38,10 +58,8 @@ int64_t pl_relax_delta(const ctx *c, size_t ui, int upper)
 				continue;
 			if (upper || pl_location(t) != pl_location(u))
 				d += 4 * (int64_t)e->sites4 + 6 * (int64_t)e->sites2;
-			else if (relaxed && cjal && budget <= 2046)
-				d -= 2 * (int64_t)e->sites4 + 6 * (int64_t)e->sites8;
 			else if (relaxed)
-				d += (cjal ? 2 * (int64_t)e->sites2 : 0) - 4 * (int64_t)e->sites8;
+				d += same_region_delta(c, e, cjal, budget);
 		}
 	}
 	return d;

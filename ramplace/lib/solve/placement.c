@@ -97,14 +97,19 @@ static int build_callgraph(ctx *c, rp_err *err)
 		err->msg[0] = '\0';
 		return 0;
 	}
-	/* an auipc+jalr call to a target within jal's 1 MiB means ld did not relax: --no-relax */
+	/* auipc+jalr calls to targets within jal's 1 MiB mean ld did not relax (--no-relax), unless
+	 * they are the few that startup code writes under `.option norelax` (around `la gp`): a
+	 * relaxed link has more short calls and jumps between functions than such unrelaxed ones */
+	uint64_t unrelaxed = 0, short_sites = 0;
 	for (size_t k = 0; !rc && c->cg && k < c->cg->nedges; k++) {
 		const rp_cg_edge *e = &c->cg->edges[k];
 		uint64_t to = c->img->funcs[e->to].addr;
 		uint64_t dist = to > e->first_site ? to - e->first_site : e->first_site - to;
-		if (e->sites8 && dist < (1u << 20) - 4096)
-			c->no_relax = 1;
+		if (dist < (1u << 20) - 4096)
+			unrelaxed += e->sites8;
+		short_sites += (uint64_t)e->sites2 + e->sites4;
 	}
+	c->no_relax = unrelaxed > short_sites;
 	return rc;
 }
 
