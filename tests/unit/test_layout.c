@@ -2,7 +2,7 @@
  * runs and their call entries, the link model's addresses when a section moves to RAM or is
  * ordered first, pricing from runs equal to pricing access by access for caches, the run API
  * of flashmodel.h against single accesses, a script's orphan output sections (each its own
- * veneer block, dropped when emptied), the search keeping a move only when it pays, and the
+ * veneer block, dropped when emptied), a sampled trace's warm-up, the search keeping a move only when it pays, and the
  * reader's refusals (file and line). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "ramplace/layout.h"
 #include "ramplace/map.h"
@@ -327,6 +328,57 @@ static void test_sampled(void **state)
 	rp_layout_trace_free(t);
 }
 
+/* A sampled window's first accesses only warm the model: two windows of 20 single-access runs
+ * on two lines (a and c calling each other), the first two of each (10 %) the warm-up. Counted, the two cold misses would
+ * be scaled by the sampling into the price; warmed, the flash-only build stalls 0, by the runs
+ * and by the full replay alike, and the scale is every access over the 36 counted. */
+static void test_sampled_warmup(void **state)
+{
+	fixture *f = *state;
+	char text[1024] = "";
+	for (int w = 0; w < 2; w++) {
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "# window at %d\n", w * 100);
+		for (int k = 0; k < 10; k++)
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), "F 100 2\nF 140 2\n");
+	}
+	snprintf(text + strlen(text), sizeof(text) - strlen(text), "# accesses 400\n");
+	rp_layout_trace *t = parse(f, text);
+	assert_int_equal(t->accesses, 40);
+	assert_int_equal(t->nruns, 40);
+	assert_int_equal(t->nwindow_warm, 2);
+	assert_int_equal(t->window_warm[0], 2);
+	assert_int_equal(t->window_warm[1], 2);
+	assert_true(t->runs[0].warm && t->runs[1].warm && !t->runs[2].warm && t->runs[20].warm && !t->runs[22].warm);
+	assert_true(t->scale == 400.0 / 36.0);
+	char path[] = "/tmp/test_layout_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *fp = fdopen(fd, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+	rp_err err = RP_ERR_INIT;
+	rp_layout_link link;
+	assert_int_equal(rp_layout_link_init(&link, &f->img, f->map, t, ".ramtext", &err), 0);
+	link.all_direct = 1;
+	rp_layout_plan lp = { NULL, NULL, 0, 0, 0, 0 };
+	rp_layout_addrs a;
+	rp_fm_cfg cfg;
+	char why[200];
+	assert_int_equal(rp_fm_parse(&cfg, "cache:size=256,ways=2,line=16,penalty=10", why, sizeof(why)), 0);
+	rp_layout_cost runs, full;
+	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(rp_layout_price(t, &link, &lp, &a, &cfg, &runs, &err), 0);
+	assert_int_equal(rp_layout_price_full(path, NULL, t, &link, &lp, &a, &cfg, &full, &err), 0);
+	assert_int_equal(runs.stall, 0);
+	assert_int_equal(full.stall, 0);
+	assert_int_equal(runs.misses, 2);   /* the model saw them */
+	unlink(path);
+	rp_layout_addrs_release(&a);
+	rp_layout_link_release(&link);
+	rp_layout_trace_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +389,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_search_keeps_what_does_not_pay, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sampled, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sampled_warmup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_build, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,6 +44,7 @@ typedef struct rp_layout_run {
 				  call or tail call: a veneer when they end up apart); else
 				  UINT32_MAX */
 	uint8_t op;            /* RP_FM_FETCH or RP_FM_READ */
+	uint8_t warm;          /* a sampled window's warm-up: fed to the model, not counted */
 } rp_layout_run;
 
 /* The trace over a map's input sections (an arena: everything is freed together). */
@@ -55,12 +56,21 @@ typedef struct rp_layout_trace {
 	uint64_t outside;      /* accesses in no input section of the map: they keep their address */
 	uint64_t windows;      /* a sampled trace (the plugin's trace-window=, trace-period=): its
 				  windows; 0 for a whole one */
-	double scale;          /* every access over those in the trace (1 for a whole one): what
-				  the runs cost is scaled by it, the boot copy is not */
+	double scale;          /* every access over those counted (1 for a whole one): what the
+				  runs cost is scaled by it, the boot copy is not */
+	uint64_t total;        /* every access of the run (a sampled trace's "# accesses N") */
+	uint64_t *window_warm; /* per window: its first accesses, RP_LAYOUT_WARMUP of them in
+				  whole runs, that only warm the model. A window starts in another
+				  phase than the last one ended in: counted, its cold misses (a
+				  16 KiB cache's thousands) scaled by the sampling would price
+				  the flash-only build at many times its stall */
+	size_t nwindow_warm;   /* windows holding an access (window_warm's length) */
 	uint64_t *piece_fetches;  /* per input section: fetch accesses (hotness) */
 	uint64_t *piece_reads;
 	size_t npieces;        /* map->ninsecs; runs outside them use piece == npieces, off = addr */
 } rp_layout_trace;
+
+#define RP_LAYOUT_WARMUP 0.1
 
 /* Reads path (the plugin's trace=FILE) against map and the image it links (its functions'
  * entries tell calls from returns). RP_EINPUT naming the file and line for a malformed line. */

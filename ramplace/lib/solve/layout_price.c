@@ -570,6 +570,8 @@ typedef struct pricer {
 	rp_fm *m;
 	uint64_t stall, extra;         /* of the runs (scaled at the end) */
 	uint64_t copy_stall, copy_extra;   /* of the boot copy */
+	size_t window;                 /* the full replay: the window it is in (SIZE_MAX: none yet) */
+	uint64_t in_window;            /*   and accesses into it */
 } pricer;
 
 static int in_ram(const pricer *p, uint32_t piece)
@@ -647,15 +649,19 @@ static void pricer_finish(pricer *p, rp_layout_cost *out)
 int rp_layout_price(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
 		    const rp_layout_addrs *a, const rp_fm_cfg *cfg, rp_layout_cost *out, rp_err *err)
 {
-	pricer p = { t, link, lp, a, NULL, 0, 0, 0, 0 };
+	pricer p = { t, link, lp, a, NULL, 0, 0, 0, 0, SIZE_MAX, 0 };
 	if (pricer_start(&p, cfg, err))
 		return err->code;
 	for (size_t r = 0; r < t->nruns; r++) {
 		const rp_layout_run *run = &t->runs[r];
-		if (cross(&p, run->piece, run->from, (rp_fm_op)run->op))
-			continue;
-		p.stall += rp_fm_access_run(p.m, new_addr(&p, run->piece, run->off), run->len, run->n, run->starts,
-					     (rp_fm_op)run->op);
+		uint64_t stall = p.stall, extra = p.extra;
+		if (!cross(&p, run->piece, run->from, (rp_fm_op)run->op))
+			p.stall += rp_fm_access_run(p.m, new_addr(&p, run->piece, run->off), run->len, run->n, run->starts,
+						     (rp_fm_op)run->op);
+		if (run->warm) {   /* only warms the model */
+			p.stall = stall;
+			p.extra = extra;
+		}
 	}
 	pricer_finish(&p, out);
 	out->pad = a->tail_pad;
@@ -666,8 +672,19 @@ static int full_visit(void *ctx, const lt_access *a, rp_err *err)
 {
 	(void)err;
 	pricer *p = ctx;
+	if (a->window) {
+		p->window++;   /* from SIZE_MAX to 0 at the first */
+		p->in_window = 0;
+	}
+	/* the same warm-up as the runs': the window's first window_warm[] accesses */
+	int warm = p->window < p->t->nwindow_warm && p->in_window++ < p->t->window_warm[p->window];
+	uint64_t stall = p->stall, extra = p->extra;
 	if (!cross(p, a->piece, a->from, a->op))
 		p->stall += rp_fm_access(p->m, new_addr(p, a->piece, a->off), a->size, a->op);
+	if (warm) {
+		p->stall = stall;
+		p->extra = extra;
+	}
 	return 0;
 }
 
@@ -678,7 +695,7 @@ int rp_layout_price_full(const char *path, const rp_image *img, const rp_layout_
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return rp_err_set(err, RP_EINPUT, "%s: %s", path, strerror(errno));
-	pricer p = { t, link, lp, a, NULL, 0, 0, 0, 0 };
+	pricer p = { t, link, lp, a, NULL, 0, 0, 0, 0, SIZE_MAX, 0 };
 	lt_meta meta;
 	int rc = pricer_start(&p, cfg, err);
 	if (!rc)

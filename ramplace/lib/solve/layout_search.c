@@ -326,7 +326,8 @@ static int keep_simple(search *s, const rp_layout_units *units, const rp_layout_
 double rp_layout_margin(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_cost *flash_only)
 {
 	double share = link->relaxes || t->windows ? RP_LAYOUT_MARGIN : RP_LAYOUT_MARGIN_EXACT;
-	return share * ((double)t->fetches * (t->scale > 0 ? t->scale : 1.0) + (double)flash_only->cycles);
+	double fetches = t->accesses ? (double)t->fetches * (double)t->total / (double)t->accesses : 0.0;
+	return share * (fetches + (double)flash_only->cycles);
 }
 
 int rp_layout_search(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_units *units,

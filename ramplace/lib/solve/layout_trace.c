@@ -135,6 +135,8 @@ typedef struct loader {
 	size_t cap;
 	rp_layout_run cur;
 	int have;
+	size_t *window_first;  /* the first run of each window */
+	size_t nwindows, wcap;
 } loader;
 
 static int push_run(loader *l, rp_err *err)
@@ -172,9 +174,35 @@ static int load_visit(void *ctx, const lt_access *a, rp_err *err)
 	}
 	if (push_run(l, err))
 		return err->code;
-	*c = (rp_layout_run){ a->piece, a->off, a->size, 1, a->op == RP_FM_FETCH, a->from, (uint8_t)a->op };
+	if (a->window) {
+		if (rp_grow((void **)&l->window_first, &l->wcap, l->nwindows + 1, sizeof(size_t), err))
+			return err->code;
+		l->window_first[l->nwindows++] = t->nruns;
+	}
+	*c = (rp_layout_run){ a->piece, a->off, a->size, 1, a->op == RP_FM_FETCH, a->from, (uint8_t)a->op, 0 };
 	l->have = 1;
 	return 0;
+}
+
+/* Marks each window's warm-up (at most RP_LAYOUT_WARMUP of its accesses, in whole runs) and
+ * returns the accesses left to count. */
+static uint64_t mark_warmup(rp_layout_trace *t, const loader *l)
+{
+	uint64_t warm_all = 0;
+	for (size_t w = 0; w < l->nwindows; w++) {
+		size_t end = w + 1 < l->nwindows ? l->window_first[w + 1] : t->nruns;
+		uint64_t n = 0, warm = 0;
+		for (size_t r = l->window_first[w]; r < end; r++)
+			n += t->runs[r].n;
+		for (size_t r = l->window_first[w]; r < end && (double)(warm + t->runs[r].n) <= RP_LAYOUT_WARMUP * (double)n;
+		     r++) {
+			t->runs[r].warm = 1;
+			warm += t->runs[r].n;
+		}
+		t->window_warm[w] = warm;
+		warm_all += warm;
+	}
+	return t->accesses - warm_all;
 }
 
 static int load_stream(rp_layout_trace **out, const rp_map *map, const rp_image *img, FILE *f, const char *name,
@@ -203,10 +231,16 @@ static int load_stream(rp_layout_trace **out, const rp_map *map, const rp_image 
 	if (!rc && meta.windows && meta.total / t->accesses > (1u << 20))
 		rc = rp_err_set(err, RP_EINPUT, "%s: \"# accesses %llu\" is more than 2^20 times the %llu accesses the trace "
 				"holds", name, (unsigned long long)meta.total, (unsigned long long)t->accesses);
+	if (!rc && l.nwindows && !(t->window_warm = calloc(l.nwindows, sizeof(uint64_t))))
+		rc = rp_err_nomem(err, "reading a trace");
+	t->nwindow_warm = t->window_warm ? l.nwindows : 0;
 	if (!rc) {
+		uint64_t counted = l.nwindows ? mark_warmup(t, &l) : t->accesses;
 		t->windows = meta.windows;
-		t->scale = meta.windows ? (double)meta.total / (double)t->accesses : 1.0;
+		t->total = meta.windows ? meta.total : t->accesses;
+		t->scale = meta.windows && counted ? (double)meta.total / (double)counted : 1.0;
 	}
+	free(l.window_first);
 	if (rc) {
 		rp_layout_trace_free(t);
 		return rc;
@@ -246,5 +280,6 @@ void rp_layout_trace_free(rp_layout_trace *t)
 	free(t->runs);
 	free(t->piece_fetches);
 	free(t->piece_reads);
+	free(t->window_warm);
 	free(t);
 }
