@@ -101,10 +101,22 @@ static int relinked_main(int argc, char **argv)
 	if (rp_layout_arrange(t, &link, &lp, &model, &err) || rp_layout_price(t, &link, &lp, &model, &cfg, &modeled, &err))
 		return fail(&err);
 	size_t wrong = 0, hot_wrong = 0;
+	for (size_t k = 0; getenv("BENCH_LAYOUT_DEBUG") && k < model.nveneers; k++) {
+		size_t g = (size_t)(model.veneer_key[k] >> 32), to = (size_t)(uint32_t)model.veneer_key[k];
+		fprintf(stderr, "veneer: from %s's group (%s) to %s: model %llx relinked %llx\n", map->insecs[g].name,
+			map->insecs[g].outsec ? map->insecs[g].outsec : "?", map->insecs[to].name,
+			(unsigned long long)model.veneer_addr[k], (unsigned long long)a.veneer_addr[k]);
+	}
+	const char *debug = getenv("BENCH_LAYOUT_DEBUG");   /* "all": every section, accessed or not */
+	size_t shown = debug && strcmp(debug, "all") == 0 ? SIZE_MAX : 10;
 	for (size_t i = 0; i < t->npieces; i++)
 		if (!in_ram[i] && model.addr[i] != a.addr[i] && (t->piece_fetches[i] || t->piece_reads[i])) {
 			wrong++;
-			if (getenv("BENCH_LAYOUT_DEBUG") && hot_wrong++ < 10)
+			if (debug && hot_wrong++ < shown)
+				fprintf(stderr, "%s %s: model %llx relinked %llx\n", map->insecs[i].file, map->insecs[i].name,
+					(unsigned long long)model.addr[i], (unsigned long long)a.addr[i]);
+		} else if (!in_ram[i] && model.addr[i] != a.addr[i] && debug && strcmp(debug, "all") == 0) {
+			if (hot_wrong++ < shown)
 				fprintf(stderr, "%s %s: model %llx relinked %llx\n", map->insecs[i].file, map->insecs[i].name,
 					(unsigned long long)model.addr[i], (unsigned long long)a.addr[i]);
 		}

@@ -2,7 +2,8 @@
  * runs and their call entries, the link model's addresses when a section moves to RAM or is
  * ordered first, pricing from runs equal to pricing access by access for caches, the run API
  * of flashmodel.h against single accesses, a script's orphan output sections (each its own
- * veneer block, dropped when emptied), a sampled trace's warm-up, the search keeping a move only when it pays, and the
+ * veneer block, dropped when emptied), merged strings and the load image's order, a sampled
+ * trace's warm-up, the search keeping a move only when it pays, and the
  * reader's refusals (file and line). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -203,6 +204,52 @@ static void test_orphan_sections(void **state)
 	rp_map_free(map);
 }
 
+/* Merged strings: ld's map gives a .rodata.*.str1.1 section whose strings another one holds the
+ * address of that copy (the FreeRTOS demo's .text has 237 bytes of such overlaps). Laid one
+ * after the other they would push everything after them; they keep their overlap. And the load
+ * image is laid as the fragment lists its sections, the largest alignment first (a 2-aligned
+ * one first would pad the 4-aligned one after it). */
+static const char merged_map[] =
+	"Memory Configuration\n\nName Origin Length Attributes\n"
+	"FLASH 0x00000000 0x00400000 xr\nRAM 0x20000000 0x00010000 xrw\n\n"
+	"Linker script and memory map\n\n"
+	".ramtext 0x20000000 0x0 load address 0x00000100\n"
+	".text 0x00000100 0x74\n"
+	" .text.a 0x00000100 0x12 a.o\n"
+	" .text.b 0x00000114 0x20 b.o\n"
+	" .text.c 0x00000134 0x12 c.o\n"
+	" .rodata.x.str1.1 0x00000148 0x18 a.o\n"
+	" .rodata.y.str1.1 0x00000148 0x19 b.o\n"
+	" .rodata.z 0x00000164 0x10 c.o\n";
+
+static void test_merged_strings(void **state)
+{
+	fixture *f = *state;
+	rp_map *map = NULL;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_map_parse(&map, merged_map, sizeof(merged_map) - 1, "m.map", &err), 0);
+	map->insecs[0].align = map->insecs[2].align = 2;   /* Thumb functions' sections */
+	map->insecs[3].align = map->insecs[4].align = 1;
+	const char trace[] = "F 100 2\nF 114 2\nF 134 2\nR 148 4\nR 164 4\n";
+	rp_layout_trace *t = NULL;
+	assert_int_equal(rp_layout_trace_parse(&t, map, NULL, trace, strlen(trace), "m.trace", &err), 0);
+	rp_layout_link link;
+	assert_int_equal(rp_layout_link_init(&link, &f->img, map, t, ".ramtext", &err), 0);
+	link.all_direct = 1;
+	unsigned char in_ram[6] = { 1, 1, 1, 0, 0, 0 };   /* a, c (0x12, 2-aligned), b (0x20, 4-aligned) */
+	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0 };
+	rp_layout_addrs a;
+	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(a.load_size, 0x44);         /* b, a, c: 0x20 + 0x12 + 0x12 (a, b, c: 0x48) */
+	assert_int_equal(a.addr[3], 0x144);          /* the strings follow the load image */
+	assert_int_equal(a.addr[4], 0x144);          /* still one copy */
+	assert_int_equal(a.addr[5], 0x160);          /* after the longer, at its alignment */
+	rp_layout_addrs_release(&a);
+	rp_layout_link_release(&link);
+	rp_layout_trace_free(t);
+	rp_map_free(map);
+}
+
 /* Runs priced through the run API cost what the single accesses cost: on a cache, and with
  * the fetches' starts on ws and art too (prefetch=1 counts the fetches served since a read). */
 static void test_runs_exact(void **state)
@@ -385,6 +432,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arrange, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_orphan_sections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merged_strings, setup, teardown),
 		cmocka_unit_test(test_runs_exact),
 		cmocka_unit_test_setup_teardown(test_search_keeps_what_does_not_pay, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),

@@ -366,12 +366,43 @@ static uint64_t load_size(const rp_layout_trace *t, const rp_layout_link *link, 
 			  const int64_t *grow, uint64_t ram_veneer_bytes)
 {
 	uint64_t size = link->ram_base_size;   /* what the section already holds (attributes) */
-	for (size_t i = 0; lp->in_ram && i < t->npieces; i++)
-		if (lp->in_ram[i])
-			size = align_up(size, piece_align(&t->map->insecs[i])) + grown(t, grow, i);
+	/* in the fragment's order: by alignment, the largest first (place_plan.c), which is what
+	 * the padding between them depends on */
+	for (uint64_t al = UINT64_MAX, next; lp->in_ram && al > 0; al = next) {
+		next = 0;
+		for (size_t i = 0; i < t->npieces; i++) {
+			uint64_t a = piece_align(&t->map->insecs[i]);
+			if (!lp->in_ram[i] || a > al)
+				continue;
+			if (a == al)
+				size = align_up(size, a) + grown(t, grow, i);
+			else if (a > next)
+				next = a;   /* the next alignment down */
+		}
+	}
 	if (!size)
 		return 0;
 	return align_up(size + ram_veneer_bytes, 4);
+}
+
+/* Lays section i from *cur: at its alignment, or, when it starts inside what the sections laid
+ * before it held in the old link (ld's map gives a merged string section the address of the
+ * copy it shares), by the shift of the one laid last. *laid: the last one laid (SIZE_MAX: none),
+ * *old_end: the furthest old end laid so far. */
+static void lay_one(const rp_layout_trace *t, const int64_t *grow, size_t i, uint64_t *cur, size_t *laid,
+		    uint64_t *old_end, rp_layout_addrs *a)
+{
+	const rp_map_insec *s = &t->map->insecs[i];
+	if (*laid != SIZE_MAX && s->addr < *old_end) {
+		const rp_map_insec *p = &t->map->insecs[*laid];
+		a->addr[i] = a->addr[*laid] + (s->addr - p->addr);
+	} else {
+		a->addr[i] = align_up(*cur, piece_align(s));
+	}
+	uint64_t end = a->addr[i] + grown(t, grow, i);
+	*cur = end > *cur ? end : *cur;
+	*old_end = s->addr + s->size > *old_end ? s->addr + s->size : *old_end;
+	*laid = i;
 }
 
 /* The unordered sections of the text block from cur, then the veneer block; returns the end.
@@ -384,13 +415,14 @@ static uint64_t lay_rest(const rp_layout_trace *t, const rp_layout_link *link, c
 	const rp_map *map = t->map;
 	uint64_t last_old_end = b->start;
 	*rest_align = 1;
+	size_t laid = SIZE_MAX;
+	uint64_t laid_old_end = 0;
 	for (size_t i = b->first; i < b->last; i++) {
 		const rp_map_insec *s = &map->insecs[i];
 		last_old_end = s->addr + s->size > last_old_end ? s->addr + s->size : last_old_end;
 		if (placed[i] || (lp->in_ram && lp->in_ram[i]))
 			continue;
-		a->addr[i] = align_up(cur, piece_align(s));
-		cur = a->addr[i] + grown(t, grow, i);
+		lay_one(t, grow, i, &cur, &laid, &laid_old_end, a);
 		*rest_align = piece_align(s) > *rest_align ? piece_align(s) : *rest_align;
 	}
 	size_t lo, hi = block_veneers(t, link, a, b, &lo);
@@ -441,7 +473,8 @@ static uint64_t lay_other(const rp_layout_trace *t, const rp_layout_link *link, 
 	int changed = 0;
 	for (size_t i = b->first; i < b->last; i++)
 		changed |= (lp->in_ram && lp->in_ram[i]) || (grow && grow[i]);
-	uint64_t cur = start + (map->insecs[b->first].addr - b->start), last_old_end = b->start;
+	uint64_t cur = start + (map->insecs[b->first].addr - b->start), last_old_end = b->start, laid_old_end = 0;
+	size_t laid = SIZE_MAX;
 	for (size_t i = b->first; i < b->last; i++) {
 		const rp_map_insec *s = &map->insecs[i];
 		last_old_end = s->addr + s->size > last_old_end ? s->addr + s->size : last_old_end;
@@ -449,8 +482,7 @@ static uint64_t lay_other(const rp_layout_trace *t, const rp_layout_link *link, 
 			out->addr[i] = s->addr - b->start + start;
 			cur = out->addr[i] + s->size > cur ? out->addr[i] + s->size : cur;
 		} else if (!lp->in_ram || !lp->in_ram[i]) {
-			out->addr[i] = align_up(cur, piece_align(s));
-			cur = out->addr[i] + grown(t, grow, i);
+			lay_one(t, grow, i, &cur, &laid, &laid_old_end, out);
 		}
 	}
 	return lay_veneers(t, link, out, b, cur) + (b->end - last_old_end);
