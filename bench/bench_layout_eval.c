@@ -166,7 +166,8 @@ int main(int argc, char **argv)
 	if (rp_layout_link_init(&link, img, map, t, ".ramtext", &err))
 		return fail(&err);
 	if (t->windows)
-		printf("sampled: %llu windows, %.1f %% of the accesses\n", (unsigned long long)t->windows, 100.0 / t->scale);
+		printf("sampled: %llu windows, %.1f %% of the accesses (%.1f %% counted, the rest warm-up)\n",
+		       (unsigned long long)t->windows, 100.0 * (double)t->accesses / (double)t->total, 100.0 / t->scale);
 	printf("runs %zu accesses %llu (%.1f per run), text %s, load image %s%llx\n", t->nruns,
 	       (unsigned long long)t->accesses, (double)t->accesses / (double)(t->nruns ? t->nruns : 1), link.text_outsec,
 	       link.ram_lma_known ? "at 0x" : "after flash, ", (unsigned long long)link.ram_lma);

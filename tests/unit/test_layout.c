@@ -424,6 +424,31 @@ static void test_sampled_warmup(void **state)
 	rp_layout_addrs_release(&a);
 	rp_layout_link_release(&link);
 	rp_layout_trace_free(t);
+
+	/* a window whose first run (12 of 16 accesses) is more than its tenth: no warm-up there;
+	 * the runs and the replay count the same, non-zero, stall */
+	const char big[] = "# window at 0\nF 100 2\nF 102 2\nF 104 2\nF 106 2\nF 108 2\nF 10a 2\nF 10c 2\nF 10e 2\n"
+			   "F 110 2\nF 112 2\nF 114 2\nF 116 2\nF 140 2\nF 100 2\nF 140 2\nF 118 2\n# accesses 160\n";
+	t = parse(f, big);
+	assert_int_equal(t->nwindow_warm, 1);
+	assert_int_equal(t->window_warm[0], 0);
+	assert_true(t->scale == 10.0);
+	fd = mkstemp(strcpy(path, "/tmp/test_layout_XXXXXX"));
+	assert_true(fd >= 0);
+	assert_non_null(fp = fdopen(fd, "w"));
+	fputs(big, fp);
+	fclose(fp);
+	assert_int_equal(rp_layout_link_init(&link, &f->img, f->map, t, ".ramtext", &err), 0);
+	link.all_direct = 1;
+	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(rp_layout_price(t, &link, &lp, &a, &cfg, &runs, &err), 0);
+	assert_int_equal(rp_layout_price_full(path, NULL, t, &link, &lp, &a, &cfg, &full, &err), 0);
+	assert_true(runs.stall > 0);
+	assert_int_equal(runs.stall, full.stall);
+	unlink(path);
+	rp_layout_addrs_release(&a);
+	rp_layout_link_release(&link);
+	rp_layout_trace_free(t);
 }
 
 int main(void)

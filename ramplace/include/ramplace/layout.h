@@ -16,7 +16,8 @@
  * of flash in their order (what lies outside the text's memory region keeps its address), the
  * RAM output section's load image grown by what moved, the text
  * output section's code aligned when asked, the ordered sections first in the text output section, the
- * rest in the old order at their own alignment, GNU ld's veneer block at the end of it (and at
+ * rest in the old order at their own alignment (sections the map shows overlapping, merged
+ * strings, keep their overlap), GNU ld's veneer block at the end of it (and at
  * the end of every other output section whose code calls into RAM, aligned to 8; ld.lld: one
  * thunk per callee, with the text's).
  * Flash-to-RAM calls run a veneer in flash (one fetch and its literal); RAM-to-flash calls one

@@ -217,12 +217,13 @@ const rp_map_insec *rp_map_insec_at(const rp_map *map, uint64_t addr)
 		else
 			hi = mid;
 	}
-	/* sections sharing a start address (overlays) are all candidates */
-	for (size_t i = lo; i > 0; i--) {
+	/* sections sharing a start address (overlays) are all candidates, and a few before them:
+	 * merged string sections lie inside an earlier one that holds their copy */
+	for (size_t i = lo, back = 0; i > 0; i--) {
 		const rp_map_insec *s = &map->insecs[i - 1];
 		if (addr - s->addr < s->size)
 			return s;
-		if (s->addr != map->insecs[lo - 1].addr)
+		if (s->addr != map->insecs[lo - 1].addr && ++back > 16)
 			break;
 	}
 	return NULL;

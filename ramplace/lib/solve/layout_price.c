@@ -366,8 +366,9 @@ static uint64_t load_size(const rp_layout_trace *t, const rp_layout_link *link, 
 			  const int64_t *grow, uint64_t ram_veneer_bytes)
 {
 	uint64_t size = link->ram_base_size;   /* what the section already holds (attributes) */
-	/* in the fragment's order: by alignment, the largest first (place_plan.c), which is what
-	 * the padding between them depends on */
+	/* by alignment, the largest first, as the fragment orders its units (place_plan.c; within
+	 * an alignment, and for a unit of mixed alignments, a few bytes of padding may differ):
+	 * the padding between them depends on it */
 	for (uint64_t al = UINT64_MAX, next; lp->in_ram && al > 0; al = next) {
 		next = 0;
 		for (size_t i = 0; i < t->npieces; i++) {
@@ -670,10 +671,11 @@ static void pricer_finish(pricer *p, rp_layout_cost *out)
 {
 	rp_fm_stats st;
 	rp_fm_get_stats(p->m, &st);
-	double k = p->t->scale > 0 ? p->t->scale : 1.0;   /* at most 2^20 (layout_trace.c) */
+	double k = p->t->scale > 0 ? p->t->scale : 1.0;   /* about 2^20 at most (layout_trace.c) */
 	out->stall = p->copy_stall + scaled((double)p->stall * k);
 	out->extra_insns = p->copy_extra + scaled((double)p->extra * k);
-	out->misses = st.misses;   /* of the replay: the runs' unscaled, with the copy's */
+	out->misses = st.misses;   /* of the replay: the runs' unscaled, with the copy's and the
+				      warm-ups' */
 	out->cycles = out->stall + out->extra_insns;
 	rp_fm_free(p->m);
 }
