@@ -234,12 +234,6 @@ static int note_veneer(const rp_layout_link *link, const rp_layout_plan *lp, siz
 	return 0;
 }
 
-static int by_key(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Veneers: one in flash per RAM section called from each output section; the bytes of the RAM
  * side's. ld writes one for every direct call across, executed or not: from the static call
  * graph's pairs (a sampled trace sees few of the calls), from the trace's calls only without
@@ -264,7 +258,7 @@ int lt_assign_veneers(const rp_layout_trace *t, const rp_layout_link *link, cons
 		return rc;
 	size_t n = 0;   /* distinct keys */
 	if (a->nveneers)
-		qsort(a->veneer_key, a->nveneers, sizeof(uint64_t), by_key);
+		qsort(a->veneer_key, a->nveneers, sizeof(uint64_t), by_u64);
 	for (size_t k = 0; k < a->nveneers; k++)
 		if (!n || a->veneer_key[n - 1] != a->veneer_key[k])
 			a->veneer_key[n++] = a->veneer_key[k];
@@ -304,8 +298,7 @@ static size_t block_veneers(const rp_layout_trace *t, const rp_layout_link *link
 		*lo = 0;
 		return 0;
 	}
-	size_t hi = lt_group_veneers(a, g, lo);
-	return hi;
+	return lt_group_veneers(a, g, lo);
 }
 
 /* Lays out block b's veneers from cur (aligned to the veneer block's alignment); returns the end. */
@@ -638,7 +631,7 @@ static int cross(pricer *p, uint32_t piece, uint32_t from, rp_fm_op op)
 	p->extra += l->veneer_insns;
 	uint64_t key = from < p->t->npieces ? (uint64_t)l->group[from] << 32 | piece : 0;
 	const uint64_t *at = to_ram && l->veneer_size >= 4 && from < p->t->npieces && p->a->nveneers
-		? bsearch(&key, p->a->veneer_key, p->a->nveneers, sizeof(uint64_t), by_key) : NULL;
+		? bsearch(&key, p->a->veneer_key, p->a->nveneers, sizeof(uint64_t), by_u64) : NULL;
 	uint64_t v = at ? p->a->veneer_addr[at - p->a->veneer_key] : UINT64_MAX;
 	if (v != UINT64_MAX) {
 		/* ldr.w pc, [pc] is one fetch; v6-M's five instructions are spread by bytes */

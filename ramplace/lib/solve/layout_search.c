@@ -299,8 +299,8 @@ static void choose(rp_layout_choice *out, cand *c)
  * demo but are off by up to about 1 % of the run's cycles on RISC-V (relaxation), where a
  * layout predicted 0.1 % better measured 0.9 % worse, and a sampled trace prices 8 to 48 % off:
  * a layout must beat the simpler one by RP_LAYOUT_MARGIN of the run's cycles (instructions
- * fetched plus stall) there, by RP_LAYOUT_MARGIN_EXACT on ARM traced whole, to be chosen. Simpler: nothing moved and the link's
- * order, then the placement as the solver made it. */
+ * fetched plus stall) there, by RP_LAYOUT_MARGIN_EXACT on ARM traced whole, to be chosen.
+ * Simpler: nothing moved and the link's order, then the placement as the solver made it. */
 static int keep_simple(search *s, const rp_layout_units *units, const rp_layout_choice *c, cand *best, rp_err *err)
 {
 	double margin = rp_layout_margin(s->t, s->link, &c->flash_only);

@@ -130,6 +130,7 @@ int pl_resolve_regions(ctx *c, rp_err *err);
 
 /* place_cost.c */
 int64_t pl_relax_delta(const ctx *c, size_t ui, int upper); /* RISC-V relaxation bytes (0 elsewhere) */
+int pl_in_jal_reach(const ctx *c, const rp_cg_edge *e); /* the edge's target within jal's 1 MiB of its first site */
 uint64_t pl_bytes_used(const ctx *c);     /* chosen units at their placement-dependent size */
 int pl_size_depends_on_placement(const ctx *c, size_t ui); /* veneers or relaxed call sites */
 double pl_region_gain(const ctx *c, size_t r);   /* objective per sample placed in region r */

@@ -23,11 +23,16 @@ static uint64_t round_up(uint64_t v, uint64_t a)
  * pair becomes jal (-4), a jal stays. An auipc+jalr already within jal's reach in the flash
  * build was assembled under `.option norelax` (startup code) and stays 8 bytes. upper: the
  * growth with every callee elsewhere (a bound for the solvers). Other architectures: 0. */
-static int64_t shrinkable8(const ctx *c, const rp_cg_edge *e, int64_t *wide)
+int pl_in_jal_reach(const ctx *c, const rp_cg_edge *e)
 {
 	uint64_t to = c->img->funcs[e->to].addr;
 	uint64_t dist = to > e->first_site ? to - e->first_site : e->first_site - to;
-	int fixed = dist < (1u << 20) - 4096;
+	return dist < (1u << 20) - 4096;
+}
+
+static int64_t shrinkable8(const ctx *c, const rp_cg_edge *e, int64_t *wide)
+{
+	int fixed = pl_in_jal_reach(c, e);
 	*wide = fixed ? 0 : e->wide8;
 	return fixed ? 0 : e->sites8;
 }

@@ -103,9 +103,7 @@ static int build_callgraph(ctx *c, rp_err *err)
 	uint64_t unrelaxed = 0, short_sites = 0;
 	for (size_t k = 0; !rc && c->cg && k < c->cg->nedges; k++) {
 		const rp_cg_edge *e = &c->cg->edges[k];
-		uint64_t to = c->img->funcs[e->to].addr;
-		uint64_t dist = to > e->first_site ? to - e->first_site : e->first_site - to;
-		if (dist < (1u << 20) - 4096)
+		if (pl_in_jal_reach(c, e))
 			unrelaxed += e->sites8;
 		short_sites += (uint64_t)e->sites2 + e->sites4;
 	}
