@@ -137,6 +137,46 @@ static void test_cache(void **state)
 	rp_fm_free(m);
 }
 
+/* rp_fm_window's tally, cache:size=64,ways=2,line=16 (two sets of two lines). Before any
+ * window (a boot copy reading lines 0 and 2 of set 0) nothing is tallied, and those lines
+ * leave set 0 without making it crowded. In the windows: set 0 takes lines 4 and 6 (evicting
+ * the copy's), set 1 line 1 in a warm-up, then line 3: no set has evicted a line the windows
+ * used, so every miss is cold: 30 counted, 40 with the warm-up's. Line 8 in set 0 then evicts
+ * line 6: set 0's misses are no longer cold, set 1's (10 counted, 20 all) still are. */
+static void test_cold_tally(void **state)
+{
+	(void)state;
+	rp_fm *m = model("cache:size=64,ways=2,line=16,penalty=10");
+	uint64_t counted, all;
+	assert_int_equal(rp_fm_access(m, 0x00, 4, R), 10);
+	assert_int_equal(rp_fm_access(m, 0x20, 4, R), 10);
+	rp_fm_cold(m, &counted, &all);
+	assert_int_equal(all, 0);
+	rp_fm_window(m);
+	assert_int_equal(rp_fm_access(m, 0x40, 2, F), 10);   /* evicts line 0: the copy's */
+	assert_int_equal(rp_fm_access(m, 0x60, 2, F), 10);   /* evicts line 2 */
+	rp_fm_set_warm(m, 1);
+	assert_int_equal(rp_fm_access(m, 0x10, 2, F), 10);
+	rp_fm_set_warm(m, 0);
+	rp_fm_window(m);
+	assert_int_equal(rp_fm_access(m, 0x30, 2, F), 10);
+	assert_int_equal(rp_fm_access(m, 0x40, 2, F), 0);
+	rp_fm_cold(m, &counted, &all);
+	assert_int_equal(counted, 30);
+	assert_int_equal(all, 40);
+	assert_int_equal(rp_fm_access(m, 0x80, 2, F), 10);   /* line 8 evicts line 6 (LRU) */
+	rp_fm_cold(m, &counted, &all);
+	assert_int_equal(counted, 10);
+	assert_int_equal(all, 20);
+	rp_fm_reset(m);
+	rp_fm_cold(m, &counted, &all);
+	assert_int_equal(all, 0);
+	assert_int_equal(rp_fm_access(m, 0x40, 2, F), 10);   /* no window since the reset: not tallied */
+	rp_fm_cold(m, &counted, &all);
+	assert_int_equal(all, 0);
+	rp_fm_free(m);
+}
+
 static void test_parse(void **state)
 {
 	(void)state;
@@ -268,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_conflict),
+		cmocka_unit_test(test_cold_tally),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

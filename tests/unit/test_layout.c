@@ -375,10 +375,11 @@ static void test_sampled(void **state)
 	rp_layout_trace_free(t);
 }
 
-/* A sampled window's first accesses only warm the model: two windows of 20 single-access runs
- * on two lines (a and c calling each other), the first two of each (10 %) the warm-up. Counted, the two cold misses would
- * be scaled by the sampling into the price; warmed, the flash-only build stalls 0, by the runs
- * and by the full replay alike, and the scale is every access over the 36 counted. */
+/* A sampled window's first accesses warm the model and are not counted: two windows of 20 single-access runs
+ * on two lines (a and c calling each other), the first two of each (10 %) the warm-up. The
+ * two cold misses fall in the warm-up and in sets that never evict: counted once each (20),
+ * not scaled by the sampling, by the runs and by the full replay alike, and the scale is every
+ * access over the 36 counted. */
 static void test_sampled_warmup(void **state)
 {
 	fixture *f = *state;
@@ -417,9 +418,9 @@ static void test_sampled_warmup(void **state)
 	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
 	assert_int_equal(rp_layout_price(t, &link, &lp, &a, &cfg, &runs, &err), 0);
 	assert_int_equal(rp_layout_price_full(path, NULL, t, &link, &lp, &a, &cfg, &full, &err), 0);
-	assert_int_equal(runs.stall, 0);
-	assert_int_equal(full.stall, 0);
-	assert_int_equal(runs.misses, 2);   /* the model saw them */
+	assert_int_equal(runs.stall, 20);
+	assert_int_equal(full.stall, 20);
+	assert_int_equal(runs.misses, 2);
 	unlink(path);
 	rp_layout_addrs_release(&a);
 	rp_layout_link_release(&link);
@@ -451,6 +452,58 @@ static void test_sampled_warmup(void **state)
 	rp_layout_trace_free(t);
 }
 
+/* Prices text (a sampled trace) both ways under cfg_spec; the two must agree. */
+static uint64_t price_sampled(fixture *f, const char *text, const char *cfg_spec)
+{
+	rp_layout_trace *t = parse(f, text);
+	char path[] = "/tmp/test_layout_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *fp = fdopen(fd, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+	rp_err err = RP_ERR_INIT;
+	rp_layout_link link;
+	assert_int_equal(rp_layout_link_init(&link, &f->img, f->map, t, ".ramtext", &err), 0);
+	link.all_direct = 1;
+	rp_layout_plan lp = { NULL, NULL, 0, 0, 0, 0 };
+	rp_layout_addrs a;
+	rp_fm_cfg cfg;
+	char why[200];
+	assert_int_equal(rp_fm_parse(&cfg, cfg_spec, why, sizeof(why)), 0);
+	rp_layout_cost runs, full;
+	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(rp_layout_price(t, &link, &lp, &a, &cfg, &runs, &err), 0);
+	assert_int_equal(rp_layout_price_full(path, NULL, t, &link, &lp, &a, &cfg, &full, &err), 0);
+	assert_int_equal(runs.stall, full.stall);
+	unlink(path);
+	rp_layout_addrs_release(&a);
+	rp_layout_link_release(&link);
+	rp_layout_trace_free(t);
+	return runs.stall;
+}
+
+/* A sampled trace's misses scale where a set evicts, and count once where it never does: two
+ * sets of two 16-byte lines; set 0 cycles through three lines (a, b, c: every access misses),
+ * set 1 holds 0x110 alone. Two windows of 31 accesses, 3 of each the warm-up, so the scale is
+ * 620/56: set 0's 56 counted misses cost 560 x 620/56 = 6200; 0x110's one miss, in the first
+ * warm-up, 10. */
+static void test_sampled_cold_once(void **state)
+{
+	fixture *f = *state;
+	char text[2048] = "";
+	for (int w = 0; w < 2; w++) {
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "# window at %d\nF 110 2\n", w * 310);
+		for (int k = 0; k < 10; k++)
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), "F 100 2\nF 120 2\nF 140 2\n");
+	}
+	snprintf(text + strlen(text), sizeof(text) - strlen(text), "# accesses 620\n");
+	assert_int_equal(price_sampled(f, text, "cache:size=64,ways=2,line=16,penalty=10"), 6210);
+	/* one set of four ways holds all four lines: every miss is cold, counted once */
+	assert_int_equal(price_sampled(f, text, "cache:size=64,ways=4,line=16,penalty=10"), 40);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -463,6 +516,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sampled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sampled_warmup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sampled_cold_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_build, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,4 +94,19 @@ typedef struct rp_fm_stats {
 } rp_fm_stats;
 void rp_fm_get_stats(const rp_fm *m, rp_fm_stats *out);
 
+/* For a trace sampled in windows: the misses the run pays once, not once per window scaled
+ * by the sampling. A set of lines that never evicts one by the end of the trace held every
+ * line it was asked for: its misses are compulsory, paid once by the whole run too (scaled,
+ * they priced a 16 KiB cache's flash-only build at 15x its stall). A set that evicts keeps
+ * all its misses scaled: whether one was a change of phase or the steady state's, a window
+ * cannot tell. Only lines used since the first window count as evicted (the boot copy's data
+ * lines leave once). rp_fm_window: a window starts (nothing is tallied before the first). */
+void rp_fm_window(rp_fm *m);
+/* warm: what is fed from now on is a window's warm-up (its stall is not counted; its misses in
+ * sets that never evict are). */
+void rp_fm_set_warm(rp_fm *m, int warm);
+/* The stall of the misses in sets that have not evicted a line: *counted of those fed while not
+ * warm, *all of every one. */
+void rp_fm_cold(const rp_fm *m, uint64_t *counted, uint64_t *all);
+
 #endif

@@ -45,7 +45,9 @@ typedef struct rp_layout_run {
 				  call or tail call: a veneer when they end up apart); else
 				  UINT32_MAX */
 	uint8_t op;            /* RP_FM_FETCH or RP_FM_READ */
-	uint8_t warm;          /* a sampled window's warm-up: fed to the model, not counted */
+	uint8_t warm;          /* a sampled window's warm-up: fed to the model, its cost not
+				  counted (but for cold misses, rp_fm_window) */
+	uint8_t window;        /* the first run of a sampled window */
 } rp_layout_run;
 
 /* The trace over a map's input sections (an arena: everything is freed together). */
@@ -58,13 +60,14 @@ typedef struct rp_layout_trace {
 	uint64_t windows;      /* a sampled trace (the plugin's trace-window=, trace-period=): its
 				  windows; 0 for a whole one */
 	double scale;          /* every access over those counted (1 for a whole one): what the
-				  runs cost is scaled by it, the boot copy is not */
+				  runs cost is scaled by it; the boot copy and the cold misses
+				  of sets that never evict (rp_fm_window) are not */
 	uint64_t total;        /* every access of the run (a sampled trace's "# accesses N") */
 	uint64_t *window_warm; /* per window: its first accesses, RP_LAYOUT_WARMUP of them in
-				  whole runs, that only warm the model. A window starts in another
-				  phase than the last one ended in: counted, its cold misses (a
-				  16 KiB cache's thousands) scaled by the sampling would price
-				  the flash-only build at many times its stall */
+				  whole runs, that warm the model and are not counted. A window
+				  starts in another phase than the last one ended in: counted,
+				  the misses of lines the last phase pushed out would be scaled
+				  by the sampling as if they were the steady state's */
 	size_t nwindow_warm;   /* windows holding an access (window_warm's length) */
 	uint64_t *piece_fetches;  /* per input section: fetch accesses (hotness) */
 	uint64_t *piece_reads;

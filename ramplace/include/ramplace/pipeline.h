@@ -103,6 +103,7 @@ typedef struct rp_pipe_layout {
 	int by_samples;              /* placing in cycles, the placement by samples priced lower */
 	int tried_by_samples;        /* placing in cycles, the placement by samples was priced: */
 	uint64_t by_samples_cycles;  /*   its best layout's stall and veneer/copy cycles */
+	int by_samples_margin;       /*   it had to price lower by the margin (else: lower) */
 	size_t nunnamed;             /* ordered sections no pattern names (left where they were) */
 	char model_name[96];
 	char *fragment_path;         /* flashtext.ld as written (owned) */

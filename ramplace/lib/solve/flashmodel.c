@@ -1,7 +1,8 @@
 /* flashmodel.c: the flash timing models of flashmodel.h (docs/cost-models.md gives the rules
  * and the sources of the presets). Owns one model's state: the buffered word, the line tags of
- * an accelerator or a cache with their LRU ages. Pure C11 with no other ramplace code: the
- * QEMU plugin compiles this file too, so the plugin and the library count the same stalls.
+ * an accelerator or a cache with their LRU ages, a sampled trace's tally of cold misses. Pure
+ * C11 with no other ramplace code: the QEMU plugin compiles this file too, so the plugin and
+ * the library count the same stalls.
  * Workload: one rp_fm_access per executed instruction and per flash data read, so the access
  * path allocates nothing and touches at most two lines of a set. */
 #include <stdio.h>
@@ -32,6 +33,14 @@ struct rp_fm {
 	rp_fm_op cur_op;
 	rp_fm_evict ev[RP_FM_MAX_UNITS];   /* the last access's misses on evicted lines */
 	size_t nev;
+	/* rp_fm_window's tally, per set (cache: nsets; art: 1): the stall of its misses (counted
+	 * and all) and whether one evicted a line; nothing before the first window */
+	int windowed, warm;
+	uint64_t window_clock;    /* the clock at the first window: lines not used since (the boot
+				     copy's) leave without crowding a set */
+	uint64_t *set_counted, *set_all;
+	uint8_t *set_evicted;
+	int evicting;             /* the last lru() miss replaced a line used since the first window */
 };
 
 typedef struct preset {
@@ -224,7 +233,12 @@ rp_fm *rp_fm_new(const rp_fm_cfg *cfg)
 	m->ev_line = calloc(ev, sizeof(uint64_t));
 	m->ev_by = calloc(ev, sizeof(uint64_t));
 	m->ev_op = calloc(ev, 1);
-	if (!m->tag || !m->age || !m->dtag || !m->dage || !m->ev_line || !m->ev_by || !m->ev_op) {
+	size_t sets = m->nsets ? m->nsets : 1;
+	m->set_counted = calloc(sets, sizeof(uint64_t));
+	m->set_all = calloc(sets, sizeof(uint64_t));
+	m->set_evicted = calloc(sets, 1);
+	if (!m->tag || !m->age || !m->dtag || !m->dage || !m->ev_line || !m->ev_by || !m->ev_op || !m->set_counted ||
+	    !m->set_all || !m->set_evicted) {
 		rp_fm_free(m);
 		return NULL;
 	}
@@ -242,6 +256,9 @@ void rp_fm_free(rp_fm *m)
 	free(m->ev_line);
 	free(m->ev_by);
 	free(m->ev_op);
+	free(m->set_counted);
+	free(m->set_all);
+	free(m->set_evicted);
 	free(m);
 }
 
@@ -253,6 +270,12 @@ void rp_fm_reset(rp_fm *m)
 	memset(m->dage, 0, (m->dways ? m->dways : 1) * sizeof(uint64_t));
 	memset(m->ev_line, 0, (m->ev_mask + 1) * sizeof(uint64_t));
 	m->nev = 0;
+	size_t sets = m->nsets ? m->nsets : 1;
+	memset(m->set_counted, 0, sets * sizeof(uint64_t));
+	memset(m->set_all, 0, sets * sizeof(uint64_t));
+	memset(m->set_evicted, 0, sets);
+	m->windowed = m->warm = 0;
+	m->window_clock = 0;
 	m->iword = m->dword = m->last_fill = 0;
 	m->served = 0;
 	m->clock = 0;
@@ -278,6 +301,7 @@ static int lru(rp_fm *m, uint64_t *tag, uint64_t *age, size_t ways, uint64_t key
 		if (!tag[w] || (tag[victim] && age[w] < age[victim]))
 			victim = w;
 	}
+	m->evicting = tag[victim] && age[victim] >= m->window_clock;
 	if (tag[victim] && record) {
 		size_t e = ev_slot(m, tag[victim] - 1);
 		m->ev_line[e] = tag[victim];
@@ -319,6 +343,18 @@ static uint64_t fetch_read(rp_fm *m, uint64_t unit)
 	return stall;
 }
 
+/* rp_fm_window's tally of a miss in set that lru() has just served. */
+static uint64_t tally(rp_fm *m, size_t set, uint64_t stall)
+{
+	if (m->windowed) {
+		m->set_evicted[set] |= (uint8_t)m->evicting;
+		m->set_all[set] += stall;
+		if (!m->warm)
+			m->set_counted[set] += stall;
+	}
+	return stall;
+}
+
 static uint64_t access_unit(rp_fm *m, uint64_t unit, rp_fm_op op)
 {
 	m->clock++;
@@ -342,7 +378,7 @@ static uint64_t access_unit(rp_fm *m, uint64_t unit, rp_fm_op op)
 			m->s.misses++;
 			return m->c.ws;
 		}
-		return lru(m, m->tag, m->age, m->ways, unit, 1) ? 0 : blame(m, unit, fetch_read(m, unit));
+		return lru(m, m->tag, m->age, m->ways, unit, 1) ? 0 : tally(m, 0, blame(m, unit, fetch_read(m, unit)));
 	default:
 		if (op == RP_FM_READ && !m->c.dcache) {
 			m->s.misses++;
@@ -352,7 +388,7 @@ static uint64_t access_unit(rp_fm *m, uint64_t unit, rp_fm_op op)
 		if (lru(m, m->tag + set * m->ways, m->age + set * m->ways, m->ways, unit, 1))
 			return 0;
 		m->s.misses++;
-		return blame(m, unit, m->c.penalty);
+		return tally(m, set, blame(m, unit, m->c.penalty));
 	}
 }
 
@@ -429,6 +465,29 @@ uint64_t rp_fm_access_run(rp_fm *m, uint64_t addr, uint64_t len, uint64_t n, uin
 void rp_fm_get_stats(const rp_fm *m, rp_fm_stats *out)
 {
 	*out = m->s;
+}
+
+void rp_fm_window(rp_fm *m)
+{
+	if (!m->windowed)
+		m->window_clock = m->clock + 1;   /* the next access's */
+	m->windowed = 1;
+}
+
+void rp_fm_set_warm(rp_fm *m, int warm)
+{
+	m->warm = warm;
+}
+
+void rp_fm_cold(const rp_fm *m, uint64_t *counted, uint64_t *all)
+{
+	*counted = *all = 0;
+	for (size_t s = 0; s < (m->nsets ? m->nsets : 1); s++) {
+		if (!m->set_evicted[s]) {
+			*counted += m->set_counted[s];
+			*all += m->set_all[s];
+		}
+	}
 }
 
 size_t rp_fm_last_evictions(const rp_fm *m, const rp_fm_evict **out)

@@ -594,7 +594,8 @@ typedef struct pricer {
 	const rp_layout_plan *lp;
 	const rp_layout_addrs *a;
 	rp_fm *m;
-	uint64_t stall, extra;         /* of the runs (scaled at the end) */
+	uint64_t stall, extra;         /* of the runs (scaled at the end, less the cold misses) */
+	int warm;                      /* the model is fed a warm-up */
 	uint64_t copy_stall, copy_extra;   /* of the boot copy */
 	size_t window;                 /* the full replay: the window it is in (SIZE_MAX: none yet) */
 	uint64_t in_window;            /*   and accesses into it */
@@ -665,7 +666,12 @@ static void pricer_finish(pricer *p, rp_layout_cost *out)
 	rp_fm_stats st;
 	rp_fm_get_stats(p->m, &st);
 	double k = p->t->scale > 0 ? p->t->scale : 1.0;   /* about 2^20 at most (layout_trace.c) */
-	out->stall = p->copy_stall + scaled((double)p->stall * k);
+	/* a sampled trace's misses in sets that never evict are paid once (rp_fm_window), a
+	 * warm-up's too: the run pays them somewhere */
+	uint64_t cold_counted, cold_all;
+	rp_fm_cold(p->m, &cold_counted, &cold_all);
+	uint64_t rest = p->stall >= cold_counted ? p->stall - cold_counted : 0;
+	out->stall = p->copy_stall + scaled((double)rest * k) + cold_all;
 	out->extra_insns = p->copy_extra + scaled((double)p->extra * k);
 	out->misses = st.misses;   /* of the replay: the runs' unscaled, with the copy's and the
 				      warm-ups' */
@@ -673,22 +679,41 @@ static void pricer_finish(pricer *p, rp_layout_cost *out)
 	rp_fm_free(p->m);
 }
 
+/* After a run or access fed from stall0/extra0: a warm-up's cost is not counted (the model's
+ * tally of cold misses still sees it). */
+static void settle(pricer *p, int warm, uint64_t stall0, uint64_t extra0)
+{
+	if (warm) {
+		p->stall = stall0;
+		p->extra = extra0;
+	}
+}
+
+/* Feeds what follows as a window's warm-up or not. */
+static void warm_up(pricer *p, int warm)
+{
+	if (warm != p->warm) {
+		rp_fm_set_warm(p->m, warm);
+		p->warm = warm;
+	}
+}
+
 int rp_layout_price(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
 		    const rp_layout_addrs *a, const rp_fm_cfg *cfg, rp_layout_cost *out, rp_err *err)
 {
-	pricer p = { t, link, lp, a, NULL, 0, 0, 0, 0, SIZE_MAX, 0 };
+	pricer p = { t, link, lp, a, NULL, 0, 0, 0, 0, 0, SIZE_MAX, 0 };
 	if (pricer_start(&p, cfg, err))
 		return err->code;
 	for (size_t r = 0; r < t->nruns; r++) {
 		const rp_layout_run *run = &t->runs[r];
 		uint64_t stall = p.stall, extra = p.extra;
+		if (run->window)
+			rp_fm_window(p.m);
+		warm_up(&p, run->warm);
 		if (!cross(&p, run->piece, run->from, (rp_fm_op)run->op))
 			p.stall += rp_fm_access_run(p.m, new_addr(&p, run->piece, run->off), run->len, run->n, run->starts,
 						     (rp_fm_op)run->op);
-		if (run->warm) {   /* only warms the model */
-			p.stall = stall;
-			p.extra = extra;
-		}
+		settle(&p, run->warm, stall, extra);
 	}
 	pricer_finish(&p, out);
 	out->pad = a->tail_pad;
@@ -702,16 +727,15 @@ static int full_visit(void *ctx, const lt_access *a, rp_err *err)
 	if (a->window) {
 		p->window++;   /* from SIZE_MAX to 0 at the first */
 		p->in_window = 0;
+		rp_fm_window(p->m);
 	}
 	/* the same warm-up as the runs': the window's first window_warm[] accesses */
 	int warm = p->window < p->t->nwindow_warm && p->in_window++ < p->t->window_warm[p->window];
 	uint64_t stall = p->stall, extra = p->extra;
+	warm_up(p, warm);
 	if (!cross(p, a->piece, a->from, a->op))
 		p->stall += rp_fm_access(p->m, new_addr(p, a->piece, a->off), a->size, a->op);
-	if (warm) {
-		p->stall = stall;
-		p->extra = extra;
-	}
+	settle(p, warm, stall, extra);
 	return 0;
 }
 
@@ -722,7 +746,7 @@ int rp_layout_price_full(const char *path, const rp_image *img, const rp_layout_
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return rp_err_set(err, RP_EINPUT, "%s: %s", path, strerror(errno));
-	pricer p = { t, link, lp, a, NULL, 0, 0, 0, 0, SIZE_MAX, 0 };
+	pricer p = { t, link, lp, a, NULL, 0, 0, 0, 0, 0, SIZE_MAX, 0 };
 	lt_meta meta;
 	int rc = pricer_start(&p, cfg, err);
 	if (!rc)

@@ -179,7 +179,7 @@ static int load_visit(void *ctx, const lt_access *a, rp_err *err)
 			return err->code;
 		l->window_first[l->nwindows++] = t->nruns;
 	}
-	*c = (rp_layout_run){ a->piece, a->off, a->size, 1, a->op == RP_FM_FETCH, a->from, (uint8_t)a->op, 0 };
+	*c = (rp_layout_run){ a->piece, a->off, a->size, 1, a->op == RP_FM_FETCH, a->from, (uint8_t)a->op, 0, (uint8_t)(a->window != 0) };
 	l->have = 1;
 	return 0;
 }
