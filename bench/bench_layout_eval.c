@@ -9,12 +9,15 @@
  * trace-period=), each layout is also priced from the whole trace's runs, and the sampled
  * trace's error against it printed ("sampled-error E %", the largest).
  *   bench_layout_eval --relinked RELINKED.ELF ELF MAP TRACE MODEL
- * prices the layout the relink made (its addresses read back) from the flash-only trace, both
- * ways, and prints "relinked runs C full C": what the trace predicts for the relinked firmware,
- * to compare with the plugin's own count on it (the link model's error left out). */
+ * prices the layout the relink made (its addresses read back, those of sections without a
+ * function from RELINKED.map when it is there) from the flash-only trace, both ways, and prints
+ * "relinked runs C full C": what the trace predicts for the relinked firmware, to compare with
+ * the plugin's own count on it (the link model's error left out). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ramplace/image.h"
 #include "ramplace/layout.h"
@@ -85,11 +88,22 @@ static int relinked_main(int argc, char **argv)
 	    rp_map_load(&map, argv[4], &err) || rp_map_read_alignments(map, 4, &err) ||
 	    rp_layout_trace_load(&t, map, img, argv[5], &err))
 		return fail(&err);
+	/* the relink's map, beside its ELF (fw.elf: fw.map), places what has no function (strings) */
+	rp_map *rel_map = NULL;
+	char *rel_map_path = NULL;
+	const char *dot = strrchr(argv[2], '.');
+	if (rp_asprintf(&rel_map_path, &err, "%.*s.map", (int)(dot && !strchr(dot, '/') ? dot - argv[2] : (ptrdiff_t)strlen(argv[2])), argv[2]))
+		return fail(&err);
+	rp_err map_err = RP_ERR_INIT;
+	if (access(rel_map_path, R_OK) == 0 && rp_map_load(&rel_map, rel_map_path, &map_err))
+		return fail(&map_err);
+	printf("relinked map: %s\n", rel_map ? rel_map_path : "none (sections without a function moved with their output section)");
+	free(rel_map_path);
 	rp_layout_link link;
 	rp_layout_addrs a;
 	unsigned char *in_ram = calloc(t->npieces + 1, 1);
 	if (rp_layout_link_init(&link, img, map, t, ".ramtext", &err) ||
-	    rp_layout_addrs_relinked(t, &link, img, rel, in_ram, &a, &err))
+	    rp_layout_addrs_relinked(t, &link, img, rel, rel_map, in_ram, &a, &err))
 		return fail(&err);
 	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0 };
 	rp_layout_cost runs, full;
@@ -133,6 +147,7 @@ static int relinked_main(int argc, char **argv)
 	free(in_ram);
 	rp_layout_trace_free(t);
 	rp_map_free(map);
+	rp_map_free(rel_map);
 	rp_image_free(img);
 	rp_image_free(rel);
 	return 0;

@@ -17,9 +17,9 @@
  * RAM output section's load image grown by what moved, the text
  * output section's code aligned when asked, the ordered sections first in the text output section, the
  * rest in the old order at their own alignment (sections the map shows overlapping, merged
- * strings, keep their overlap), GNU ld's veneer block at the end of it (and at
- * the end of every other output section whose code calls into RAM, aligned to 8; ld.lld: one
- * thunk per callee, with the text's).
+ * strings, keep their overlap), GNU ld's veneer block after its last code section (and so in
+ * every other output section whose code calls into RAM, aligned to 8; ld.lld: one thunk per
+ * callee, with the text's).
  * Flash-to-RAM calls run a veneer in flash (one fetch and its literal); RAM-to-flash calls one
  * in RAM; the boot copy reads the load image once. */
 #ifndef RAMPLACE_LAYOUT_H
@@ -129,6 +129,9 @@ typedef struct rp_layout_link {
 					 to each output section that calls across (a script that
 					 leaves .text.* orphans has one per function) */
 	uint32_t text_group;          /* the text output section's group */
+	unsigned char *code;          /* owned: per input section, 1 when it holds code: GNU ld puts
+					 an output section's stubs after its last code section, ahead
+					 of the strings and tables the script also puts there */
 	int per_section_veneers;      /* GNU ld: flash veneers per calling output section; ld.lld:
 					 one per callee (keyed under text_group) */
 	int relaxes;                  /* RISC-V: sizes move with relaxation (a wider margin) */
@@ -165,11 +168,12 @@ void rp_layout_addrs_release(rp_layout_addrs *a);
 /* The layout a relink actually made (layout_relinked.c): each input section of the trace's
  * build (old, linked with the map) at the address its first function has in relinked, in_ram
  * (npieces bytes, the caller's) set where that is outside flash; sections without a function
- * move with their output section; veneers and the load image where relinked has them. Prices
- * a relinked firmware from the flash-only trace, to separate the link model's error from the
- * pricing's. */
+ * where the relink's map (relinked_map, or NULL) has them, else moved with their output
+ * section; veneers and the load image where relinked has them. Prices a relinked firmware
+ * from the flash-only trace, to separate the link model's error from the pricing's. */
 int rp_layout_addrs_relinked(const rp_layout_trace *t, const rp_layout_link *link, const rp_image *old,
-			     const rp_image *relinked, unsigned char *in_ram, rp_layout_addrs *out, rp_err *err);
+			     const rp_image *relinked, const rp_map *relinked_map, unsigned char *in_ram,
+			     rp_layout_addrs *out, rp_err *err);
 
 /* What a layout costs beyond the instructions of the flash-only run. */
 typedef struct rp_layout_cost {

@@ -28,6 +28,8 @@ typedef struct rp_map_insec {
 	int temporary;       /* from a compiler temporary (/tmp/ccXXXXXX.o, LTO's .ltrans.o): its
 				name changes with every build (a one-step compile-and-link) */
 	int align_inferred;  /* align was inferred from the link's layout: the object was not readable */
+	uint8_t exec;        /* SHF_EXECINSTR in its object (rp_map_read_alignments): 1 set, 2 clear,
+				0 not read */
 	size_t line;         /* line of the map holding its address and file, for messages */
 } rp_map_insec;
 

@@ -200,6 +200,8 @@ static int align_from_object(rp_map *map, size_t *cap, const size_t *idx, size_t
 			uint64_t a = sh.sh_addralign ? sh.sh_addralign : 1;
 			if (!s->align && rp_check_align(a, name, &ignored) == 0)
 				s->align = a;
+			if (!s->exec)
+				s->exec = sh.sh_flags & SHF_EXECINSTR ? 1 : 2;
 		}
 	}
 	return binds_from_object(map, cap, idx, from, to, elf, shstrndx, err);

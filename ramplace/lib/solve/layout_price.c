@@ -90,9 +90,11 @@ void rp_layout_link_release(rp_layout_link *link)
 	free(link->direct);
 	free(link->relax);
 	free(link->group);
+	free(link->code);
 	link->direct = NULL;
 	link->relax = NULL;
 	link->group = NULL;
+	link->code = NULL;
 	link->ndirect = link->nrelax = 0;
 }
 
@@ -149,6 +151,13 @@ int rp_layout_link_init(rp_layout_link *link, const rp_image *img, const rp_map 
 		link->group[i] = outsec && before && strcmp(outsec, before) == 0 ? link->group[i - 1] : (uint32_t)i;
 	}
 	link->group[t->npieces] = (uint32_t)t->npieces;
+	if (!(link->code = calloc(t->npieces + 1, 1)))
+		return rp_err_nomem(err, "laying out");
+	for (size_t i = 0; i < t->npieces; i++) {
+		const rp_map_insec *s = &map->insecs[i];
+		/* the object's flag; unread, the name or a function starting there */
+		link->code[i] = s->exec ? s->exec == 1 : strncmp(s->name, ".text", 5) == 0 || rp_image_func_at(img, s->addr);
+	}
 	/* GNU ld writes a stub block per output section; ld.lld shares one thunk per callee
 	 * wherever it reaches (placed, for the model, with the text's) */
 	link->per_section_veneers = !img->linker_lld;
@@ -399,7 +408,24 @@ static void lay_one(const rp_layout_trace *t, const int64_t *grow, size_t i, uin
 	*laid = i;
 }
 
-/* The unordered sections of the text block from cur, then the veneer block; returns the end.
+/* Where block b's veneer block goes among the sections left in flash (not placed, not moved):
+ * before section i, returned (b->last: at the end). GNU ld puts an output section's stubs after
+ * its last code section, so the strings and tables after that follow the stubs; ld.lld's are
+ * laid at the text's end. */
+static size_t veneers_after(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
+			    const block *b, const unsigned char *placed)
+{
+	if (!link->per_section_veneers)
+		return b->last;
+	size_t at = b->first;   /* no code left but ordered sections: right after them */
+	for (size_t i = b->first; i < b->last && i < t->npieces; i++)
+		if (link->code[i] && !(placed && placed[i]) && !(lp->in_ram && lp->in_ram[i]))
+			at = i + 1;
+	return at;
+}
+
+/* The unordered sections of the text block from cur, the veneer block after the last code
+ * section; returns the end.
  * *rest_align: the largest alignment among them (what a pad before them must be a multiple of
  * to move them all by itself). */
 static uint64_t lay_rest(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
@@ -409,21 +435,23 @@ static uint64_t lay_rest(const rp_layout_trace *t, const rp_layout_link *link, c
 	const rp_map *map = t->map;
 	uint64_t last_old_end = b->start;
 	*rest_align = 1;
-	size_t laid = SIZE_MAX;
+	size_t laid = SIZE_MAX, stubs_after = veneers_after(t, link, lp, b, placed);
 	uint64_t laid_old_end = 0;
-	for (size_t i = b->first; i < b->last; i++) {
+	size_t lo, hi = block_veneers(t, link, a, b, &lo);
+	for (size_t i = b->first; i <= b->last; i++) {
+		if (i == stubs_after && hi > lo) {
+			a->veneer_base = align_up(cur, link->veneer_block_align);
+			cur = lay_veneers(t, link, a, b, cur);
+			*rest_align = link->veneer_block_align > *rest_align ? link->veneer_block_align : *rest_align;
+		}
+		if (i == b->last)
+			break;
 		const rp_map_insec *s = &map->insecs[i];
 		last_old_end = s->addr + s->size > last_old_end ? s->addr + s->size : last_old_end;
 		if (placed[i] || (lp->in_ram && lp->in_ram[i]))
 			continue;
 		lay_one(t, grow, i, &cur, &laid, &laid_old_end, a);
 		*rest_align = piece_align(s) > *rest_align ? piece_align(s) : *rest_align;
-	}
-	size_t lo, hi = block_veneers(t, link, a, b, &lo);
-	if (hi > lo) {
-		a->veneer_base = align_up(cur, link->veneer_block_align);
-		cur = lay_veneers(t, link, a, b, cur);
-		*rest_align = link->veneer_block_align > *rest_align ? link->veneer_block_align : *rest_align;
 	}
 	return cur + (b->end - last_old_end);
 }
@@ -457,9 +485,9 @@ static uint64_t lay_text(const rp_layout_trace *t, const rp_layout_link *link, c
 }
 
 /* Another output section's block from start: as it was, or, when some of its sections moved
- * to RAM or grow (RISC-V), the rest closed up at their alignment; then the veneers of its calls
- * into RAM (GNU ld's stub section after its last input section, 8-aligned, which aligns the
- * output section too); returns its end. */
+ * to RAM or grow (RISC-V), the rest closed up at their alignment; the veneers of its calls into
+ * RAM after its last code section (GNU ld's stub section, 8-aligned, which aligns the output
+ * section too), what follows them closed up behind; returns its end. */
 static uint64_t lay_other(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
 			  const int64_t *grow, const block *b, uint64_t start, rp_layout_addrs *out)
 {
@@ -468,8 +496,15 @@ static uint64_t lay_other(const rp_layout_trace *t, const rp_layout_link *link, 
 	for (size_t i = b->first; i < b->last; i++)
 		changed |= (lp->in_ram && lp->in_ram[i]) || (grow && grow[i]);
 	uint64_t cur = start + (map->insecs[b->first].addr - b->start), last_old_end = b->start, laid_old_end = 0;
-	size_t laid = SIZE_MAX;
-	for (size_t i = b->first; i < b->last; i++) {
+	size_t laid = SIZE_MAX, stubs_after = veneers_after(t, link, lp, b, NULL);
+	for (size_t i = b->first; i <= b->last; i++) {
+		if (i == stubs_after) {
+			uint64_t end = lay_veneers(t, link, out, b, cur);
+			changed |= end != cur;   /* what follows the stubs is laid after them */
+			cur = end;
+		}
+		if (i == b->last)
+			break;
 		const rp_map_insec *s = &map->insecs[i];
 		last_old_end = s->addr + s->size > last_old_end ? s->addr + s->size : last_old_end;
 		if (!changed) {
@@ -479,7 +514,7 @@ static uint64_t lay_other(const rp_layout_trace *t, const rp_layout_link *link, 
 			lay_one(t, grow, i, &cur, &laid, &laid_old_end, out);
 		}
 	}
-	return lay_veneers(t, link, out, b, cur) + (b->end - last_old_end);
+	return cur + (b->end - last_old_end);
 }
 
 /* Whether nothing is left of a block in flash: every input section moved to RAM, they spanned

@@ -35,7 +35,22 @@ static int in_flash(const rp_layout_link *link, uint64_t addr)
 }
 
 static int fill(const rp_layout_trace *t, const rp_layout_link *link, const rp_image *old, const rp_image *relinked,
-		unsigned char *in_ram, rp_layout_addrs *out, rp_err *err);
+		const rp_map *relinked_map, unsigned char *in_ram, rp_layout_addrs *out, rp_err *err);
+
+/* Section s of the old map in the relink's map (same file and name; the first from hint on,
+ * as both maps list an object's sections in one order), or NULL. */
+static const rp_map_insec *same_section(const rp_map *relinked_map, const rp_map_insec *s, size_t *hint)
+{
+	for (size_t n = 0; relinked_map && n < relinked_map->ninsecs; n++) {
+		size_t k = (*hint + n) % relinked_map->ninsecs;
+		const rp_map_insec *r = &relinked_map->insecs[k];
+		if (strcmp(r->name, s->name) == 0 && strcmp(r->file, s->file) == 0) {
+			*hint = k + 1;
+			return r;
+		}
+	}
+	return NULL;
+}
 
 /* GNU ld's veneer named name (a local symbol of no file, one per output section that calls
  * across) after from, the nearest: the one of the output section starting at from. */
@@ -54,17 +69,19 @@ static uint64_t veneer_after(const rp_image *relinked, const char *name, uint64_
 }
 
 int rp_layout_addrs_relinked(const rp_layout_trace *t, const rp_layout_link *link, const rp_image *old,
-			     const rp_image *relinked, unsigned char *in_ram, rp_layout_addrs *out, rp_err *err)
+			     const rp_image *relinked, const rp_map *relinked_map, unsigned char *in_ram,
+			     rp_layout_addrs *out, rp_err *err)
 {
-	int rc = fill(t, link, old, relinked, in_ram, out, err);
+	int rc = fill(t, link, old, relinked, relinked_map, in_ram, out, err);
 	if (rc)
 		rp_layout_addrs_release(out);   /* nothing half-made stays with the caller */
 	return rc;
 }
 
 static int fill(const rp_layout_trace *t, const rp_layout_link *link, const rp_image *old, const rp_image *relinked,
-		unsigned char *in_ram, rp_layout_addrs *out, rp_err *err)
+		const rp_map *relinked_map, unsigned char *in_ram, rp_layout_addrs *out, rp_err *err)
 {
+	size_t hint = 0;
 	const rp_map *map = t->map;
 	memset(out, 0, sizeof(*out));
 	memset(in_ram, 0, t->npieces);
@@ -74,9 +91,13 @@ static int fill(const rp_layout_trace *t, const rp_layout_link *link, const rp_i
 		const rp_map_insec *s = &map->insecs[i];
 		const rp_func *f = first_func(old, s);
 		const rp_func *g = f ? rp_image_func_by_name(relinked, f->name, f->file) : NULL;
+		const rp_map_insec *r = g ? NULL : same_section(relinked_map, s, &hint);
 		if (g) {
 			out->addr[i] = g->addr - (f->addr - s->addr);
 			in_ram[i] = !in_flash(link, g->addr);
+		} else if (r) {
+			out->addr[i] = r->addr;
+			in_ram[i] = in_flash(link, s->addr) && !in_flash(link, r->addr);   /* not .data's */
 		} else {
 			out->addr[i] = (uint64_t)((int64_t)s->addr + section_shift(map, relinked, s->outsec));
 		}
