@@ -261,6 +261,13 @@ static void test_merged_strings(void **state)
 	assert_int_equal(a.addr[4], 0x158);
 	assert_int_equal(a.addr[5], 0x174);
 	rp_layout_addrs_release(&a);
+	/* a alone (0x12 bytes) moves, calling b in flash: the RAM side's stub block is 8-aligned
+	 * like the flash side's, 0x18 + 8 (not 0x12 + 8, rounded to 0x1c) */
+	memset(in_ram, 0, sizeof(in_ram));
+	in_ram[0] = 1;
+	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(a.load_size, 0x20);
+	rp_layout_addrs_release(&a);
 	rp_layout_link_release(&link);
 	rp_layout_trace_free(t);
 	rp_map_free(map);

@@ -385,7 +385,11 @@ static uint64_t load_size(const rp_layout_trace *t, const rp_layout_link *link, 
 	}
 	if (!size)
 		return 0;
-	return align_up(size + ram_veneer_bytes, 4);
+	/* the RAM side's stub block is aligned like the flash side's (phasevm: 4 bytes of fill
+	 * that shifted everything after the load image) */
+	if (ram_veneer_bytes)
+		size = align_up(size, link->veneer_block_align) + ram_veneer_bytes;
+	return align_up(size, 4);
 }
 
 /* Lays section i from *cur: at its alignment, or, when it starts inside what the sections laid
