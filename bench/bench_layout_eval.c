@@ -94,6 +94,11 @@ static int relinked_main(int argc, char **argv)
 	const char *dot = strrchr(argv[2], '.');
 	if (rp_asprintf(&rel_map_path, &err, "%.*s.map", (int)(dot && !strchr(dot, '/') ? dot - argv[2] : (ptrdiff_t)strlen(argv[2])), argv[2]))
 		return fail(&err);
+	if (access(rel_map_path, R_OK) != 0) {   /* CMake's and pico-sdk's fw.elf.map */
+		free(rel_map_path);
+		if (rp_asprintf(&rel_map_path, &err, "%s.map", argv[2]))
+			return fail(&err);
+	}
 	rp_err map_err = RP_ERR_INIT;
 	if (access(rel_map_path, R_OK) == 0 && rp_map_load(&rel_map, rel_map_path, &map_err))
 		return fail(&map_err);

@@ -245,10 +245,10 @@ static void test_merged_strings(void **state)
 	assert_int_equal(a.addr[4], 0x144);          /* still one copy */
 	assert_int_equal(a.addr[5], 0x160);          /* after the longer, at its alignment */
 	rp_layout_addrs_release(&a);
-	/* b alone moves, called from a (and calling c): GNU ld puts .text's stub block after its last code
-	 * section (c), ahead of the strings the script also put in .text (the FreeRTOS demo's
-	 * *(.rodata*)): laid at its end, the model had the demo's strings and everything after
-	 * .text 4 to 8 bytes off in 237 of 240 accessed sections */
+	/* b alone moves, called from a (and calling c): GNU ld puts .text's stub block after its
+	 * last code section (c), ahead of the strings the script also put in .text (the FreeRTOS
+	 * demo's *(.rodata*)): laid at its end, the model had the demo's strings and everything
+	 * after .text 4 to 8 bytes off (237 accessed sections in one relink) */
 	memset(in_ram, 0, sizeof(in_ram));
 	in_ram[1] = 1;
 	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
@@ -260,6 +260,18 @@ static void test_merged_strings(void **state)
 	assert_int_equal(a.addr[3], 0x158);          /* the strings after the stubs */
 	assert_int_equal(a.addr[4], 0x158);
 	assert_int_equal(a.addr[5], 0x174);
+	rp_layout_addrs_release(&a);
+	/* the same with a and c ordered and a pad keeping what follows .text at its offset in a
+	 * 32-byte line: no code is left behind the ordered sections, so ld puts the stubs right
+	 * after c, before the fragment's `. += pad` (0x150, not 0x160 after it) */
+	const size_t order[] = { 0, 2 };
+	rp_layout_plan ordered = { in_ram, order, 2, 0, 0, 32 };
+	assert_int_equal(rp_layout_arrange(t, &link, &ordered, &a, &err), 0);
+	assert_int_equal(a.addr[2], 0x13a);
+	assert_int_equal(a.veneer_addr[0], 0x150);
+	assert_int_equal(a.tail_pad, 16);
+	assert_int_equal(a.addr[3], 0x168);          /* stubs, pad, strings */
+	assert_int_equal(a.addr[5], 0x184);
 	rp_layout_addrs_release(&a);
 	/* a alone (0x12 bytes) moves, calling b in flash: the RAM side's stub block is 8-aligned
 	 * like the flash side's, 0x18 + 8 (not 0x12 + 8, rounded to 0x1c) */

@@ -125,9 +125,10 @@ typedef struct rp_layout_link {
 	size_t nrelax;
 	uint64_t rvc_reach;           /* RV32 with C: c.jal's reach (2048); 0 elsewhere */
 	uint32_t *group;              /* owned: per input section, the first one of its run of one
-					 output section in the map. GNU ld appends a block of veneers
-					 to each output section that calls across (a script that
-					 leaves .text.* orphans has one per function) */
+					 output section in the map. GNU ld writes a block of veneers
+					 into each output section that calls across, after its last
+					 code section (a script that leaves .text.* orphans has one
+					 per function) */
 	uint32_t text_group;          /* the text output section's group */
 	unsigned char *code;          /* owned: per input section, 1 when it holds code: GNU ld puts
 					 an output section's stubs after its last code section, ahead

@@ -98,8 +98,8 @@ void rp_layout_link_release(rp_layout_link *link)
 	link->ndirect = link->nrelax = 0;
 }
 
-int rp_layout_link_init(rp_layout_link *link, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
-			const char *ram_outsec, rp_err *err)
+static int link_init(rp_layout_link *link, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
+		     const char *ram_outsec, rp_err *err)
 {
 	memset(link, 0, sizeof(*link));
 	link->ram_outsec = ram_outsec;
@@ -156,7 +156,8 @@ int rp_layout_link_init(rp_layout_link *link, const rp_image *img, const rp_map 
 	for (size_t i = 0; i < t->npieces; i++) {
 		const rp_map_insec *s = &map->insecs[i];
 		/* the object's flag; unread, the name or a function starting there */
-		link->code[i] = s->exec ? s->exec == 1 : strncmp(s->name, ".text", 5) == 0 || rp_image_func_at(img, s->addr);
+		const rp_func *f = s->exec ? NULL : rp_image_func_at(img, s->addr);
+		link->code[i] = s->exec ? s->exec == 1 : strncmp(s->name, ".text", 5) == 0 || (f && f->addr == s->addr);
 	}
 	/* GNU ld writes a stub block per output section; ld.lld shares one thunk per callee
 	 * wherever it reaches (placed, for the model, with the text's) */
@@ -167,6 +168,15 @@ int rp_layout_link_init(rp_layout_link *link, const rp_image *img, const rp_map 
 			break;
 		}
 	return link->veneer_size || img->machine == EM_RISCV ? direct_pairs(link, img, map, err) : 0;
+}
+
+int rp_layout_link_init(rp_layout_link *link, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
+			const char *ram_outsec, rp_err *err)
+{
+	int rc = link_init(link, img, map, t, ram_outsec, err);
+	if (rc)
+		rp_layout_link_release(link);   /* nothing half-made stays with the caller */
+	return rc;
 }
 
 /* A stretch of flash: an output section's input sections (by address), or the RAM section's
@@ -297,8 +307,8 @@ size_t lt_group_veneers(const rp_layout_addrs *a, uint32_t g, size_t *lo)
 	return h;
 }
 
-/* The veneers block b ends with: its group's, when b is the group's last block (an output
- * section the map shows in pieces gets them once, at its end). */
+/* The veneers of block b: its group's, when b is the group's last block (an output section the
+ * map shows in pieces gets them once, in its last piece). */
 static size_t block_veneers(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_addrs *a,
 			    const block *b, size_t *lo)
 {
@@ -428,12 +438,13 @@ static size_t veneers_after(const rp_layout_trace *t, const rp_layout_link *link
 	return at;
 }
 
-/* The unordered sections of the text block from cur, the veneer block after the last code
- * section; returns the end.
- * *rest_align: the largest alignment among them (what a pad before them must be a multiple of
- * to move them all by itself). */
+/* The unordered sections of the text block from cur (the ordered ones' end) after pad (the
+ * fragment's `. += pad` after the ordered sections), the veneer block after the last code
+ * section: before the pad when that is an ordered one (ld inserts the stubs right after it);
+ * returns the end. *rest_align: the largest alignment the pad moves (what it must be a
+ * multiple of to move them all by itself). */
 static uint64_t lay_rest(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
-			 const int64_t *grow, const block *b, uint64_t cur, const unsigned char *placed,
+			 const int64_t *grow, const block *b, uint64_t cur, uint64_t pad, const unsigned char *placed,
 			 rp_layout_addrs *a, uint64_t *rest_align)
 {
 	const rp_map *map = t->map;
@@ -442,11 +453,17 @@ static uint64_t lay_rest(const rp_layout_trace *t, const rp_layout_link *link, c
 	size_t laid = SIZE_MAX, stubs_after = veneers_after(t, link, lp, b, placed);
 	uint64_t laid_old_end = 0;
 	size_t lo, hi = block_veneers(t, link, a, b, &lo);
+	int stubs_first = stubs_after == b->first && hi > lo;
+	if (!stubs_first)
+		cur += pad;
 	for (size_t i = b->first; i <= b->last; i++) {
 		if (i == stubs_after && hi > lo) {
 			a->veneer_base = align_up(cur, link->veneer_block_align);
 			cur = lay_veneers(t, link, a, b, cur);
-			*rest_align = link->veneer_block_align > *rest_align ? link->veneer_block_align : *rest_align;
+			if (stubs_first)
+				cur += pad;
+			else
+				*rest_align = link->veneer_block_align > *rest_align ? link->veneer_block_align : *rest_align;
 		}
 		if (i == b->last)
 			break;
@@ -460,8 +477,8 @@ static uint64_t lay_rest(const rp_layout_trace *t, const rp_layout_link *link, c
 	return cur + (b->end - last_old_end);
 }
 
-/* The text output section: ordered sections first, the rest in the old order, the veneers;
- * with tail_line, a pad after the ordered sections so that what follows the text keeps its
+/* The text output section: ordered sections first, the rest in the old order, the veneers
+ * after the last code section; with tail_line, a pad after the ordered sections so that what follows the text keeps its
  * offset within a line (as near as the rest's alignment allows). */
 static uint64_t lay_text(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
 			 const int64_t *grow, const block *b, uint64_t start, unsigned char *placed, rp_layout_addrs *a)
@@ -477,13 +494,13 @@ static uint64_t lay_text(const rp_layout_trace *t, const rp_layout_link *link, c
 		cur = a->addr[i] + grown(t, grow, i);
 		placed[i] = 1;
 	}
-	uint64_t rest_align, end = lay_rest(t, link, lp, grow, b, cur, placed, a, &rest_align);
+	uint64_t rest_align, end = lay_rest(t, link, lp, grow, b, cur, 0, placed, a, &rest_align);
 	a->tail_pad = 0;
 	if (lp->tail_line > 1 && rest_align <= lp->tail_line) {
 		uint64_t off = (b->end % lp->tail_line + lp->tail_line - end % lp->tail_line) % lp->tail_line;
 		a->tail_pad = align_up(off, rest_align) % lp->tail_line;
 		if (a->tail_pad)
-			end = lay_rest(t, link, lp, grow, b, cur + a->tail_pad, placed, a, &rest_align);
+			end = lay_rest(t, link, lp, grow, b, cur, a->tail_pad, placed, a, &rest_align);
 	}
 	return end;
 }
@@ -514,6 +531,8 @@ static uint64_t lay_other(const rp_layout_trace *t, const rp_layout_link *link, 
 		if (!changed) {
 			out->addr[i] = s->addr - b->start + start;
 			cur = out->addr[i] + s->size > cur ? out->addr[i] + s->size : cur;
+			laid = i;   /* merged strings after the stubs keep their overlap with it */
+			laid_old_end = s->addr + s->size > laid_old_end ? s->addr + s->size : laid_old_end;
 		} else if (!lp->in_ram || !lp->in_ram[i]) {
 			lay_one(t, grow, i, &cur, &laid, &laid_old_end, out);
 		}

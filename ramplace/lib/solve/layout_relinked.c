@@ -1,7 +1,8 @@
-/* layout_relinked.c: the layout a relink made, read back from its ELF (layout.h:
- * rp_layout_addrs_relinked), so that the flash-only trace prices the relinked firmware with the
- * link model out of the way. Owns the addresses it fills. Workload: once per relink measured
- * (bench/bench_layout_eval), a few thousand sections. */
+/* layout_relinked.c: the layout a relink made, read back from its ELF and, for sections
+ * without a function, its map (layout.h: rp_layout_addrs_relinked), so that the flash-only
+ * trace prices the relinked firmware with the link model out of the way. Owns the addresses it
+ * fills. Workload: once per relink measured (bench/bench_layout_eval), a few thousand
+ * sections. */
 #include <stdlib.h>
 #include <string.h>
 
