@@ -410,85 +410,9 @@ static void test_sampled(void **state)
 	rp_layout_trace_free(t);
 }
 
-/* A sampled window's first accesses warm the model and are not counted: two windows of 20 single-access runs
- * on two lines (a and c calling each other), the first two of each (10 %) the warm-up. The
- * two cold misses fall in the warm-up and in sets that never evict: counted once each (20),
- * not scaled by the sampling, by the runs and by the full replay alike, and the scale is every
- * access over the 36 counted. */
-static void test_sampled_warmup(void **state)
-{
-	fixture *f = *state;
-	char text[1024] = "";
-	for (int w = 0; w < 2; w++) {
-		snprintf(text + strlen(text), sizeof(text) - strlen(text), "# window at %d\n", w * 100);
-		for (int k = 0; k < 10; k++)
-			snprintf(text + strlen(text), sizeof(text) - strlen(text), "F 100 2\nF 140 2\n");
-	}
-	snprintf(text + strlen(text), sizeof(text) - strlen(text), "# accesses 400\n");
-	rp_layout_trace *t = parse(f, text);
-	assert_int_equal(t->accesses, 40);
-	assert_int_equal(t->nruns, 40);
-	assert_int_equal(t->nwindow_warm, 2);
-	assert_int_equal(t->window_warm[0], 2);
-	assert_int_equal(t->window_warm[1], 2);
-	assert_true(t->runs[0].warm && t->runs[1].warm && !t->runs[2].warm && t->runs[20].warm && !t->runs[22].warm);
-	assert_true(t->scale == 400.0 / 36.0);
-	char path[] = "/tmp/test_layout_XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	FILE *fp = fdopen(fd, "w");
-	assert_non_null(fp);
-	fputs(text, fp);
-	fclose(fp);
-	rp_err err = RP_ERR_INIT;
-	rp_layout_link link;
-	assert_int_equal(rp_layout_link_init(&link, &f->img, f->map, t, ".ramtext", &err), 0);
-	link.all_direct = 1;
-	rp_layout_plan lp = { NULL, NULL, 0, 0, 0, 0 };
-	rp_layout_addrs a;
-	rp_fm_cfg cfg;
-	char why[200];
-	assert_int_equal(rp_fm_parse(&cfg, "cache:size=256,ways=2,line=16,penalty=10", why, sizeof(why)), 0);
-	rp_layout_cost runs, full;
-	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
-	assert_int_equal(rp_layout_price(t, &link, &lp, &a, &cfg, &runs, &err), 0);
-	assert_int_equal(rp_layout_price_full(path, NULL, t, &link, &lp, &a, &cfg, &full, &err), 0);
-	assert_int_equal(runs.stall, 20);
-	assert_int_equal(full.stall, 20);
-	assert_int_equal(runs.misses, 2);
-	unlink(path);
-	rp_layout_addrs_release(&a);
-	rp_layout_link_release(&link);
-	rp_layout_trace_free(t);
-
-	/* a window whose first run (12 of 16 accesses) is more than its tenth: no warm-up there;
-	 * the runs and the replay count the same, non-zero, stall */
-	const char big[] = "# window at 0\nF 100 2\nF 102 2\nF 104 2\nF 106 2\nF 108 2\nF 10a 2\nF 10c 2\nF 10e 2\n"
-			   "F 110 2\nF 112 2\nF 114 2\nF 116 2\nF 140 2\nF 100 2\nF 140 2\nF 118 2\n# accesses 160\n";
-	t = parse(f, big);
-	assert_int_equal(t->nwindow_warm, 1);
-	assert_int_equal(t->window_warm[0], 0);
-	assert_true(t->scale == 10.0);
-	fd = mkstemp(strcpy(path, "/tmp/test_layout_XXXXXX"));
-	assert_true(fd >= 0);
-	assert_non_null(fp = fdopen(fd, "w"));
-	fputs(big, fp);
-	fclose(fp);
-	assert_int_equal(rp_layout_link_init(&link, &f->img, f->map, t, ".ramtext", &err), 0);
-	link.all_direct = 1;
-	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
-	assert_int_equal(rp_layout_price(t, &link, &lp, &a, &cfg, &runs, &err), 0);
-	assert_int_equal(rp_layout_price_full(path, NULL, t, &link, &lp, &a, &cfg, &full, &err), 0);
-	assert_true(runs.stall > 0);
-	assert_int_equal(runs.stall, full.stall);
-	unlink(path);
-	rp_layout_addrs_release(&a);
-	rp_layout_link_release(&link);
-	rp_layout_trace_free(t);
-}
-
-/* Prices text (a sampled trace) both ways under cfg_spec; the two must agree. */
-static uint64_t price_sampled(fixture *f, const char *text, const char *cfg_spec)
+/* Prices text (a sampled trace, the layout as linked) both ways under cfg_spec: the two must
+ * agree on the stall; the runs' cost. */
+static rp_layout_cost price_sampled(fixture *f, const char *text, const char *cfg_spec)
 {
 	rp_layout_trace *t = parse(f, text);
 	char path[] = "/tmp/test_layout_XXXXXX";
@@ -516,7 +440,47 @@ static uint64_t price_sampled(fixture *f, const char *text, const char *cfg_spec
 	rp_layout_addrs_release(&a);
 	rp_layout_link_release(&link);
 	rp_layout_trace_free(t);
-	return runs.stall;
+	return runs;
+}
+
+/* A sampled window's first accesses warm the model and are not counted: two windows of 20 single-access runs
+ * on two lines (a and c calling each other), the first two of each (10 %) the warm-up. The
+ * two cold misses fall in the warm-up and in sets that never evict: counted once each (20),
+ * not scaled by the sampling, by the runs and by the full replay alike, and the scale is every
+ * access over the 36 counted. */
+static void test_sampled_warmup(void **state)
+{
+	fixture *f = *state;
+	char text[1024] = "";
+	for (int w = 0; w < 2; w++) {
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "# window at %d\n", w * 100);
+		for (int k = 0; k < 10; k++)
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), "F 100 2\nF 140 2\n");
+	}
+	snprintf(text + strlen(text), sizeof(text) - strlen(text), "# accesses 400\n");
+	rp_layout_trace *t = parse(f, text);
+	assert_int_equal(t->accesses, 40);
+	assert_int_equal(t->nruns, 40);
+	assert_int_equal(t->nwindow_warm, 2);
+	assert_int_equal(t->window_warm[0], 2);
+	assert_int_equal(t->window_warm[1], 2);
+	assert_true(t->runs[0].warm && t->runs[1].warm && !t->runs[2].warm && t->runs[20].warm && !t->runs[22].warm);
+	assert_true(t->scale == 400.0 / 36.0);
+	rp_layout_trace_free(t);
+	rp_layout_cost c = price_sampled(f, text, "cache:size=256,ways=2,line=16,penalty=10");
+	assert_int_equal(c.stall, 20);
+	assert_int_equal(c.misses, 2);
+
+	/* a window whose first run (12 of 16 accesses) is more than its tenth: no warm-up there;
+	 * the runs and the replay count the same, non-zero, stall */
+	const char big[] = "# window at 0\nF 100 2\nF 102 2\nF 104 2\nF 106 2\nF 108 2\nF 10a 2\nF 10c 2\nF 10e 2\n"
+			   "F 110 2\nF 112 2\nF 114 2\nF 116 2\nF 140 2\nF 100 2\nF 140 2\nF 118 2\n# accesses 160\n";
+	t = parse(f, big);
+	assert_int_equal(t->nwindow_warm, 1);
+	assert_int_equal(t->window_warm[0], 0);
+	assert_true(t->scale == 10.0);
+	rp_layout_trace_free(t);
+	assert_true(price_sampled(f, big, "cache:size=256,ways=2,line=16,penalty=10").stall > 0);
 }
 
 /* A sampled trace's misses scale where a set evicts, and count once where it never does: two
@@ -534,9 +498,9 @@ static void test_sampled_cold_once(void **state)
 			snprintf(text + strlen(text), sizeof(text) - strlen(text), "F 100 2\nF 120 2\nF 140 2\n");
 	}
 	snprintf(text + strlen(text), sizeof(text) - strlen(text), "# accesses 620\n");
-	assert_int_equal(price_sampled(f, text, "cache:size=64,ways=2,line=16,penalty=10"), 6210);
+	assert_int_equal(price_sampled(f, text, "cache:size=64,ways=2,line=16,penalty=10").stall, 6210);
 	/* one set of four ways holds all four lines: every miss is cold, counted once */
-	assert_int_equal(price_sampled(f, text, "cache:size=64,ways=4,line=16,penalty=10"), 40);
+	assert_int_equal(price_sampled(f, text, "cache:size=64,ways=4,line=16,penalty=10").stall, 40);
 }
 
 int main(void)
