@@ -31,10 +31,13 @@ void place_layout_print(const rp_pipe_layout *L)
 	if (L->nunnamed)
 		printf(", %zu left in place (no pattern names them)", L->nunnamed);
 	printf("; %zu layouts priced in %.2f s\n", c->evaluations, c->seconds);
+	if (L->by_samples)
+		printf("layout: the placement by samples priced %llu, the solver's %llu: taken\n",
+		       (unsigned long long)L->by_samples_cycles, (unsigned long long)L->solver_cycles);
 	if (L->tried_by_samples && !L->by_samples)   /* pipe_layout.c: try_by_samples */
-		printf("layout: the placement by samples priced %llu (%.3fx of flash only): not lower than the chosen %llu%s, "
-		       "not taken\n",
+		printf("layout: the placement by samples priced %llu (%.3fx of flash only): not lower than the chosen %llu by "
+		       "the margin%s, not taken\n",
 		       (unsigned long long)L->by_samples_cycles,
 		       c->flash_only.cycles ? (double)L->by_samples_cycles / (double)c->flash_only.cycles : 1.0,
-		       (unsigned long long)c->chosen.cycles, L->by_samples_margin ? " by the margin" : "");
+		       (unsigned long long)c->chosen.cycles, L->by_samples_margin ? "" : " between placements");
 }

@@ -104,6 +104,7 @@ typedef struct rp_pipe_layout {
 	int tried_by_samples;        /* placing in cycles, the placement by samples was priced: */
 	uint64_t by_samples_cycles;  /*   its best layout's stall and veneer/copy cycles */
 	int by_samples_margin;       /*   it had to price lower by the margin (else: lower) */
+	uint64_t solver_cycles;      /*   the solver's placement's best layout, which it replaced */
 	size_t nunnamed;             /* ordered sections no pattern names (left where they were) */
 	char model_name[96];
 	char *fragment_path;         /* flashtext.ld as written (owned) */

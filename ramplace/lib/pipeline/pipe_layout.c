@@ -188,15 +188,19 @@ static int try_by_samples(rp_pipeline *p, const rp_db_totals **weights, size_t *
 		L->by_samples_cycles = choice.chosen.cycles;
 	}
 	/* Over a choice that beat flash only by the margin of any layout over a simpler one
-	 * (layout.h), lower is enough: the two sets are priced on one trace and model, with errors
-	 * that mostly agree (the margin kept a set measured 0.6 % slower on phasevm). Over any
-	 * other (flash only, or a set required units forced, never weighed against flash only),
-	 * by the margin. */
+	 * (layout.h), by the smaller margin between two placements: the two sets are priced on one
+	 * trace and model, with errors that mostly agree (the full margin kept sets measured 0.2 to
+	 * 0.6 % slower on phasevm). Over any other (flash only, or a set required units forced,
+	 * never weighed against flash only), by the full margin. */
 	const rp_layout_cost *cur = &L->choice.chosen;
-	double margin = rp_layout_margin(L->trace, &L->link, &L->choice.flash_only);
-	int beat_flash = !options_require_units(&p->opts) && (double)cur->cycles + margin < (double)L->choice.flash_only.cycles;
+	const rp_layout_cost *flash_only = &L->choice.flash_only;
+	double margin = rp_layout_margin(L->trace, &L->link, flash_only);
+	int beat_flash = !options_require_units(&p->opts) && (double)cur->cycles + margin < (double)flash_only->cycles;
+	if (beat_flash)
+		margin = rp_layout_margin_between(L->trace, &L->link, flash_only);
 	L->by_samples_margin = !beat_flash;
-	if (!rc && by_samples.nplans == 1 && (double)choice.chosen.cycles + (beat_flash ? 0.0 : margin) < (double)cur->cycles) {
+	L->solver_cycles = cur->cycles;
+	if (!rc && by_samples.nplans == 1 && (double)choice.chosen.cycles + margin < (double)cur->cycles) {
 		free(*order);
 		*order = its_order;
 		its_order = NULL;

@@ -323,11 +323,23 @@ static int keep_simple(search *s, const rp_layout_units *units, const rp_layout_
 	return consider(best, k, NULL, 0, &plain, simple, err);
 }
 
+/* The run's cycles the margins are shares of: the trace's fetches, scaled, plus the flash-only
+ * stall. */
+static double run_cycles(const rp_layout_trace *t, const rp_layout_cost *flash_only)
+{
+	double fetches = t->accesses ? (double)t->fetches * (double)t->total / (double)t->accesses : 0.0;
+	return fetches + (double)flash_only->cycles;
+}
+
 double rp_layout_margin(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_cost *flash_only)
 {
 	double share = link->relaxes || t->windows ? RP_LAYOUT_MARGIN : RP_LAYOUT_MARGIN_EXACT;
-	double fetches = t->accesses ? (double)t->fetches * (double)t->total / (double)t->accesses : 0.0;
-	return share * (fetches + (double)flash_only->cycles);
+	return share * run_cycles(t, flash_only);
+}
+
+double rp_layout_margin_between(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_cost *flash_only)
+{
+	return link->relaxes ? rp_layout_margin(t, link, flash_only) : RP_LAYOUT_MARGIN_EXACT * run_cycles(t, flash_only);
 }
 
 int rp_layout_search(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_units *units,
