@@ -92,7 +92,8 @@ static int relinked_main(int argc, char **argv)
 	rp_map *rel_map = NULL;
 	char *rel_map_path = NULL;
 	const char *dot = strrchr(argv[2], '.');
-	if (rp_asprintf(&rel_map_path, &err, "%.*s.map", (int)(dot && !strchr(dot, '/') ? dot - argv[2] : (ptrdiff_t)strlen(argv[2])), argv[2]))
+	int stem = (int)(dot && !strchr(dot, '/') ? dot - argv[2] : (ptrdiff_t)strlen(argv[2]));
+	if (rp_asprintf(&rel_map_path, &err, "%.*s.map", stem, argv[2]))
 		return fail(&err);
 	if (access(rel_map_path, R_OK) != 0) {   /* CMake's and pico-sdk's fw.elf.map */
 		free(rel_map_path);

@@ -478,8 +478,8 @@ static uint64_t lay_rest(const rp_layout_trace *t, const rp_layout_link *link, c
 }
 
 /* The text output section: ordered sections first, the rest in the old order, the veneers
- * after the last code section; with tail_line, a pad after the ordered sections so that what follows the text keeps its
- * offset within a line (as near as the rest's alignment allows). */
+ * after the last code section; with tail_line, a pad after the ordered sections so that what
+ * follows the text keeps its offset within a line (as near as the rest's alignment allows). */
 static uint64_t lay_text(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
 			 const int64_t *grow, const block *b, uint64_t start, unsigned char *placed, rp_layout_addrs *a)
 {
