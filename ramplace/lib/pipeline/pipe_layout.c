@@ -189,8 +189,8 @@ static int try_by_samples(rp_pipeline *p, const rp_db_totals **weights, size_t *
 	}
 	/* Over a choice that beat flash only by the margin of any layout over a simpler one
 	 * (layout.h), by the smaller margin between two placements: the two sets are priced on one
-	 * trace and model, with errors that mostly agree (the full margin kept sets measured 0.2 to
-	 * 0.6 % slower on phasevm). Over any other (flash only, or a set required units forced,
+	 * trace and model, with errors that mostly agree (the full margin kept sets measured 0.1 to
+	 * 0.7 % slower on phasevm). Over any other (flash only, or a set required units forced,
 	 * never weighed against flash only), by the full margin. */
 	const rp_layout_cost *cur = &L->choice.chosen;
 	const rp_layout_cost *flash_only = &L->choice.flash_only;

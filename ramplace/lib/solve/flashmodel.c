@@ -204,6 +204,12 @@ void rp_fm_describe(const rp_fm_cfg *c, char *buf, size_t len)
 			 c->line, c->penalty);
 }
 
+/* The sets the per-set arrays hold: nsets, and one for the ws model (no lines). */
+static size_t sets_held(const rp_fm *m)
+{
+	return m->nsets ? m->nsets : 1;
+}
+
 rp_fm *rp_fm_new(const rp_fm_cfg *cfg)
 {
 	rp_fm *m = calloc(1, sizeof(*m));
@@ -233,7 +239,7 @@ rp_fm *rp_fm_new(const rp_fm_cfg *cfg)
 	m->ev_line = calloc(ev, sizeof(uint64_t));
 	m->ev_by = calloc(ev, sizeof(uint64_t));
 	m->ev_op = calloc(ev, 1);
-	size_t sets = m->nsets ? m->nsets : 1;
+	size_t sets = sets_held(m);
 	m->set_counted = calloc(sets, sizeof(uint64_t));
 	m->set_all = calloc(sets, sizeof(uint64_t));
 	m->set_evicted = calloc(sets, 1);
@@ -270,7 +276,7 @@ void rp_fm_reset(rp_fm *m)
 	memset(m->dage, 0, (m->dways ? m->dways : 1) * sizeof(uint64_t));
 	memset(m->ev_line, 0, (m->ev_mask + 1) * sizeof(uint64_t));
 	m->nev = 0;
-	size_t sets = m->nsets ? m->nsets : 1;
+	size_t sets = sets_held(m);
 	memset(m->set_counted, 0, sets * sizeof(uint64_t));
 	memset(m->set_all, 0, sets * sizeof(uint64_t));
 	memset(m->set_evicted, 0, sets);
@@ -482,7 +488,7 @@ void rp_fm_set_warm(rp_fm *m, int warm)
 void rp_fm_cold(const rp_fm *m, uint64_t *counted, uint64_t *all)
 {
 	*counted = *all = 0;
-	for (size_t s = 0; s < (m->nsets ? m->nsets : 1); s++) {
+	for (size_t s = 0; s < sets_held(m); s++) {
 		if (!m->set_evicted[s]) {
 			*counted += m->set_counted[s];
 			*all += m->set_all[s];
