@@ -1,7 +1,7 @@
 /* test_callgraph.c: the libopcodes call graph on the fixture ELFs of tests/data/elf (built by
  * build.sh from a.c and b.c) for Thumb-2 little and big endian, RV32 and RV64, and Thumb-1
  * calls through ARMv6-M long-branch veneers: the exact edge list, the two statics named
- * 'helper' kept apart, the closure from _start; a literal pool past a function's .size; and a
+ * 'helper' kept apart, each edge's sites, the closure from _start; a literal pool past a function's .size; and a
  * clear refusal for an architecture libopcodes is not set up for here. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,6 +55,29 @@ static void test_fixture_edges(void **state)
 		assert_non_null(edge(cg, a, b));
 		assert_non_null(edge(cg, s, a));
 		assert_int_equal(cg->nedges, 6);
+		/* each edge's sites: as many as its calls and branches, inside its caller, by address,
+		 * of the lengths its counts say (RISC-V relaxation sizes them one by one) */
+		size_t nsites = 0;
+		for (size_t e = 0; e < cg->nedges; e++) {
+			const rp_cg_edge *ed = &cg->edges[e];
+			const rp_func *from = &img->funcs[ed->from];
+			unsigned by_len[9] = { 0 };
+			assert_int_equal(ed->site0, nsites);
+			for (size_t k = ed->site0; k < ed->site0 + ed->ncalls + ed->nbranches; k++) {
+				const rp_cg_site *site = &cg->sites[k];
+				assert_true(site->addr >= (from->addr & ~1ull) && site->addr < (from->addr & ~1ull) + from->size);
+				assert_true(k == ed->site0 || site->addr > cg->sites[k - 1].addr);
+				assert_int_equal(site->addr == ed->first_site || k > ed->site0, 1);
+				by_len[site->len <= 8 ? site->len : 0]++;
+			}
+			if (strncmp(fixtures[i], "riscv", 5) == 0) {
+				assert_int_equal(by_len[2], ed->sites2);
+				assert_int_equal(by_len[4], ed->sites4);
+				assert_int_equal(by_len[8], ed->sites8);
+			}
+			nsites += ed->ncalls + ed->nbranches;
+		}
+		assert_int_equal(cg->nsites, nsites);
 		unsigned char *mark = calloc(img->nfuncs, 1);
 		assert_int_equal(rp_callgraph_reach(cg, &s, 1, mark, &err), 0);
 		size_t n = 0;

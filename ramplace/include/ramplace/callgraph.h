@@ -22,13 +22,24 @@ typedef struct rp_cg_edge {
 					 bytes in a small region: a conditional branch (c.beqz
 					 reaches 256 bytes), a call linking another register than ra
 					 (jal t0, the -msave-restore millicode) */
+	size_t site0;          /* its sites: cg->sites[site0 .. site0 + ncalls + nbranches) */
 } rp_cg_edge;
+
+/* One call or branch site of an edge: where GNU ld's RISC-V relaxation sizes it by its reach. */
+typedef struct rp_cg_site {
+	uint64_t addr;
+	unsigned char len;     /* bytes as linked (2, 4, 8) */
+	unsigned char wide;    /* not narrowable (rp_cg_edge's wide*) */
+	unsigned char cond;    /* a conditional branch (the assembler sized it, not the linker) */
+} rp_cg_site;
 
 typedef struct rp_callgraph {
 	const rp_image *img;   /* not owned */
 	rp_cg_edge *edges;     /* one per (from, to), sorted by from then to */
 	size_t nedges;
 	size_t *first;         /* edges of function i: [first[i], first[i+1]) */
+	rp_cg_site *sites;     /* every edge's sites, edge by edge, by address within one */
+	size_t nsites;
 	unsigned char *address_taken; /* per function */
 	uint64_t *trailing;    /* per function: bytes past its .size that its own pc-relative loads
 				  read before the next function (an ARM literal pool the assembler

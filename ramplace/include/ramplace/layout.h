@@ -121,9 +121,21 @@ typedef struct rp_layout_link {
 		uint32_t from, to;
 		unsigned sites2, sites4; /* as c.jal, as jal in the trace's build */
 		unsigned narrow4;        /* of sites4, those c.jal/c.j can take (not jal t0) */
+		uint32_t to_off;         /* the callee's entry within section to */
+		uint32_t site0, nsites;  /* its sites of 2 and 4 bytes: sites[site0 .. site0 + nsites) */
 	} *relax;                     /* owned, by (from, to) */
 	size_t nrelax;
+	struct rp_layout_site {       /* a call or jump ld relaxed, sized by where its target lies */
+		uint32_t off;            /* within section from */
+		unsigned char len;       /* 2 (c.jal, c.j) or 4 (jal, j) as linked */
+		unsigned char narrow;    /* RV32C: c.jal or c.j when in reach (not jal t0, a branch) */
+		unsigned char relaxed;   /* a call or jump ld shortened from 8 bytes (not a branch) */
+	} *sites;                     /* owned */
+	size_t nsites;
 	uint64_t rvc_reach;           /* RV32 with C: c.jal's reach (2048); 0 elsewhere */
+	uint64_t rvc_slack;           /* what ld adds to a distance before it tries c.jal: the text
+					 output section's alignment (a later alignment could widen
+					 the distance) */
 	uint32_t *group;              /* owned: per input section, the first one of its run of one
 					 output section in the map. GNU ld writes a block of veneers
 					 into each output section that calls across, after its last
@@ -135,7 +147,6 @@ typedef struct rp_layout_link {
 					 of the strings and tables the script also puts there */
 	int per_section_veneers;      /* GNU ld: flash veneers per calling output section; ld.lld:
 					 one per callee (keyed under text_group) */
-	int relaxes;                  /* RISC-V: sizes move with relaxation (a wider margin) */
 } rp_layout_link;
 
 /* Fills link from the image (veneers, call graph), the map (output sections, regions) and the
@@ -160,6 +171,13 @@ typedef struct rp_layout_addrs {
 	uint64_t *veneer_addr;        /* per veneer: where it lies (UINT64_MAX: not laid out) */
 	size_t nveneers;
 	uint64_t tail_pad;            /* bytes after the ordered sections (plan's tail_line) */
+	struct rp_layout_shift {      /* RISC-V: a call site that relaxation resized, within its
+					 section: what lies after it in the section moves by delta */
+		uint32_t off;
+		int32_t delta;
+	} *shift;                     /* by section, then offset */
+	size_t *shift_first;          /* per section i: shift[shift_first[i] .. shift_first[i + 1]);
+					 NULL when no site changed */
 } rp_layout_addrs;
 
 int rp_layout_arrange(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
@@ -188,12 +206,11 @@ typedef struct rp_layout_cost {
 /* What a layout must price below a simpler one to be chosen (RP_LAYOUT_MARGIN or
  * RP_LAYOUT_MARGIN_EXACT of the run's cycles: the trace's fetches, scaled, plus the flash-only
  * stall). */
-double rp_layout_margin(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_cost *flash_only);
+double rp_layout_margin(const rp_layout_trace *t, const rp_layout_cost *flash_only);
 /* What one placement's layout must price below another's, both past that margin: the same trace
  * prices both, so RP_LAYOUT_MARGIN_EXACT of the run's cycles, sampled or not (on phasevm sets
- * 0.15 to 0.3 % apart measured as priced); on RISC-V, whose link model is off by up to 1 %,
- * rp_layout_margin. */
-double rp_layout_margin_between(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_cost *flash_only);
+ * 0.15 to 0.3 % apart measured as priced). */
+double rp_layout_margin_between(const rp_layout_trace *t, const rp_layout_cost *flash_only);
 
 /* Replays the runs through a new model of cfg at the addresses of a. */
 int rp_layout_price(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
@@ -237,9 +254,10 @@ typedef struct rp_layout_units {
  * min_kept exceeds nunits. */
 #define RP_LAYOUT_MAX_EVALUATIONS 600
 /* A layout is chosen over a simpler one (nothing moved, or the solver's placement, in the
- * link's order) only when it prices lower by this share of the run's cycles: the link model's
- * error on RISC-V (relaxation) and a sampled trace's (layout_search.c, docs/layout.md); on ARM
- * traced whole, where the model matches the relinks, by RP_LAYOUT_MARGIN_EXACT. */
+ * link's order) only when it prices lower by this share of the run's cycles: a sampled trace's
+ * error (layout_search.c, docs/layout.md); traced whole, where the link model matches the
+ * relinks (ARM, and RISC-V with each relaxed call sized as GNU ld sizes it), by
+ * RP_LAYOUT_MARGIN_EXACT. */
 #define RP_LAYOUT_MARGIN 0.005
 #define RP_LAYOUT_MARGIN_EXACT 0.001
 int rp_layout_search(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_units *units,

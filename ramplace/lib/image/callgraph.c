@@ -16,6 +16,7 @@ typedef struct site {
 	uint64_t addr;
 	unsigned len;
 	int wide;
+	int cond;
 } site;
 
 /* The functions by start address, hashed: the walk asks for every branch target and literal
@@ -205,7 +206,7 @@ static int on_insn(void *p, const rp_insn *in)
 			if (rp_grow((void **)&b->sites, &b->cap, b->nsites + 1, sizeof(site), b->err))
 				return b->err->code;
 			b->sites[b->nsites++] = (site){ b->self, ti, in->kind == RP_INSN_CALL, in->addr, in->site_len,
-							in->site_wide };
+							in->site_wide, in->kind == RP_INSN_CONDJUMP };
 		}
 	}
 	note_trailing(b, in);
@@ -244,14 +245,18 @@ static int make_edges(rp_callgraph *cg, site *sites, size_t n, rp_err *err)
 	sort_sites(sites, n);
 	cg->edges = calloc(n ? n : 1, sizeof(rp_cg_edge));
 	cg->first = calloc(cg->nfuncs + 1, sizeof(size_t));
-	if (!cg->edges || !cg->first)
+	cg->sites = calloc(n ? n : 1, sizeof(rp_cg_site));
+	if (!cg->edges || !cg->first || !cg->sites)
 		return rp_err_nomem(err, "building the call graph");
+	cg->nsites = n;
 	for (size_t i = 0; i < n; i++) {
 		rp_cg_edge *e = cg->nedges ? &cg->edges[cg->nedges - 1] : NULL;
 		if (!e || e->from != sites[i].from || e->to != sites[i].to) {
 			e = &cg->edges[cg->nedges++];
-			*e = (rp_cg_edge){ sites[i].from, sites[i].to, 0, 0, sites[i].addr, 0, 0, 0, 0, 0, 0 };
+			*e = (rp_cg_edge){ sites[i].from, sites[i].to, 0, 0, sites[i].addr, 0, 0, 0, 0, 0, 0, i };
 		}
+		cg->sites[i] = (rp_cg_site){ sites[i].addr, (unsigned char)sites[i].len, (unsigned char)(sites[i].wide != 0),
+					     (unsigned char)(sites[i].cond != 0) };
 		e->sites2 += sites[i].len == 2;
 		e->sites4 += sites[i].len == 4;
 		e->sites8 += sites[i].len == 8;
@@ -341,6 +346,7 @@ void rp_callgraph_free(rp_callgraph *cg)
 		return;
 	free(cg->edges);
 	free(cg->first);
+	free(cg->sites);
 	free(cg->address_taken);
 	free(cg->trailing);
 	rp_disasm_free(cg->disasm);

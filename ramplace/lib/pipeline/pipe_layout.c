@@ -194,10 +194,10 @@ static int try_by_samples(rp_pipeline *p, const rp_db_totals **weights, size_t *
 	 * never weighed against flash only), by the full margin. */
 	const rp_layout_cost *cur = &L->choice.chosen;
 	const rp_layout_cost *flash_only = &L->choice.flash_only;
-	double margin = rp_layout_margin(L->trace, &L->link, flash_only);
+	double margin = rp_layout_margin(L->trace, flash_only);
 	int beat_flash = !options_require_units(&p->opts) && (double)cur->cycles + margin < (double)flash_only->cycles;
 	if (beat_flash)
-		margin = rp_layout_margin_between(L->trace, &L->link, flash_only);
+		margin = rp_layout_margin_between(L->trace, flash_only);
 	L->by_samples_margin = !beat_flash;
 	L->solver_cycles = cur->cycles;
 	if (!rc && by_samples.nplans == 1 && (double)choice.chosen.cycles + margin < (double)cur->cycles) {

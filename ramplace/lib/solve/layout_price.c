@@ -35,6 +35,25 @@ static int by_pair(const void *a, const void *b)
 	return (x->to > y->to) - (x->to < y->to);
 }
 
+/* The edge's sites of 2 or 4 bytes (relaxed calls and jumps), at their offset in the caller's
+ * section (at from_addr), for the relax entry just added. */
+static int keep_sites(rp_layout_link *link, const rp_callgraph *cg, const rp_cg_edge *edge, uint64_t from_addr,
+		      size_t *cap, rp_err *err)
+{
+	struct rp_layout_relax *r = &link->relax[link->nrelax - 1];
+	for (size_t k = edge->site0; k < edge->site0 + edge->ncalls + edge->nbranches && k < cg->nsites; k++) {
+		const rp_cg_site *site = &cg->sites[k];
+		if ((site->len != 2 && site->len != 4) || site->addr < from_addr || site->addr - from_addr > UINT32_MAX)
+			continue;
+		if (rp_grow((void **)&link->sites, cap, link->nsites + 1, sizeof(*link->sites), err))
+			return err->code;
+		link->sites[link->nsites++] = (struct rp_layout_site){ (uint32_t)(site->addr - from_addr), site->len,
+								       !site->wide, !site->cond };
+		r->nsites++;
+	}
+	return 0;
+}
+
 /* link->direct from the image's call graph (none when it cannot be disassembled). */
 static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map *map, rp_err *err)
 {
@@ -46,7 +65,7 @@ static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map 
 		link->all_direct = 1;
 		return 0;
 	}
-	size_t cap = 0, rcap = 0;
+	size_t cap = 0, rcap = 0, scap = 0;
 	int rc = 0;
 	for (size_t e = 0; !rc && e < cg->nedges; e++) {
 		const rp_cg_edge *edge = &cg->edges[e];
@@ -58,10 +77,16 @@ static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map 
 		rc = rp_grow((void **)&link->direct, &cap, link->ndirect + 1, sizeof(uint64_t), err);
 		if (!rc)
 			link->direct[link->ndirect++] = (uint64_t)from << 32 | to;
-		if (!rc && img->machine == EM_RISCV && (edge->sites2 || edge->sites4) &&
-		    !(rc = rp_grow((void **)&link->relax, &rcap, link->nrelax + 1, sizeof(*link->relax), err)))
+		/* an alias (vfprintf, __d_vfprintf) has the same sites: the first one's are kept */
+		int alias = edge->from > 0 && img->funcs[edge->from - 1].addr == img->funcs[edge->from].addr;
+		if (!rc && img->machine == EM_RISCV && !alias && (edge->sites2 || edge->sites4) &&
+		    !(rc = rp_grow((void **)&link->relax, &rcap, link->nrelax + 1, sizeof(*link->relax), err))) {
 			link->relax[link->nrelax++] = (struct rp_layout_relax){ from, to, edge->sites2, edge->sites4,
-										edge->sites4 - edge->wide4 };
+										edge->sites4 - edge->wide4,
+										(uint32_t)(img->funcs[edge->to].addr - b->addr),
+										(uint32_t)link->nsites, 0 };
+			rc = keep_sites(link, cg, edge, a->addr, &scap, err);
+		}
 	}
 	rp_callgraph_free(cg);
 	if (link->ndirect)
@@ -81,7 +106,7 @@ int rp_layout_is_direct(const rp_layout_link *link, uint32_t from, uint32_t to)
 
 int rp_layout_was_relaxed(const rp_layout_link *link, uint32_t from, uint32_t to)
 {
-	struct rp_layout_relax key = { from, to, 0, 0, 0 };
+	struct rp_layout_relax key = { from, to, 0, 0, 0, 0, 0, 0 };
 	return link->relax && bsearch(&key, link->relax, link->nrelax, sizeof(*link->relax), by_pair) != NULL;
 }
 
@@ -89,13 +114,15 @@ void rp_layout_link_release(rp_layout_link *link)
 {
 	free(link->direct);
 	free(link->relax);
+	free(link->sites);
 	free(link->group);
 	free(link->code);
 	link->direct = NULL;
 	link->relax = NULL;
+	link->sites = NULL;
 	link->group = NULL;
 	link->code = NULL;
-	link->ndirect = link->nrelax = 0;
+	link->ndirect = link->nrelax = link->nsites = 0;
 }
 
 static int link_init(rp_layout_link *link, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
@@ -143,7 +170,8 @@ static int link_init(rp_layout_link *link, const rp_image *img, const rp_map *ma
 		link->flash_hi = first_text->addr + 0x8000000u;
 	}
 	link->rvc_reach = img->machine == EM_RISCV && img->riscv_rvc && img->elfclass == 32 ? 2048 : 0;
-	link->relaxes = img->machine == EM_RISCV;
+	const rp_section *text = rp_image_section(img, link->text_outsec);
+	link->rvc_slack = text && text->align > 1 ? text->align : 0;
 	if (!(link->group = malloc((t->npieces + 1) * sizeof(uint32_t))))
 		return rp_err_nomem(err, "laying out");
 	for (size_t i = 0; i < t->npieces; i++) {
@@ -333,37 +361,200 @@ static uint64_t lay_veneers(const rp_layout_trace *t, const rp_layout_link *link
 	return cur;
 }
 
-/* RISC-V: what each section grows by. A call the linker relaxed (jal, c.jal) to a section on the
- * other side of flash and RAM is auipc+jalr again; with RVC, a call between two flash sections
- * is c.jal when they end up within its 2 KiB reach (at) and jal when not. at: the addresses of
- * a first pass, or NULL. */
-static int relax_growth(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
-			const uint64_t *at, int64_t **grow, rp_err *err)
+/* RV32C: where ld meets the relaxed sites. It sizes a call when it first relaxes it, section by
+ * section in link order, and never revisits one made jal. Then the sections before the
+ * caller's are relaxed and laid again, those after it not yet, and the caller's section still
+ * starts where it did unrelaxed (ldlang.c relaxes an input section before it lays it): a
+ * forward call's distance is its final one plus what the sites between it and its target
+ * shed later, a backward call's plus what every site before the caller's section shed. */
+typedef struct pending {
+	uint64_t *addr;               /* the relaxed sites' addresses in flash, sorted */
+	uint64_t *shed;               /* shed[i]: bytes the sites before addr[i] shed (8 - length) */
+	size_t n;
+} pending;
+
+static int by_u64_pair(const void *a, const void *b)
 {
-	*grow = NULL;
-	if (!link->nrelax || (!lp->in_ram && !at))
-		return 0;
-	if (!(*grow = calloc(t->npieces + 1, sizeof(int64_t))))
+	const uint64_t *x = a, *y = b;
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* The sites at at (NULL: as linked) of the sections that stay in flash (in_ram NULL: all). */
+static int pending_build(const rp_layout_trace *t, const rp_layout_link *link, const unsigned char *in_ram,
+			 const uint64_t *at, pending *p, rp_err *err)
+{
+	memset(p, 0, sizeof(*p));
+	uint64_t *pairs = malloc((link->nsites ? link->nsites : 1) * 2 * sizeof(uint64_t));
+	if (!pairs)
 		return rp_err_nomem(err, "laying out");
 	for (size_t k = 0; k < link->nrelax; k++) {
+		const struct rp_layout_relax *r = &link->relax[k];
+		if (r->from >= t->npieces || (in_ram && in_ram[r->from]))
+			continue;
+		uint64_t base = at ? at[r->from] : t->map->insecs[r->from].addr;
+		for (uint32_t j = r->site0; j < r->site0 + r->nsites && j < link->nsites; j++)
+			if (link->sites[j].relaxed) {
+				pairs[2 * p->n] = base + link->sites[j].off;
+				pairs[2 * p->n++ + 1] = 8u - link->sites[j].len;
+			}
+	}
+	qsort(pairs, p->n, 2 * sizeof(uint64_t), by_u64_pair);
+	p->addr = malloc((p->n + 1) * sizeof(uint64_t));
+	p->shed = malloc((p->n + 1) * sizeof(uint64_t));
+	if (!p->addr || !p->shed) {
+		free(pairs);
+		return rp_err_nomem(err, "laying out");
+	}
+	uint64_t sum = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		p->addr[i] = pairs[2 * i];
+		p->shed[i] = sum;
+		sum += pairs[2 * i + 1];
+	}
+	p->shed[p->n] = sum;
+	free(pairs);
+	return 0;
+}
+
+static void pending_release(pending *p)
+{
+	free(p->addr);
+	free(p->shed);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The sites at or above addr: the index of the first. */
+static size_t pending_from(const pending *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->addr[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* RV32C: the length GNU ld gives a narrowable call or jump from site to target: c.jal or c.j
+ * within its reach as ld measured it (forward, the bytes the sites between still held; the
+ * output section's alignment added, as a later alignment could widen it), else jal or j. */
+static int64_t rvc_len(const rp_layout_link *link, const pending *p, uint64_t section, uint64_t site,
+		       uint64_t target)
+{
+	int64_t slack = (int64_t)link->rvc_slack, reach = (int64_t)link->rvc_reach;
+	int64_t foff = (int64_t)target - (int64_t)site;
+	if (foff > 0)
+		foff += (int64_t)(p->shed[pending_from(p, target)] - p->shed[pending_from(p, site + 1)]);
+	else
+		foff -= (int64_t)p->shed[pending_from(p, section)];
+	foff += foff < 0 ? -slack : slack;
+	return foff >= -reach && foff < reach ? 2 : 4;
+}
+
+/* What relaxation changes: per section, the bytes it grows by, and each site resized. */
+typedef struct growth {
+	int64_t *by;                  /* per section */
+	struct resized {
+		uint32_t piece, off;
+		int32_t delta;
+	} *sites;
+	size_t n, cap;
+} growth;
+
+static int resize(growth *g, uint32_t piece, uint32_t off, int64_t delta, rp_err *err)
+{
+	if (!delta)
+		return 0;
+	if (rp_grow((void **)&g->sites, &g->cap, g->n + 1, sizeof(*g->sites), err))
+		return err->code;
+	g->sites[g->n++] = (struct resized){ piece, off, (int32_t)delta };
+	g->by[piece] += delta;
+	return 0;
+}
+
+/* A site's new length minus its old: apart (flash and RAM), auipc+jalr again; in flash, with
+ * RVC, each narrowable site by its own distance to the callee's entry (a section's calls lie
+ * across it: qsort's calls to swapfunc reach differently from its start and its end). at:
+ * the addresses of a first pass, or NULL. Unmoved, nothing. */
+static int64_t site_change(const rp_layout_trace *t, const rp_layout_link *link, const struct rp_layout_relax *r,
+			   const struct rp_layout_site *site, int apart, const uint64_t *at, const pending *was,
+			   const pending *now)
+{
+	if (apart)
+		return 8 - (int64_t)site->len;
+	if (!at || !link->rvc_reach || !site->narrow)
+		return 0;
+	const rp_map_insec *f = &t->map->insecs[r->from], *g = &t->map->insecs[r->to];
+	return rvc_len(link, now, at[r->from], at[r->from] + site->off, at[r->to] + r->to_off) -
+	       rvc_len(link, was, f->addr, f->addr + site->off, g->addr + r->to_off);
+}
+
+/* RISC-V: what each section grows by, and where. A call the linker relaxed (jal, c.jal) to a
+ * section on the other side of flash and RAM is auipc+jalr again; with RVC, a call between
+ * two flash sections is c.jal when it ends up within its 2 KiB reach (at) and jal when not.
+ * at: the addresses of a first pass, or NULL. */
+static int relax_growth(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
+			const uint64_t *at, growth *g, rp_err *err)
+{
+	if (!link->nrelax || (!lp->in_ram && !at))
+		return 0;
+	if (!(g->by = calloc(t->npieces + 1, sizeof(int64_t))))
+		return rp_err_nomem(err, "laying out");
+	pending was = { NULL, NULL, 0 }, now = { NULL, NULL, 0 };
+	int rc = 0;
+	if (at && link->rvc_reach && !(rc = pending_build(t, link, NULL, NULL, &was, err)))
+		rc = pending_build(t, link, lp->in_ram, at, &now, err);
+	for (size_t k = 0; !rc && k < link->nrelax; k++) {
 		const struct rp_layout_relax *r = &link->relax[k];
 		if (r->from >= t->npieces || r->to >= t->npieces)
 			continue;
 		int from_ram = lp->in_ram && lp->in_ram[r->from], to_ram = lp->in_ram && lp->in_ram[r->to];
-		if (from_ram != to_ram) {
-			(*grow)[r->from] += 6 * (int64_t)r->sites2 + 4 * (int64_t)r->sites4;
-		} else if (at && !from_ram && link->rvc_reach) {
-			/* measured between the sections' starts, before and after: only a pair that
-			 * crosses the reach changes (the layout as linked stays exactly as it was) */
-			const rp_map_insec *f = &t->map->insecs[r->from], *g = &t->map->insecs[r->to];
-			uint64_t was = g->addr > f->addr ? g->addr - f->addr : f->addr - g->addr;
-			uint64_t now = at[r->to] > at[r->from] ? at[r->to] - at[r->from] : at[r->from] - at[r->to];
-			if (was < link->rvc_reach && now >= link->rvc_reach)
-				(*grow)[r->from] += 2 * (int64_t)r->sites2;
-			else if (was >= link->rvc_reach && now < link->rvc_reach)
-				(*grow)[r->from] -= 2 * (int64_t)r->narrow4;
+		if (from_ram && to_ram)
+			continue;
+		for (uint32_t j = r->site0; !rc && j < r->site0 + r->nsites && j < link->nsites; j++) {
+			int64_t d = site_change(t, link, r, &link->sites[j], from_ram != to_ram, at, &was, &now);
+			rc = resize(g, r->from, link->sites[j].off, d, err);
 		}
 	}
+	pending_release(&was);
+	pending_release(&now);
+	return rc;
+}
+
+static void growth_release(growth *g)
+{
+	free(g->by);
+	free(g->sites);
+	memset(g, 0, sizeof(*g));
+}
+
+static int by_resized(const void *a, const void *b)
+{
+	const struct resized *x = a, *y = b;
+	if (x->piece != y->piece)
+		return x->piece < y->piece ? -1 : 1;
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+/* out->shift from g: where the trace's offsets within a section move. */
+static int keep_shifts(const rp_layout_trace *t, growth *g, rp_layout_addrs *out, rp_err *err)
+{
+	if (!g->n)
+		return 0;
+	qsort(g->sites, g->n, sizeof(*g->sites), by_resized);
+	out->shift = malloc(g->n * sizeof(*out->shift));
+	out->shift_first = calloc(t->npieces + 2, sizeof(size_t));
+	if (!out->shift || !out->shift_first)
+		return rp_err_nomem(err, "laying out");
+	size_t k = 0;
+	for (size_t i = 0; i <= t->npieces; i++) {
+		out->shift_first[i] = k;
+		for (; k < g->n && g->sites[k].piece == i; k++)
+			out->shift[k] = (struct rp_layout_shift){ g->sites[k].off, g->sites[k].delta };
+	}
+	out->shift_first[t->npieces + 1] = k;
 	return 0;
 }
 
@@ -609,29 +800,31 @@ int rp_layout_arrange(const rp_layout_trace *t, const rp_layout_link *link, cons
 	for (size_t i = 0; i < t->npieces; i++)
 		out->addr[i] = map->insecs[i].addr;
 	out->addr[t->npieces] = 0;
-	int64_t *grow = NULL;
+	growth g = { NULL, NULL, 0, 0 };
 	int rc = lt_assign_veneers(t, link, lp, out, &ram_veneer_bytes, err);
 	if (!rc)
-		rc = relax_growth(t, link, lp, NULL, &grow, err);
+		rc = relax_growth(t, link, lp, NULL, &g, err);
 	if (!rc)
 		rc = collect_blocks(t, link, &b, &nb, err);
 	if (!rc) {
-		out->load_size = load_size(t, link, lp, grow, ram_veneer_bytes);
-		lay_blocks(t, link, lp, grow, b, nb, placed, out);
+		out->load_size = load_size(t, link, lp, g.by, ram_veneer_bytes);
+		lay_blocks(t, link, lp, g.by, b, nb, placed, out);
 	}
 	/* RVC: which calls stay c.jal depends on the distances just laid out; a second pass with
 	 * those sizes (the linker iterates further; one pass takes the bulk) */
 	if (!rc && link->rvc_reach && link->nrelax) {
-		free(grow);
-		rc = relax_growth(t, link, lp, out->addr, &grow, err);
+		growth_release(&g);
+		rc = relax_growth(t, link, lp, out->addr, &g, err);
 		if (!rc) {
-			out->load_size = load_size(t, link, lp, grow, ram_veneer_bytes);
-			lay_blocks(t, link, lp, grow, b, nb, placed, out);
+			out->load_size = load_size(t, link, lp, g.by, ram_veneer_bytes);
+			lay_blocks(t, link, lp, g.by, b, nb, placed, out);
 		}
 	}
+	if (!rc)
+		rc = keep_shifts(t, &g, out, err);
 	free(b);
 	free(placed);
-	free(grow);
+	growth_release(&g);
 	if (rc)
 		rp_layout_addrs_release(out);
 	return rc;
@@ -642,6 +835,8 @@ void rp_layout_addrs_release(rp_layout_addrs *a)
 	free(a->addr);
 	free(a->veneer_key);
 	free(a->veneer_addr);
+	free(a->shift);
+	free(a->shift_first);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -700,9 +895,28 @@ static int cross(pricer *p, uint32_t piece, uint32_t from, rp_fm_op op)
 	return to_ram;
 }
 
+/* RISC-V: how far off moves within its section: the sites before it that relaxation resized. */
+static int64_t shifted(const rp_layout_addrs *a, uint32_t piece, uint32_t off)
+{
+	int64_t by = 0;
+	if (a->shift_first)
+		for (size_t k = a->shift_first[piece]; k < a->shift_first[piece + 1] && a->shift[k].off < off; k++)
+			by += a->shift[k].delta;
+	return by;
+}
+
 static uint64_t new_addr(const pricer *p, uint32_t piece, uint32_t off)
 {
-	return piece < p->t->npieces ? p->a->addr[piece] + off : off;
+	return piece < p->t->npieces ? p->a->addr[piece] + off + (uint64_t)shifted(p->a, piece, off) : off;
+}
+
+/* The bytes a run of len from off spans after the move (a resized site inside it). */
+static uint64_t new_len(const pricer *p, uint32_t piece, uint32_t off, uint32_t len)
+{
+	if (!p->a->shift_first || piece >= p->t->npieces)
+		return len;
+	int64_t n = (int64_t)len + shifted(p->a, piece, off + len) - shifted(p->a, piece, off);
+	return n > 0 ? (uint64_t)n : 1;
 }
 
 static int pricer_start(pricer *p, const rp_fm_cfg *cfg, rp_err *err)
@@ -769,7 +983,8 @@ int rp_layout_price(const rp_layout_trace *t, const rp_layout_link *link, const 
 			rp_fm_window(p.m);
 		warm_up(&p, run->warm);
 		if (!cross(&p, run->piece, run->from, (rp_fm_op)run->op))
-			p.stall += rp_fm_access_run(p.m, new_addr(&p, run->piece, run->off), run->len, run->n, run->starts,
+			p.stall += rp_fm_access_run(p.m, new_addr(&p, run->piece, run->off),
+						     new_len(&p, run->piece, run->off, run->len), run->n, run->starts,
 						     (rp_fm_op)run->op);
 		settle(&p, run->warm, stall, extra);
 	}
@@ -792,7 +1007,7 @@ static int full_visit(void *ctx, const lt_access *a, rp_err *err)
 	uint64_t stall = p->stall, extra = p->extra;
 	warm_up(p, warm);
 	if (!cross(p, a->piece, a->from, a->op))
-		p->stall += rp_fm_access(p->m, new_addr(p, a->piece, a->off), a->size, a->op);
+		p->stall += rp_fm_access(p->m, new_addr(p, a->piece, a->off), new_len(p, a->piece, a->off, a->size), a->op);
 	settle(p, warm, stall, extra);
 	return 0;
 }

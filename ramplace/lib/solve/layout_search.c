@@ -295,15 +295,15 @@ static void choose(rp_layout_choice *out, cand *c)
 	out->chosen = c->cost;
 }
 
-/* The link model's addresses match the relinks of the bundled ARM firmware and the FreeRTOS
- * demo but are off by up to about 1 % of the run's cycles on RISC-V (relaxation), where a
- * layout predicted 0.1 % better measured 0.9 % worse, and a sampled trace prices 8 to 48 % off:
- * a layout must beat the simpler one by RP_LAYOUT_MARGIN of the run's cycles (instructions
- * fetched plus stall) there, by RP_LAYOUT_MARGIN_EXACT on ARM traced whole, to be chosen.
- * Simpler: nothing moved and the link's order, then the placement as the solver made it. */
+/* The link model's addresses match the relinks of the bundled firmware (ARM, and RISC-V since
+ * it sizes each relaxed call as GNU ld does) and of the FreeRTOS demo, but a sampled trace
+ * prices 8 to 48 % off: a layout must beat the simpler one by RP_LAYOUT_MARGIN of the run's
+ * cycles (instructions fetched plus stall) there, by RP_LAYOUT_MARGIN_EXACT traced whole, to
+ * be chosen. Simpler: nothing moved and the link's order, then the placement as the solver
+ * made it. */
 static int keep_simple(search *s, const rp_layout_units *units, const rp_layout_choice *c, cand *best, rp_err *err)
 {
-	double margin = rp_layout_margin(s->t, s->link, &c->flash_only);
+	double margin = rp_layout_margin(s->t, &c->flash_only);
 	const rp_layout_cost *simple = &c->flash_only;
 	size_t k = 0;
 	int placed_pays = (double)c->as_placed.cycles + margin < (double)c->flash_only.cycles;
@@ -331,15 +331,15 @@ static double run_cycles(const rp_layout_trace *t, const rp_layout_cost *flash_o
 	return fetches + (double)flash_only->cycles;
 }
 
-double rp_layout_margin(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_cost *flash_only)
+double rp_layout_margin(const rp_layout_trace *t, const rp_layout_cost *flash_only)
 {
-	double share = link->relaxes || t->windows ? RP_LAYOUT_MARGIN : RP_LAYOUT_MARGIN_EXACT;
+	double share = t->windows ? RP_LAYOUT_MARGIN : RP_LAYOUT_MARGIN_EXACT;
 	return share * run_cycles(t, flash_only);
 }
 
-double rp_layout_margin_between(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_cost *flash_only)
+double rp_layout_margin_between(const rp_layout_trace *t, const rp_layout_cost *flash_only)
 {
-	return link->relaxes ? rp_layout_margin(t, link, flash_only) : RP_LAYOUT_MARGIN_EXACT * run_cycles(t, flash_only);
+	return RP_LAYOUT_MARGIN_EXACT * run_cycles(t, flash_only);
 }
 
 int rp_layout_search(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_units *units,
