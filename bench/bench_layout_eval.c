@@ -192,6 +192,11 @@ int main(int argc, char **argv)
 	printf("runs %zu accesses %llu (%.1f per run), text %s, load image %s%llx\n", t->nruns,
 	       (unsigned long long)t->accesses, (double)t->accesses / (double)(t->nruns ? t->nruns : 1), link.text_outsec,
 	       link.ram_lma_known ? "at 0x" : "after flash, ", (unsigned long long)link.ram_lma);
+	size_t rvc_wrong, rvc_checked;
+	if (rp_layout_rvc_check(t, &link, &rvc_wrong, &rvc_checked, &err))
+		return fail(&err);
+	if (rvc_checked)
+		printf("rvc: %zu of %zu narrowable calls sized otherwise than the linker did\n", rvc_wrong, rvc_checked);
 	unsigned char *in_ram = calloc(t->npieces + 1, 1);
 	size_t *hot = malloc((t->npieces + 1) * sizeof(size_t)), nhot = 0;
 	for (int i = 5; i < argc; i++) {

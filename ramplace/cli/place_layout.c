@@ -19,7 +19,7 @@ void place_layout_print(const rp_pipe_layout *L)
 	       c->flash_only.cycles ? (double)c->chosen.cycles / (double)c->flash_only.cycles : 1.0);
 	printf("layout: %zu of the %s placement's %zu unit(s) moved (the rest do not pay for their copy and veneers "
 	       "under this model); %zu hot section(s) ordered in %s", c->nunits_kept,
-	       L->by_samples ? "by-samples" : "solver's", L->nunits_before,
+	       L->by_layout ? "by-layout" : L->by_samples ? "by-samples" : "solver's", L->nunits_before,
 	       c->norder - L->nunnamed, L->fragment_path ? L->fragment_path : "flashtext.ld");
 	if (c->text_align > 1)
 		printf(", the text aligned to %llu", (unsigned long long)c->text_align);
@@ -40,4 +40,11 @@ void place_layout_print(const rp_pipe_layout *L)
 		       (unsigned long long)L->by_samples_cycles,
 		       c->flash_only.cycles ? (double)L->by_samples_cycles / (double)c->flash_only.cycles : 1.0,
 		       (unsigned long long)c->chosen.cycles, L->by_samples_margin ? "" : " between placements");
+	if (L->by_layout)   /* pipe_layout.c: try_by_layout */
+		printf("layout: the placement weighed by the stall under the chosen order priced %llu, the choice before "
+		       "it %llu: taken\n", (unsigned long long)L->by_layout_cycles, (unsigned long long)L->before_by_layout);
+	else if (L->tried_by_layout)
+		printf("layout: the placement weighed by the stall under the chosen order priced %llu: not lower than the "
+		       "chosen %llu by the margin, not taken\n",
+		       (unsigned long long)L->by_layout_cycles, (unsigned long long)c->chosen.cycles);
 }

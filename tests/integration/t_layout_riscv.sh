@@ -11,10 +11,14 @@
 # `check` passes, the output is unchanged, the firmware is faster than flash only, place's
 # predicted stall and veneer cycles are within 1 % of the run's (measured: 0.1 %), and at
 # 1 KiB it is faster than placing by cycles without the layout.
-# Needs: riscv64-unknown-elf-gcc (picolibc), qemu-system-riscv32; $RAMPLACE_BUILD (plugin).
+# The rule itself is checked on the flash-only build: applied to the layout as linked, it gives
+# each of the 170 narrowable calls the length ld gave it.
+# Needs: riscv64-unknown-elf-gcc (picolibc), qemu-system-riscv32; $RAMPLACE_BUILD (plugin,
+# bench_layout_eval).
 . "$(dirname "$0")/lib.sh"
 : "${RAMPLACE_BUILD:?}"
 plugin=$RAMPLACE_BUILD/libramplace-qemu.so
+evalb=$RAMPLACE_BUILD/bench/bench_layout_eval
 ex=$RAMPLACE_SRC/examples/sifive-e-riscv
 model=cache:size=2048,ways=2,line=16,penalty=50
 cd "$work"
@@ -36,6 +40,11 @@ run flash/fw.elf flash.txt trace.txt
 check "the flash-only firmware runs through" test -s flash/fw.elf.out
 "$RAMPLACE" import --quiet p.db flash/fw.elf flash.txt
 base=$(total flash.txt) insns=$(hdr flash.txt insns-executed)
+# the rule, applied to the layout as linked, gives each narrowable call ld's length
+"$evalb" flash/fw.elf flash/fw.map trace.txt "$model" >eval.txt
+read -r wrong checked <<<"$(awk '/^rvc:/ { print $2, $4 }' eval.txt)"
+check "the link model sizes all $checked narrowable calls as ld did (${wrong:-?} otherwise)" \
+	sh -c "[ '${checked:-0}' -gt 100 ] && [ '$wrong' = 0 ]"
 
 for kib in 0 1; do
 	d=k$kib

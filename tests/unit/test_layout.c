@@ -3,7 +3,8 @@
  * ordered first, pricing from runs equal to pricing access by access for caches, the run API
  * of flashmodel.h against single accesses, a script's orphan output sections (each its own
  * veneer block, dropped when emptied), merged strings and the load image's order, a sampled
- * trace's warm-up, the search keeping a move only when it pays, and the
+ * trace's warm-up, the search keeping a move only when it pays, each function's share of the
+ * stall (its own misses and those it causes), and the
  * reader's refusals (file and line). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -356,6 +357,53 @@ static void test_search_keeps_what_does_not_pay(void **state)
 	rp_layout_trace_free(t);
 }
 
+/* a and b share both sets of a direct-mapped cache of two lines and take turns: each miss after
+ * the first two is on a line the other evicted. rp_layout_attribute credits a function with its
+ * own misses and with those it caused (what moving it saves): 100 + 99 of each's, 10 cycles a
+ * miss; c, never run, nothing. With b in RAM (calls without veneers), a misses once. */
+static void test_attribute(void **state)
+{
+	fixture *f = *state;
+	char *text = malloc(100 * 20 + 1), *p = text;
+	for (int i = 0; i < 100; i++)
+		p += sprintf(p, "F 100 2\nF 120 2\n");
+	rp_layout_trace *t = parse(f, text);
+	free(text);
+	rp_func funcs[3] = { { "a", NULL, 0x100, 0x20, SIZE_MAX, 0, 0, 0 }, { "b", NULL, 0x120, 0x20, SIZE_MAX, 0, 0, 0 },
+			     { "c", NULL, 0x140, 0x20, SIZE_MAX, 0, 0, 0 } };
+	rp_image img = f->img;
+	img.funcs = funcs;
+	img.nfuncs = 3;
+	img.veneer_size = 0;   /* no veneer block to share the sets once b moves */
+	rp_layout_link link;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_layout_link_init(&link, &img, f->map, t, ".ramtext", &err), 0);
+	rp_fm_cfg cfg;
+	char why[200];
+	assert_int_equal(rp_fm_parse(&cfg, "cache:size=32,ways=1,line=16,penalty=10", why, sizeof(why)), 0);
+	double per_func[3];
+	unsigned char in_ram[4] = { 0, 0, 0, 0 };
+	for (int moved = 0; moved < 2; moved++) {
+		in_ram[1] = (unsigned char)moved;
+		rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0 };
+		rp_layout_addrs a;
+		assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+		assert_int_equal(rp_layout_attribute(t, &link, &lp, &a, &cfg, &img, per_func, &err), 0);
+		rp_layout_cost cost;
+		assert_int_equal(rp_layout_price(t, &link, &lp, &a, &cfg, &cost, &err), 0);
+		if (!moved) {
+			assert_true(per_func[0] == 1990.0 && per_func[1] == 1990.0);
+			assert_int_equal(cost.stall, 2000);   /* each miss once: own, and as a cause */
+		} else {
+			assert_true(per_func[0] == 10.0 && per_func[1] == 0.0);
+		}
+		assert_true(per_func[2] == 0.0);
+		rp_layout_addrs_release(&a);
+	}
+	rp_layout_link_release(&link);
+	rp_layout_trace_free(t);
+}
+
 static void bad(const fixture *f, const char *text, const char *says)
 {
 	rp_layout_trace *t = NULL;
@@ -512,6 +560,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_merged_strings, setup, teardown),
 		cmocka_unit_test(test_runs_exact),
 		cmocka_unit_test_setup_teardown(test_search_keeps_what_does_not_pay, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_attribute, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sampled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sampled_warmup, setup, teardown),

@@ -110,6 +110,8 @@ typedef struct rp_layout_link {
 	uint64_t veneer_size;         /* bytes per veneer (0: none, RISC-V) */
 	uint64_t veneer_block_align;
 	unsigned veneer_insns;        /* instructions a veneer executes */
+	unsigned copy_insns;          /* instructions the boot copy's loop runs per word (its loop's,
+					 read from the reset path; 4 when it cannot be read) */
 	uint64_t *direct;             /* owned, sorted: from << 32 | to for each pair of input
 					 sections with a direct call or branch between them (the
 					 static call graph): only those need a veneer when apart, a
@@ -119,8 +121,6 @@ typedef struct rp_layout_link {
 	struct rp_layout_relax {      /* RISC-V: calls the linker relaxed (jal, c.jal) between two
 					 sections; apart, each is auipc+jalr again */
 		uint32_t from, to;
-		unsigned sites2, sites4; /* as c.jal, as jal in the trace's build */
-		unsigned narrow4;        /* of sites4, those c.jal/c.j can take (not jal t0) */
 		uint32_t to_off;         /* the callee's entry within section to */
 		uint32_t site0, nsites;  /* its sites of 2 and 4 bytes: sites[site0 .. site0 + nsites) */
 	} *relax;                     /* owned, by (from, to) */
@@ -159,6 +159,12 @@ void rp_layout_link_release(rp_layout_link *link);
 int rp_layout_is_direct(const rp_layout_link *link, uint32_t from, uint32_t to);
 /* RISC-V: whether the linker relaxed a call between them (an auipc more when they are apart). */
 int rp_layout_was_relaxed(const rp_layout_link *link, uint32_t from, uint32_t to);
+
+/* RV32C: how many of the narrowable calls and tail jumps (*checked) the link model sizes
+ * otherwise than the linker did (*wrong), applying its rule to the layout as linked (0 and 0
+ * elsewhere). */
+int rp_layout_rvc_check(const rp_layout_trace *t, const rp_layout_link *link, size_t *wrong, size_t *checked,
+			rp_err *err);
 
 /* New address of every input section (addr[i], npieces of them; RAM ones keep the old), and of
  * the veneer block and the load image. */
@@ -215,6 +221,14 @@ double rp_layout_margin_between(const rp_layout_trace *t, const rp_layout_cost *
 /* Replays the runs through a new model of cfg at the addresses of a. */
 int rp_layout_price(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
 		    const rp_layout_addrs *a, const rp_fm_cfg *cfg, rp_layout_cost *out, rp_err *err);
+/* What each function of img costs under the layout: per_func[i] (img->nfuncs of them, the
+ * caller's) the stall its own fetches and reads pay and that of the misses it causes by
+ * evicting another's line (moving it to RAM saves both: cycles.c's weights), scaled by the
+ * sampling; a function with no code in flash, nothing. The placement's weights for this layout
+ * rather than the flash-only build's. */
+int rp_layout_attribute(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
+			const rp_layout_addrs *a, const rp_fm_cfg *cfg, const rp_image *img, double *per_func,
+			rp_err *err);
 /* The same from the full trace at path, access by access (the reference the runs are measured
  * against). */
 int rp_layout_price_full(const char *path, const rp_image *img, const rp_layout_trace *t, const rp_layout_link *link,

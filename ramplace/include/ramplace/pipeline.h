@@ -105,6 +105,12 @@ typedef struct rp_pipe_layout {
 	uint64_t by_samples_cycles;  /*   its best layout's stall and veneer/copy cycles */
 	int by_samples_margin;       /*   it had to price lower by the margin (else: lower) */
 	uint64_t solver_cycles;      /*   the solver's placement's best layout, which it replaced */
+	int tried_by_layout;         /* placing in cycles, the placement weighed by the stall under
+					the chosen order was priced: */
+	int by_layout;               /*   it priced lower by the margin between placements */
+	uint64_t by_layout_cycles;   /*   its best layout's stall and veneer/copy cycles */
+	uint64_t before_by_layout;   /*   the choice it was weighed against */
+	rp_db_totals layout_weights; /* its weights (funcs owned, their names the profile's) */
 	size_t nunnamed;             /* ordered sections no pattern names (left where they were) */
 	char model_name[96];
 	char *fragment_path;         /* flashtext.ld as written (owned) */

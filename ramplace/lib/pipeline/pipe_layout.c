@@ -224,6 +224,98 @@ static int try_by_samples(rp_pipeline *p, const rp_db_totals **weights, size_t *
 	return rc;
 }
 
+/* w: the weights with each function's the stall it costs under the choice's order with nothing
+ * moved (rp_layout_attribute), less its copy. */
+static int weigh_by_layout(rp_pipeline *p, const rp_db_totals *base, rp_db_totals *w, rp_err *err)
+{
+	rp_pipe_layout *L = &p->layout;
+	const rp_layout_choice *c = &L->choice;
+	rp_layout_plan lp = { NULL, c->order, c->norder, c->order_align, c->text_align, c->tail_line };
+	rp_layout_addrs a;
+	double *per_func = calloc(p->img->nfuncs ? p->img->nfuncs : 1, sizeof(double));
+	*w = *base;
+	w->funcs = malloc((base->nfuncs ? base->nfuncs : 1) * sizeof(*w->funcs));
+	if (!per_func || !w->funcs) {
+		free(per_func);
+		free(w->funcs);
+		w->funcs = NULL;
+		return rp_err_nomem(err, "laying out");
+	}
+	int rc = rp_layout_arrange(L->trace, &L->link, &lp, &a, err);
+	if (!rc) {
+		rc = rp_layout_attribute(L->trace, &L->link, &lp, &a, &p->cycles.model, p->img, per_func, err);
+		rp_layout_addrs_release(&a);
+	}
+	w->total = 0;
+	for (size_t i = 0; !rc && i < base->nfuncs; i++) {
+		rp_func_total *f = &w->funcs[i];
+		*f = base->funcs[i];
+		const rp_func *fn = rp_image_func_by_name(p->img, f->func, f->file);
+		double net = fn ? per_func[fn - p->img->funcs] - rp_cycles_copy_cost(&p->cycles.model, fn->size) : 0.0;
+		f->count = net > 0 ? (uint64_t)(net + 0.5) : 0;
+		f->samples = (double)f->count;
+		w->total += f->count;
+	}
+	free(per_func);
+	return rc;
+}
+
+/* Placing in cycles, the placement again with each function weighed by what it costs under the
+ * chosen order (weigh_by_layout): the solver weighed the flash-only build's stall cycles, many
+ * of them conflicts that the order removes, so the functions that still stall after it can be
+ * others. Adopted when its best layout prices lower, by try_by_samples' margins; *weights then
+ * says which weights made the plan. */
+static int try_by_layout(rp_pipeline *p, const rp_db_totals **weights, size_t **order, rp_err *err)
+{
+	rp_pipe_layout *L = &p->layout;
+	if (p->weights == &p->totals || !L->choice.norder || options_require_units(&p->opts))
+		return 0;
+	rp_placement again;
+	rp_layout_choice choice;
+	size_t *its_order = NULL;
+	memset(&again, 0, sizeof(again));
+	memset(&choice, 0, sizeof(choice));
+	int rc = weigh_by_layout(p, *weights, &L->layout_weights, err);
+	if (!rc)
+		rc = rp_place(p->img, p->map, &L->layout_weights, &p->opts, &again, err);
+	if (!rc && again.nplans == 1)
+		rc = search_placement(p, &again, &choice, &its_order, err);
+	if (!rc && again.nplans == 1) {
+		L->tried_by_layout = 1;
+		L->by_layout_cycles = choice.chosen.cycles;
+		L->before_by_layout = L->choice.chosen.cycles;
+	}
+	/* the margins of try_by_samples: between placements over a choice that beat flash only */
+	const rp_layout_cost *flash_only = &L->choice.flash_only;
+	double margin = rp_layout_margin(L->trace, flash_only);
+	if ((double)L->choice.chosen.cycles + margin < (double)flash_only->cycles)
+		margin = rp_layout_margin_between(L->trace, flash_only);
+	if (!rc && again.nplans == 1 && choice.nunits_kept > 0 &&
+	    (double)choice.chosen.cycles + margin < (double)L->choice.chosen.cycles) {
+		free(*order);
+		*order = its_order;
+		its_order = NULL;
+		choice.evaluations += L->choice.evaluations;
+		choice.seconds += L->choice.seconds;
+		rp_layout_choice_release(&L->choice);
+		L->choice = choice;
+		memset(&choice, 0, sizeof(choice));
+		rp_placement_release(&p->placement);
+		p->placement = again;
+		memset(&again, 0, sizeof(again));
+		L->by_layout = 1;
+		L->by_samples = 0;
+		*weights = &L->layout_weights;
+	} else if (!rc) {
+		L->choice.evaluations += choice.evaluations;
+		L->choice.seconds += choice.seconds;
+	}
+	rp_layout_choice_release(&choice);
+	rp_placement_release(&again);
+	free(its_order);
+	return rc;
+}
+
 int pipe_layout_run(rp_pipeline *p, rp_err *err)
 {
 	rp_pipe_layout *L = &p->layout;
@@ -242,6 +334,8 @@ int pipe_layout_run(rp_pipeline *p, rp_err *err)
 		rc = search_placement(p, &p->placement, &L->choice, &order, err);
 	if (!rc)
 		rc = try_by_samples(p, &weights, &order, err);
+	if (!rc)
+		rc = try_by_layout(p, &weights, &order, err);
 	if (!rc) {
 		L->nunits_before = p->placement.plans[0]->nunits;
 		if (L->choice.nunits_kept < L->nunits_before)
@@ -347,6 +441,8 @@ void pipe_layout_release(rp_pipe_layout *L)
 	rp_layout_choice_release(&L->choice);
 	free(L->fragment_path);
 	free(L->ram_outsec);
+	free(L->layout_weights.funcs);
+	memset(&L->layout_weights, 0, sizeof(L->layout_weights));
 	L->trace = NULL;
 	L->fragment_path = NULL;
 	L->ram_outsec = NULL;

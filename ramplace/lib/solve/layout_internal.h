@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "ramplace/callgraph.h"
 #include "ramplace/layout.h"
 
 /* One access of the trace, placed: its input section (npieces: none) and offset in it (the
@@ -36,5 +37,12 @@ int lt_assign_veneers(const rp_layout_trace *t, const rp_layout_link *link, cons
 		      rp_layout_addrs *a, uint64_t *ram_veneer_bytes, rp_err *err);
 /* The veneers of group g in a->veneer_key: [*lo, returned). */
 size_t lt_group_veneers(const rp_layout_addrs *a, uint32_t g, size_t *lo);
+
+/* Instructions the reset path's copy loop runs per word of the RAM code (layout_boot.c): read
+ * from the copier's first loop after the copy site, LT_COPY_INSNS_DEFAULT when there is none
+ * (a call to memcpy, no copy found) or it is no word-by-word loop. */
+#define LT_COPY_INSNS_DEFAULT 4
+#define LT_COPIER_MAX_INSNS 512
+unsigned lt_copy_insns_per_word(const rp_image *img, const rp_callgraph *cg, const char *ram_outsec);
 
 #endif
