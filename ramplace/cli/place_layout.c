@@ -35,11 +35,11 @@ void place_layout_print(const rp_pipe_layout *L)
 		printf("layout: the placement by samples priced %llu, the solver's %llu: taken\n",
 		       (unsigned long long)L->by_samples_cycles, (unsigned long long)L->solver_cycles);
 	if (L->tried_by_samples && !L->by_samples)   /* pipe_layout.c: try_by_samples */
-		printf("layout: the placement by samples priced %llu (%.3fx of flash only): not lower than the chosen %llu by "
-		       "the margin%s, not taken\n",
+		printf("layout: the placement by samples priced %llu (%.3fx of flash only): not lower than the solver's %llu "
+		       "by the margin%s, not taken\n",
 		       (unsigned long long)L->by_samples_cycles,
 		       c->flash_only.cycles ? (double)L->by_samples_cycles / (double)c->flash_only.cycles : 1.0,
-		       (unsigned long long)c->chosen.cycles, L->by_samples_margin ? "" : " between placements");
+		       (unsigned long long)L->solver_cycles, L->by_samples_margin ? "" : " between placements");
 	if (L->by_layout)   /* pipe_layout.c: try_by_layout */
 		printf("layout: the placement weighed by the stall under the chosen order priced %llu, the choice before "
 		       "it %llu: taken\n", (unsigned long long)L->by_layout_cycles, (unsigned long long)L->before_by_layout);

@@ -66,7 +66,8 @@ uint64_t rp_fm_access(rp_fm *m, uint64_t addr, unsigned size, rp_fm_op op);
  * at most 128 bytes) counted exactly as n single accesses would count it, else spread over the
  * words or lines by bytes. Exact for cache models either way (a hit on the line just used
  * changes no LRU decision), and for ws and art with starts; close to it without. Returns the
- * stall cycles; the stats count n accesses. No eviction records. */
+ * stall cycles; the stats count n accesses. rp_fm_last_evictions gives the run's first
+ * RP_FM_MAX_UNITS misses on evicted lines (a run of more lines drops the rest). */
 #define RP_FM_RUN_STARTS_BYTES 128
 uint64_t rp_fm_access_run(rp_fm *m, uint64_t addr, uint64_t len, uint64_t n, uint64_t starts, rp_fm_op op);
 

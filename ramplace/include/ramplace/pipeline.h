@@ -105,12 +105,13 @@ typedef struct rp_pipe_layout {
 	uint64_t by_samples_cycles;  /*   its best layout's stall and veneer/copy cycles */
 	int by_samples_margin;       /*   it had to price lower by the margin (else: lower) */
 	uint64_t solver_cycles;      /*   the solver's placement's best layout, which it replaced */
-	int tried_by_layout;         /* placing in cycles, the placement weighed by the stall under
-					the chosen order was priced: */
-	int by_layout;               /*   it priced lower by the margin between placements */
+	int tried_by_layout;         /* placing in cycles on a whole trace, the placement weighed by
+					the stall under the chosen order was priced: */
+	int by_layout;               /*   it priced lower by the margin and replaced the choice */
 	uint64_t by_layout_cycles;   /*   its best layout's stall and veneer/copy cycles */
 	uint64_t before_by_layout;   /*   the choice it was weighed against */
-	rp_db_totals layout_weights; /* its weights (funcs owned, their names the profile's) */
+	rp_db_totals layout_weights; /* its weights (funcs owned; their names borrowed from the
+					weights it was made from) */
 	size_t nunnamed;             /* ordered sections no pattern names (left where they were) */
 	char model_name[96];
 	char *fragment_path;         /* flashtext.ld as written (owned) */

@@ -166,6 +166,64 @@ static int search_placement(rp_pipeline *p, const rp_placement *pl, rp_layout_ch
 	return rc;
 }
 
+/* Another placement, searched like the solver's and weighed against the choice. */
+typedef struct rival {
+	rp_placement placement;   /* made by the caller */
+	rp_layout_choice choice;
+	size_t *order;            /* layout unit -> plan unit */
+} rival;
+
+static int rival_search(rp_pipeline *p, rival *r, rp_err *err)
+{
+	return r->placement.nplans == 1 ? search_placement(p, &r->placement, &r->choice, &r->order, err) : 0;
+}
+
+/* Over a choice that beat flash only by the margin of any layout over a simpler one (layout.h),
+ * by the smaller margin between two placements: the two sets are priced on one trace and model,
+ * with errors that mostly agree (the full margin kept sets measured 0.1 to 0.7 % slower on
+ * phasevm). Over any other (flash only, or a set required units forced, never weighed against
+ * flash only), by the full margin. *between: the smaller one. */
+static double rival_margin(const rp_pipeline *p, int *between)
+{
+	const rp_pipe_layout *L = &p->layout;
+	const rp_layout_cost *flash_only = &L->choice.flash_only;
+	double margin = rp_layout_margin(L->trace, flash_only);
+	*between = !options_require_units(&p->opts) && (double)L->choice.chosen.cycles + margin < (double)flash_only->cycles;
+	return *between ? rp_layout_margin_between(L->trace, flash_only) : margin;
+}
+
+/* r replaces the choice, its placement and *order when eligible and lower by margin; returns 1
+ * then. The layouts priced add up either way. */
+static int rival_take(rp_pipeline *p, rival *r, int eligible, double margin, size_t **order)
+{
+	rp_pipe_layout *L = &p->layout;
+	if (r->placement.nplans != 1 || !eligible || (double)r->choice.chosen.cycles + margin >= (double)L->choice.chosen.cycles) {
+		L->choice.evaluations += r->choice.evaluations;
+		L->choice.seconds += r->choice.seconds;
+		return 0;
+	}
+	free(*order);
+	*order = r->order;
+	r->order = NULL;
+	r->choice.evaluations += L->choice.evaluations;
+	r->choice.seconds += L->choice.seconds;
+	rp_layout_choice_release(&L->choice);
+	L->choice = r->choice;
+	memset(&r->choice, 0, sizeof(r->choice));
+	rp_placement_release(&p->placement);
+	p->placement = r->placement;
+	memset(&r->placement, 0, sizeof(r->placement));
+	return 1;
+}
+
+static void rival_release(rival *r)
+{
+	rp_layout_choice_release(&r->choice);
+	rp_placement_release(&r->placement);
+	free(r->order);
+	r->order = NULL;
+}
+
 /* Placing in cycles, the placement by samples (instructions, for exact counts) is searched too:
  * its set can price lower once copies, veneers and the layout are counted (where misses are
  * few and spread, the most executed code can save more than the most stalled). Adopted when
@@ -175,52 +233,24 @@ static int try_by_samples(rp_pipeline *p, const rp_db_totals **weights, size_t *
 	rp_pipe_layout *L = &p->layout;
 	if (p->weights == &p->totals)
 		return 0;
-	rp_placement by_samples;
-	rp_layout_choice choice;
-	size_t *its_order = NULL;
-	memset(&by_samples, 0, sizeof(by_samples));
-	memset(&choice, 0, sizeof(choice));
-	int rc = rp_place(p->img, p->map, &p->totals, &p->opts, &by_samples, err);
-	if (!rc && by_samples.nplans == 1)
-		rc = search_placement(p, &by_samples, &choice, &its_order, err);
-	if (!rc && by_samples.nplans == 1) {
+	rival r;
+	memset(&r, 0, sizeof(r));
+	int rc = rp_place(p->img, p->map, &p->totals, &p->opts, &r.placement, err);
+	if (!rc)
+		rc = rival_search(p, &r, err);
+	if (!rc && r.placement.nplans == 1) {
 		L->tried_by_samples = 1;
-		L->by_samples_cycles = choice.chosen.cycles;
+		L->by_samples_cycles = r.choice.chosen.cycles;
 	}
-	/* Over a choice that beat flash only by the margin of any layout over a simpler one
-	 * (layout.h), by the smaller margin between two placements: the two sets are priced on one
-	 * trace and model, with errors that mostly agree (the full margin kept sets measured 0.1 to
-	 * 0.7 % slower on phasevm). Over any other (flash only, or a set required units forced,
-	 * never weighed against flash only), by the full margin. */
-	const rp_layout_cost *cur = &L->choice.chosen;
-	const rp_layout_cost *flash_only = &L->choice.flash_only;
-	double margin = rp_layout_margin(L->trace, flash_only);
-	int beat_flash = !options_require_units(&p->opts) && (double)cur->cycles + margin < (double)flash_only->cycles;
-	if (beat_flash)
-		margin = rp_layout_margin_between(L->trace, flash_only);
-	L->by_samples_margin = !beat_flash;
-	L->solver_cycles = cur->cycles;
-	if (!rc && by_samples.nplans == 1 && (double)choice.chosen.cycles + margin < (double)cur->cycles) {
-		free(*order);
-		*order = its_order;
-		its_order = NULL;
-		choice.evaluations += L->choice.evaluations;
-		choice.seconds += L->choice.seconds;
-		rp_layout_choice_release(&L->choice);
-		L->choice = choice;
-		memset(&choice, 0, sizeof(choice));
-		rp_placement_release(&p->placement);
-		p->placement = by_samples;
-		memset(&by_samples, 0, sizeof(by_samples));
+	int between;
+	double margin = rival_margin(p, &between);
+	L->by_samples_margin = !between;
+	L->solver_cycles = L->choice.chosen.cycles;
+	if (!rc && rival_take(p, &r, 1, margin, order)) {
 		L->by_samples = 1;
 		*weights = &p->totals;
-	} else if (!rc) {
-		L->choice.evaluations += choice.evaluations;
-		L->choice.seconds += choice.seconds;
 	}
-	rp_layout_choice_release(&choice);
-	rp_placement_release(&by_samples);
-	free(its_order);
+	rival_release(&r);
 	return rc;
 }
 
@@ -263,56 +293,34 @@ static int weigh_by_layout(rp_pipeline *p, const rp_db_totals *base, rp_db_total
 /* Placing in cycles, the placement again with each function weighed by what it costs under the
  * chosen order (weigh_by_layout): the solver weighed the flash-only build's stall cycles, many
  * of them conflicts that the order removes, so the functions that still stall after it can be
- * others. Adopted when its best layout prices lower, by try_by_samples' margins; *weights then
- * says which weights made the plan. */
+ * others. Adopted when its best layout moves something and prices lower, by try_by_samples'
+ * margins; *weights then says which weights made the plan. A trace traced whole only. */
 static int try_by_layout(rp_pipeline *p, const rp_db_totals **weights, size_t **order, rp_err *err)
 {
 	rp_pipe_layout *L = &p->layout;
-	if (p->weights == &p->totals || !L->choice.norder || options_require_units(&p->opts))
+	/* a sampled trace scales a function's cold misses like the steady state's (the price counts
+	 * them once only per set, pricer_finish): its weights would favour cold code */
+	if (p->weights == &p->totals || !L->choice.norder || options_require_units(&p->opts) || L->trace->windows)
 		return 0;
-	rp_placement again;
-	rp_layout_choice choice;
-	size_t *its_order = NULL;
-	memset(&again, 0, sizeof(again));
-	memset(&choice, 0, sizeof(choice));
+	rival r;
+	memset(&r, 0, sizeof(r));
 	int rc = weigh_by_layout(p, *weights, &L->layout_weights, err);
 	if (!rc)
-		rc = rp_place(p->img, p->map, &L->layout_weights, &p->opts, &again, err);
-	if (!rc && again.nplans == 1)
-		rc = search_placement(p, &again, &choice, &its_order, err);
-	if (!rc && again.nplans == 1) {
+		rc = rp_place(p->img, p->map, &L->layout_weights, &p->opts, &r.placement, err);
+	if (!rc)
+		rc = rival_search(p, &r, err);
+	if (!rc && r.placement.nplans == 1) {
 		L->tried_by_layout = 1;
-		L->by_layout_cycles = choice.chosen.cycles;
+		L->by_layout_cycles = r.choice.chosen.cycles;
 		L->before_by_layout = L->choice.chosen.cycles;
 	}
-	/* the margins of try_by_samples: between placements over a choice that beat flash only */
-	const rp_layout_cost *flash_only = &L->choice.flash_only;
-	double margin = rp_layout_margin(L->trace, flash_only);
-	if ((double)L->choice.chosen.cycles + margin < (double)flash_only->cycles)
-		margin = rp_layout_margin_between(L->trace, flash_only);
-	if (!rc && again.nplans == 1 && choice.nunits_kept > 0 &&
-	    (double)choice.chosen.cycles + margin < (double)L->choice.chosen.cycles) {
-		free(*order);
-		*order = its_order;
-		its_order = NULL;
-		choice.evaluations += L->choice.evaluations;
-		choice.seconds += L->choice.seconds;
-		rp_layout_choice_release(&L->choice);
-		L->choice = choice;
-		memset(&choice, 0, sizeof(choice));
-		rp_placement_release(&p->placement);
-		p->placement = again;
-		memset(&again, 0, sizeof(again));
+	int between;
+	double margin = rival_margin(p, &between);
+	if (!rc && rival_take(p, &r, r.choice.nunits_kept > 0, margin, order)) {
 		L->by_layout = 1;
-		L->by_samples = 0;
 		*weights = &L->layout_weights;
-	} else if (!rc) {
-		L->choice.evaluations += choice.evaluations;
-		L->choice.seconds += choice.seconds;
 	}
-	rp_layout_choice_release(&choice);
-	rp_placement_release(&again);
-	free(its_order);
+	rival_release(&r);
 	return rc;
 }
 
@@ -344,6 +352,15 @@ int pipe_layout_run(rp_pipeline *p, rp_err *err)
 	free(order);
 	L->done = !rc;
 	return rc;
+}
+
+void pipe_layout_figures(const rp_pipeline *p, rp_pipe_figures *f)
+{
+	const rp_layout_choice *c = &p->layout.choice;
+	if (!p->layout.done || !f->have)
+		return;
+	double saved = (double)c->flash_only.cycles - (double)c->chosen.cycles;
+	f->after = f->before - saved > 0 ? f->before - saved : 0;
 }
 
 /* dir/name beside the first fragment. */

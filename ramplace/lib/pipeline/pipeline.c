@@ -132,8 +132,10 @@ int rp_pipeline_run(rp_pipeline *p, rp_err *err)
 				     &p->opts, &p->placement, err);
 	if (!rc)
 		rc = pipe_layout_run(p, err);
-	if (!rc && p->have_profile)
+	if (!rc && p->have_profile) {
 		pipe_cycles_figures(&p->cycles, &p->placement, &p->opts, &p->figures);
+		pipe_layout_figures(p, &p->figures);
+	}
 	if (!rc)
 		rc = record_figures(p, err);
 	p->times.place = rp_seconds() - t0;

@@ -39,6 +39,10 @@ void pipe_data_release(rp_pipe_data *a);
  * the model and chooses the flash order. RP_EUSAGE without a map, a single model, one region,
  * or with --data. Nothing without a trace or a profile. */
 int pipe_layout_run(rp_pipeline *p, rp_err *err);
+/* With a layout chosen, the modeled after is the layout's price (flash only less the chosen):
+ * the placement's own saving leaves out the order's, and the by-samples or by-layout set's is
+ * in another currency. */
+void pipe_layout_figures(const rp_pipeline *p, rp_pipe_figures *f);
 /* flashtext.ld and flashtext.order beside first_fragment; without a layout an existing
  * flashtext.ld is emptied (an earlier order would outlive its trace). */
 int pipe_layout_write(rp_pipeline *p, const char *first_fragment, rp_err *err);

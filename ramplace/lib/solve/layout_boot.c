@@ -9,9 +9,11 @@
 
 /* The copier's instructions: their addresses, and each backward branch's target. */
 typedef struct walk {
+	uint64_t lo, hi;                         /* the copier */
 	uint64_t addr[LT_COPIER_MAX_INSNS];
-	uint64_t back_to[LT_COPIER_MAX_INSNS];   /* 0: not a backward branch */
-	int call[LT_COPIER_MAX_INSNS];
+	uint64_t back_to[LT_COPIER_MAX_INSNS];   /* 0: not a backward branch within the copier */
+	int call[LT_COPIER_MAX_INSNS];           /* a call, or a jump out of the copier (a tail call
+						    to memcpy, whose loop is elsewhere) */
 	size_t n;
 } walk;
 
@@ -20,9 +22,10 @@ static int on_insn(void *ctx, const rp_insn *in)
 	walk *w = ctx;
 	if (w->n == LT_COPIER_MAX_INSNS)
 		return 0;
+	int inside = in->has_target && in->target >= w->lo && in->target < w->hi;
 	w->addr[w->n] = in->addr;
-	w->back_to[w->n] = in->has_target && in->kind != RP_INSN_CALL && in->target <= in->addr ? in->target : 0;
-	w->call[w->n] = in->kind == RP_INSN_CALL;
+	w->back_to[w->n] = inside && in->kind != RP_INSN_CALL && in->target <= in->addr ? in->target : 0;
+	w->call[w->n] = in->kind == RP_INSN_CALL || (in->has_target && !inside);
 	w->n++;
 	return 0;
 }
@@ -55,13 +58,19 @@ unsigned lt_copy_insns_per_word(const rp_image *img, const rp_callgraph *cg, con
 	if (!cg->disasm || rp_boot_analyze(&boot, img, cg, outsecs, 1, &err))
 		return LT_COPY_INSNS_DEFAULT;
 	if (boot.copy_found && boot.copier < img->nfuncs) {
+		const rp_func *copier = &img->funcs[boot.copier];
 		walk *w = calloc(1, sizeof(*w));
-		if (w && rp_disasm_func(cg->disasm, &img->funcs[boot.copier], on_insn, w, &err) == 0)
+		if (w) {
+			w->lo = copier->addr;
+			w->hi = copier->addr + rp_image_func_extent(img, copier);
+		}
+		if (w && rp_disasm_func(cg->disasm, copier, on_insn, w, &err) == 0)
 			n = loop_after(w, boot.copy_site);
 		free(w);
 	}
 	rp_boot_release(&boot);
-	/* one word a turn: a load, a store, the counting and the branch; a loop of more is not
-	 * word by word (ldm/stm, unrolled), and its cost per word is not read here */
-	return n >= 3 && n <= 8 ? n : LT_COPY_INSNS_DEFAULT;
+	/* taken as one word a turn: a load, a store, the counting and the branch, up to a dozen
+	 * with a reload of the bounds (older STM32Cube startups: 9). A loop of ldm/stm or an
+	 * unrolled one copies more a turn and is not told apart here; a longer one falls back */
+	return n >= 3 && n <= 12 ? n : LT_COPY_INSNS_DEFAULT;
 }
