@@ -111,7 +111,7 @@ static int relinked_main(int argc, char **argv)
 	if (rp_layout_link_init(&link, img, map, t, ".ramtext", &err) ||
 	    rp_layout_addrs_relinked(t, &link, img, rel, rel_map, in_ram, &a, &err))
 		return fail(&err);
-	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0 };
+	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
 	rp_layout_cost runs, full;
 	if (rp_layout_price(t, &link, &lp, &a, &cfg, &runs, &err) ||
 	    rp_layout_price_full(argv[5], img, t, &link, &lp, &a, &cfg, &full, &err))
@@ -217,8 +217,8 @@ int main(int argc, char **argv)
 			hot[j] = hot[j - 1], hot[j - 1] = x;
 		}
 	unsigned line = cfg.kind == RP_FM_WS ? cfg.width : cfg.line;
-	rp_layout_plan plans[4] = { { NULL, NULL, 0, 0, 0, 0 }, { in_ram, NULL, 0, 0, 0, 0 }, { NULL, hot, nhot, 0, 0, 0 },
-				    { in_ram, hot, nhot, 0, line, line } };
+	rp_layout_plan plans[4] = { { NULL, NULL, 0, 0, 0, 0, NULL, 0 }, { in_ram, NULL, 0, 0, 0, 0, NULL, 0 },
+				    { NULL, hot, nhot, 0, 0, 0, NULL, 0 }, { in_ram, hot, nhot, 0, line, line, NULL, 0 } };
 	const char *names[4] = { "as linked", "functions moved to RAM", "hot sections ordered", "moved, ordered, aligned" };
 	double worst = 0;
 	for (int k = 0; k < 4; k++) {

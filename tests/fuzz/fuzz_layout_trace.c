@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rp_layout_link_init(&link, &img, map, t, ".ramtext", &err) == 0) {
 		unsigned char in_ram[4] = { 0, 1, 0, 0 };
 		size_t order[2] = { 2, 0 };
-		rp_layout_plan lp = { in_ram, order, 2, 16, 64, 16 };
+		rp_layout_plan lp = { in_ram, order, 2, 16, 64, 16, NULL, 0 };
 		rp_layout_addrs a;
 		rp_fm_cfg cfg;
 		char why[100];

@@ -106,7 +106,7 @@ static void test_arrange(void **state)
 	/* b to RAM: its 0x20 bytes load at 0x100, .text moves up by them and a's veneer block
 	 * (one veneer, 8-aligned) follows c; .rodata follows */
 	unsigned char in_ram[4] = { 0, 1, 0, 0 };
-	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0 };
+	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
 	rp_layout_addrs a;
 	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
 	assert_int_equal(a.load_addr, 0x100);
@@ -128,7 +128,7 @@ static void test_arrange(void **state)
 	rp_layout_addrs_release(&a);
 	/* c ordered first, the text aligned to 64: c at 0x100, then a and b */
 	size_t order[1] = { 2 };
-	rp_layout_plan lp2 = { NULL, order, 1, 0, 64, 0 };
+	rp_layout_plan lp2 = { NULL, order, 1, 0, 64, 0, NULL, 0 };
 	assert_int_equal(rp_layout_arrange(t, &link, &lp2, &a, &err), 0);
 	assert_int_equal(a.addr[2], 0x100);
 	assert_int_equal(a.addr[0], 0x120);
@@ -175,7 +175,7 @@ static void test_orphan_sections(void **state)
 	assert_int_equal(link.group[0], 0);
 	assert_int_equal(link.group[1], 1);   /* each orphan its own group */
 	unsigned char in_ram[6] = { 0, 1, 0, 0, 0, 0 };
-	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0 };
+	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
 	rp_layout_addrs a;
 	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
 	assert_int_equal(a.load_addr, 0x100);
@@ -238,7 +238,7 @@ static void test_merged_strings(void **state)
 	assert_int_equal(rp_layout_link_init(&link, &f->img, map, t, ".ramtext", &err), 0);
 	link.all_direct = 1;
 	unsigned char in_ram[6] = { 1, 1, 1, 0, 0, 0 };   /* a, c (0x12, 2-aligned), b (0x20, 4-aligned) */
-	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0 };
+	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
 	rp_layout_addrs a;
 	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
 	assert_int_equal(a.load_size, 0x44);         /* b, a, c: 0x20 + 0x12 + 0x12 (a, b, c: 0x48) */
@@ -266,7 +266,7 @@ static void test_merged_strings(void **state)
 	 * 32-byte line: no code is left behind the ordered sections, so ld puts the stubs right
 	 * after c, before the fragment's `. += pad` (0x150, not 0x160 after it) */
 	const size_t order[] = { 0, 2 };
-	rp_layout_plan ordered = { in_ram, order, 2, 0, 0, 32 };
+	rp_layout_plan ordered = { in_ram, order, 2, 0, 0, 32, NULL, 0 };
 	assert_int_equal(rp_layout_arrange(t, &link, &ordered, &a, &err), 0);
 	assert_int_equal(a.addr[2], 0x13a);
 	assert_int_equal(a.veneer_addr[0], 0x150);
@@ -385,7 +385,7 @@ static void test_attribute(void **state)
 	unsigned char in_ram[4] = { 0, 0, 0, 0 };
 	for (int moved = 0; moved < 2; moved++) {
 		in_ram[1] = (unsigned char)moved;
-		rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0 };
+		rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
 		rp_layout_addrs a;
 		assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
 		assert_int_equal(rp_layout_attribute(t, &link, &lp, &a, &cfg, &img, per_func, &err), 0);
@@ -474,7 +474,7 @@ static rp_layout_cost price_sampled(fixture *f, const char *text, const char *cf
 	rp_layout_link link;
 	assert_int_equal(rp_layout_link_init(&link, &f->img, f->map, t, ".ramtext", &err), 0);
 	link.all_direct = 1;
-	rp_layout_plan lp = { NULL, NULL, 0, 0, 0, 0 };
+	rp_layout_plan lp = { NULL, NULL, 0, 0, 0, 0, NULL, 0 };
 	rp_layout_addrs a;
 	rp_fm_cfg cfg;
 	char why[200];

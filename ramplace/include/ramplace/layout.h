@@ -97,6 +97,10 @@ typedef struct rp_layout_plan {
 	uint64_t tail_line;           /* a pad after the ordered sections keeps what follows the
 					 text (.rodata) at its offset within a line of this size
 					 (0/1: none) */
+	const size_t *ram_secs;       /* the moved sections in the fragment's order within an
+					 alignment (its units by value): where each runs in RAM, for
+					 the RISC-V calls between them (NULL: by index) */
+	size_t nram_secs;
 } rp_layout_plan;
 
 /* What the link looks like around the layout: read once from the image and map. */
@@ -106,6 +110,7 @@ typedef struct rp_layout_link {
 	uint64_t ram_lma;             /* its load address in the flash-only link */
 	int ram_lma_known;            /* 0: the load image is assumed after everything in flash */
 	uint64_t ram_base_size;       /* what it holds already (code placed by attribute) */
+	uint64_t ram_vma;             /* where it runs (ram_lma_known: the map says) */
 	uint64_t flash_lo, flash_hi;  /* the memory region of the text: only what lies there moves */
 	uint64_t veneer_size;         /* bytes per veneer (0: none, RISC-V) */
 	uint64_t veneer_block_align;

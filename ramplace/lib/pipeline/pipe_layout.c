@@ -260,7 +260,7 @@ static int weigh_by_layout(rp_pipeline *p, const rp_db_totals *base, rp_db_total
 {
 	rp_pipe_layout *L = &p->layout;
 	const rp_layout_choice *c = &L->choice;
-	rp_layout_plan lp = { NULL, c->order, c->norder, c->order_align, c->text_align, c->tail_line };
+	rp_layout_plan lp = { NULL, c->order, c->norder, c->order_align, c->text_align, c->tail_line, NULL, 0 };
 	rp_layout_addrs a;
 	double *per_func = calloc(p->img->nfuncs ? p->img->nfuncs : 1, sizeof(double));
 	*w = *base;

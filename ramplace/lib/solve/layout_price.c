@@ -157,6 +157,7 @@ static int link_init(rp_layout_link *link, const rp_image *img, const rp_map *ma
 		link->ram_lma = o->lma;
 		link->ram_lma_known = 1;
 		link->ram_base_size = o->size;
+		link->ram_vma = o->addr;
 	}
 	/* the flash: the memory region holding the text (or, without regions, 256 MiB around it) */
 	const rp_map_insec *first_text = NULL;
@@ -372,12 +373,14 @@ static uint64_t lay_veneers(const rp_layout_trace *t, const rp_layout_link *link
  * plus what every site before it shed. Measured on the RISC-V example's flash-only build and
  * 82 relinks of two benchmark runs (rp_layout_rvc_check): 46 of 12,082 narrowable calls sized
  * otherwise than ld did, none in the flash-only build (a backward call's shed counted from its
- * section's start instead, 8 more; none, 29 more; the rest: calls within one section, alignment
- * padding and RAM-side layouts, which the model does not see). */
+ * section's start instead, 8 more; none, 29 more; the rest: calls within one section and
+ * alignment padding, which the model does not see). Calls between two moved sections: the same
+ * rule where they run in RAM, with a table of their own (ram_addrs). */
 typedef struct pending {
-	uint64_t *addr;               /* the relaxed sites' addresses in flash, sorted */
+	uint64_t *addr;               /* the relaxed sites' addresses in one output section, sorted */
 	uint64_t *shed;               /* shed[i]: bytes the sites before addr[i] shed (8 - length) */
 	size_t n;
+	uint64_t slack;               /* the output section's alignment */
 } pending;
 
 static int by_u64_pair(const void *a, const void *b)
@@ -386,23 +389,35 @@ static int by_u64_pair(const void *a, const void *b)
 	return (x[0] > y[0]) - (x[0] < y[0]);
 }
 
-/* The sites at at (NULL: as linked) of the sections that stay in flash (in_ram NULL: all),
- * but for calls into RAM: auipc+jalr again, they shed nothing. Each at its linked length. */
+/* Whether r's sites go in the table: flash (ram NULL) the sections that stay there (in_ram
+ * NULL: all), but for calls into RAM (auipc+jalr again, they shed nothing); RAM (ram: where
+ * the moved sections run) the calls between two moved ones. */
+static int pending_has(const rp_layout_trace *t, const rp_layout_link *link, const unsigned char *in_ram,
+		       const uint64_t *ram, const struct rp_layout_relax *r)
+{
+	if (r->from >= t->npieces || r->to >= t->npieces)
+		return 0;
+	if (ram)
+		return in_ram[r->from] && in_ram[r->to];
+	uint64_t old = t->map->insecs[r->from].addr;   /* code already in RAM: another order */
+	return !(in_ram && (in_ram[r->from] || in_ram[r->to])) && old >= link->flash_lo && old < link->flash_hi;
+}
+
+/* The sites, each at its linked length, at at (NULL: as linked), or where they run in RAM
+ * (ram, with in_ram; slack: the RAM section's alignment). */
 static int pending_build(const rp_layout_trace *t, const rp_layout_link *link, const unsigned char *in_ram,
-			 const uint64_t *at, pending *p, rp_err *err)
+			 const uint64_t *at, const uint64_t *ram, uint64_t slack, pending *p, rp_err *err)
 {
 	memset(p, 0, sizeof(*p));
+	p->slack = ram ? slack : link->rvc_slack;
 	uint64_t *pairs = malloc((link->nsites ? link->nsites : 1) * 2 * sizeof(uint64_t));
 	if (!pairs)
 		return rp_err_nomem(err, "laying out");
 	for (size_t k = 0; k < link->nrelax; k++) {
 		const struct rp_layout_relax *r = &link->relax[k];
-		if (r->from >= t->npieces || (in_ram && (in_ram[r->from] || (r->to < t->npieces && in_ram[r->to]))))
+		if (!pending_has(t, link, in_ram, ram, r))
 			continue;
-		uint64_t old = t->map->insecs[r->from].addr;   /* code already in RAM: another order */
-		if (old < link->flash_lo || old >= link->flash_hi)
-			continue;
-		uint64_t base = at ? at[r->from] : t->map->insecs[r->from].addr;
+		uint64_t base = ram ? ram[r->from] : at ? at[r->from] : t->map->insecs[r->from].addr;
 		for (uint32_t j = r->site0; j < r->site0 + r->nsites && j < link->nsites; j++)
 			if (link->sites[j].relaxed) {
 				pairs[2 * p->n] = base + link->sites[j].off;
@@ -453,7 +468,7 @@ static size_t pending_from(const pending *p, uint64_t addr)
  * alignment added, as a later alignment could widen it), else jal or j. */
 static int64_t rvc_len(const rp_layout_link *link, const pending *p, uint64_t site, uint64_t target)
 {
-	int64_t slack = (int64_t)link->rvc_slack, reach = (int64_t)link->rvc_reach;
+	int64_t slack = (int64_t)p->slack, reach = (int64_t)link->rvc_reach;
 	int64_t foff = (int64_t)target - (int64_t)site;
 	if (foff > 0)
 		foff += (int64_t)(p->shed[pending_from(p, target)] - p->shed[pending_from(p, site)]);
@@ -470,7 +485,7 @@ int rp_layout_rvc_check(const rp_layout_trace *t, const rp_layout_link *link, si
 	if (!link->rvc_reach)
 		return 0;
 	pending was;
-	int rc = pending_build(t, link, NULL, NULL, &was, err);
+	int rc = pending_build(t, link, NULL, NULL, NULL, 0, &was, err);
 	for (size_t k = 0; !rc && k < link->nrelax; k++) {
 		const struct rp_layout_relax *r = &link->relax[k];
 		if (r->from >= t->npieces || r->to >= t->npieces)
@@ -519,7 +534,7 @@ static int64_t site_change(const rp_layout_trace *t, const rp_layout_link *link,
 {
 	if (apart)   /* a branch cannot grow: the map binds it to its target (rp_map_bind) */
 		return site->relaxed ? 8 - (int64_t)site->len : 0;
-	if (!at || !link->rvc_reach || !site->narrow)
+	if (!at || !now->addr || !link->rvc_reach || !site->narrow)
 		return 0;
 	const rp_map_insec *f = &t->map->insecs[r->from], *g = &t->map->insecs[r->to];
 	return rvc_len(link, now, at[r->from] + site->off, at[r->to] + r->to_off) -
@@ -531,31 +546,78 @@ static int64_t site_change(const rp_layout_trace *t, const rp_layout_link *link,
  * two flash sections is c.jal when it ends up within its 2 KiB reach (at) and jal when not.
  * at: the addresses of a first pass, or NULL. */
 static int relax_growth(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
-			const uint64_t *at, growth *g, rp_err *err)
+			const uint64_t *at, const uint64_t *ram, uint64_t ram_slack, growth *g, rp_err *err)
 {
 	if (!link->nrelax || (!lp->in_ram && !at))
 		return 0;
 	if (!(g->by = calloc(t->npieces + 1, sizeof(int64_t))))
 		return rp_err_nomem(err, "laying out");
-	pending was = { NULL, NULL, 0 }, now = { NULL, NULL, 0 };
+	pending was = { 0 }, now = { 0 }, now_ram = { 0 };
 	int rc = 0;
-	if (at && link->rvc_reach && !(rc = pending_build(t, link, NULL, NULL, &was, err)))
-		rc = pending_build(t, link, lp->in_ram, at, &now, err);
+	if (at && link->rvc_reach && !(rc = pending_build(t, link, NULL, NULL, NULL, 0, &was, err)))
+		rc = pending_build(t, link, lp->in_ram, at, NULL, 0, &now, err);
+	if (!rc && at && link->rvc_reach && ram)
+		rc = pending_build(t, link, lp->in_ram, NULL, ram, ram_slack, &now_ram, err);
 	for (size_t k = 0; !rc && k < link->nrelax; k++) {
 		const struct rp_layout_relax *r = &link->relax[k];
 		if (r->from >= t->npieces || r->to >= t->npieces)
 			continue;
 		int from_ram = lp->in_ram && lp->in_ram[r->from], to_ram = lp->in_ram && lp->in_ram[r->to];
-		if (from_ram && to_ram)
-			continue;
+		/* between two moved sections: their distance in RAM */
+		const uint64_t *where = from_ram && to_ram ? ram : at;
+		const pending *table = from_ram && to_ram ? &now_ram : &now;
 		for (uint32_t j = r->site0; !rc && j < r->site0 + r->nsites && j < link->nsites; j++) {
-			int64_t d = site_change(t, link, r, &link->sites[j], from_ram != to_ram, at, &was, &now);
+			int64_t d = site_change(t, link, r, &link->sites[j], from_ram != to_ram, where, &was, table);
 			rc = resize(g, r->from, link->sites[j].off, d, err);
 		}
 	}
 	pending_release(&was);
 	pending_release(&now);
+	pending_release(&now_ram);
 	return rc;
+}
+
+static uint64_t grown(const rp_layout_trace *t, const int64_t *grow, size_t i)
+{
+	int64_t size = (int64_t)t->map->insecs[i].size + (grow ? grow[i] : 0);
+	return size > 0 ? (uint64_t)size : 0;
+}
+
+/* Where each moved section runs (*ram, npieces, UINT64_MAX elsewhere; the caller frees it),
+ * as the fragment lays them: by alignment, the largest first, within one in lp's order; and
+ * the largest alignment (*slack). NULL when nothing moves or the map does not say. */
+static int ram_addrs(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
+		     const int64_t *grow, uint64_t **ram, uint64_t *slack, rp_err *err)
+{
+	*ram = NULL;
+	*slack = 0;
+	if (!lp->in_ram || !link->ram_lma_known)
+		return 0;
+	uint64_t *at = malloc((t->npieces + 1) * sizeof(uint64_t));
+	if (!at)
+		return rp_err_nomem(err, "laying out");
+	for (size_t i = 0; i <= t->npieces; i++)
+		at[i] = UINT64_MAX;
+	uint64_t cur = link->ram_vma + link->ram_base_size;
+	for (uint64_t al = UINT64_MAX, next; al > 0; al = next) {
+		next = 0;
+		size_t n = lp->ram_secs ? lp->nram_secs + t->npieces : t->npieces;
+		for (size_t k = 0; k < n; k++) {   /* lp's order, then any moved section it missed */
+			size_t i = lp->ram_secs && k < lp->nram_secs ? lp->ram_secs[k] : lp->ram_secs ? k - lp->nram_secs : k;
+			if (i >= t->npieces || !lp->in_ram[i] || at[i] != UINT64_MAX)
+				continue;
+			uint64_t a = piece_align(&t->map->insecs[i]);
+			if (a == al) {
+				at[i] = align_up(cur, a);
+				cur = at[i] + grown(t, grow, i);
+				*slack = a > *slack ? a : *slack;
+			} else if (a < al && a > next) {
+				next = a;
+			}
+		}
+	}
+	*ram = at;
+	return 0;
 }
 
 static void growth_release(growth *g)
@@ -593,11 +655,6 @@ static int keep_shifts(const rp_layout_trace *t, growth *g, rp_layout_addrs *out
 	return 0;
 }
 
-static uint64_t grown(const rp_layout_trace *t, const int64_t *grow, size_t i)
-{
-	int64_t size = (int64_t)t->map->insecs[i].size + (grow ? grow[i] : 0);
-	return size > 0 ? (uint64_t)size : 0;
-}
 
 /* The RAM section's load image: the moved sections at their alignment, the RAM-side veneers. */
 static uint64_t load_size(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
@@ -838,7 +895,7 @@ int rp_layout_arrange(const rp_layout_trace *t, const rp_layout_link *link, cons
 	growth g = { NULL, NULL, 0, 0 };
 	int rc = lt_assign_veneers(t, link, lp, out, &ram_veneer_bytes, err);
 	if (!rc)
-		rc = relax_growth(t, link, lp, NULL, &g, err);
+		rc = relax_growth(t, link, lp, NULL, NULL, 0, &g, err);
 	if (!rc)
 		rc = collect_blocks(t, link, &b, &nb, err);
 	if (!rc) {
@@ -848,8 +905,12 @@ int rp_layout_arrange(const rp_layout_trace *t, const rp_layout_link *link, cons
 	/* RVC: which calls stay c.jal depends on the distances just laid out; a second pass with
 	 * those sizes (the linker iterates further; one pass takes the bulk) */
 	if (!rc && link->rvc_reach && link->nrelax) {
+		uint64_t *ram = NULL, ram_slack = 0;
+		rc = ram_addrs(t, link, lp, g.by, &ram, &ram_slack, err);
 		growth_release(&g);
-		rc = relax_growth(t, link, lp, out->addr, &g, err);
+		if (!rc)
+			rc = relax_growth(t, link, lp, out->addr, ram, ram_slack, &g, err);
+		free(ram);
 		if (!rc) {
 			out->load_size = load_size(t, link, lp, g.by, ram_veneer_bytes);
 			lay_blocks(t, link, lp, g.by, b, nb, placed, out);

@@ -104,7 +104,7 @@ static int fill(const rp_layout_trace *t, const rp_layout_link *link, const rp_i
 		}
 	}
 	out->addr[t->npieces] = 0;
-	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0 };
+	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
 	uint64_t ram_veneer_bytes;
 	if (lt_assign_veneers(t, link, &lp, out, &ram_veneer_bytes, err))
 		return err->code;

@@ -46,7 +46,8 @@ static int evaluate(search *s, size_t k, const size_t *order, size_t norder, con
 		    rp_layout_cost *out, rp_err *err)
 {
 	mark_ram(s, k);
-	rp_layout_plan lp = { s->in_ram, order, norder, sh->order_align, sh->text_align, sh->tail_line };
+	rp_layout_plan lp = { s->in_ram, order, norder, sh->order_align, sh->text_align, sh->tail_line, s->units->secs,
+			    s->units->first[k] };
 	rp_layout_addrs a;
 	if (rp_layout_arrange(s->t, s->link, &lp, &a, err))
 		return err->code;
