@@ -373,9 +373,10 @@ static uint64_t lay_veneers(const rp_layout_trace *t, const rp_layout_link *link
  * plus what every site before it shed. Measured on the RISC-V example's flash-only build and
  * 82 relinks of two benchmark runs (rp_layout_rvc_check): 46 of 12,082 narrowable calls sized
  * otherwise than ld did, none in the flash-only build (a backward call's shed counted from its
- * section's start instead, 8 more; none, 29 more; the rest: calls within one section and
- * alignment padding, which the model does not see). Calls between two moved sections: the same
- * rule where they run in RAM, with a table of their own (ram_addrs). */
+ * section's start instead, 8 more; none, 29 more; the rest: calls within one section,
+ * alignment padding and, in the relinks, calls between moved sections, which that check reads
+ * against the flash table). Calls between two moved sections: the same rule where they run in
+ * RAM, with a table of their own (ram_addrs). */
 typedef struct pending {
 	uint64_t *addr;               /* the relaxed sites' addresses in one output section, sorted */
 	uint64_t *shed;               /* shed[i]: bytes the sites before addr[i] shed (8 - length) */
@@ -610,12 +611,14 @@ static int ram_addrs(const rp_layout_trace *t, const rp_layout_link *link, const
 			if (a == al) {
 				at[i] = align_up(cur, a);
 				cur = at[i] + grown(t, grow, i);
-				*slack = a > *slack ? a : *slack;
+				*slack = a > *slack ? a : *slack;   /* the output section's, as ld aligns it */
 			} else if (a < al && a > next) {
 				next = a;
 			}
 		}
 	}
+	if (*slack <= 1)
+		*slack = 0;
 	*ram = at;
 	return 0;
 }
@@ -654,7 +657,6 @@ static int keep_shifts(const rp_layout_trace *t, growth *g, rp_layout_addrs *out
 	out->shift_first[t->npieces + 1] = k;
 	return 0;
 }
-
 
 /* The RAM section's load image: the moved sections at their alignment, the RAM-side veneers. */
 static uint64_t load_size(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
