@@ -135,6 +135,8 @@ typedef struct rp_layout_link {
 		unsigned char len;       /* 2 (c.jal, c.j) or 4 (jal, j) as linked */
 		unsigned char narrow;    /* RV32C: c.jal or c.j when in reach (not jal t0, a branch) */
 		unsigned char relaxed;   /* a call or jump ld shortened from 8 bytes (not a branch) */
+		unsigned char as_linked; /* RV32C, narrowable: the length the model gives it in the
+					    layout as linked (what a layout's is compared with) */
 	} *sites;                     /* owned */
 	size_t nsites;
 	uint64_t rvc_reach;           /* RV32 with C: c.jal's reach (2048); 0 elsewhere */
@@ -168,8 +170,7 @@ int rp_layout_was_relaxed(const rp_layout_link *link, uint32_t from, uint32_t to
 /* RV32C: how many of the narrowable calls and tail jumps (*checked) the link model sizes
  * otherwise than the linker did (*wrong), applying its rule to the layout as linked (0 and 0
  * elsewhere). */
-int rp_layout_rvc_check(const rp_layout_trace *t, const rp_layout_link *link, size_t *wrong, size_t *checked,
-			rp_err *err);
+void rp_layout_rvc_check(const rp_layout_link *link, size_t *wrong, size_t *checked);
 
 /* New address of every input section (addr[i], npieces of them; RAM ones keep the old), and of
  * the veneer block and the load image. */

@@ -48,7 +48,7 @@ static int keep_sites(rp_layout_link *link, const rp_callgraph *cg, const rp_cg_
 		if (rp_grow((void **)&link->sites, cap, link->nsites + 1, sizeof(*link->sites), err))
 			return err->code;
 		link->sites[link->nsites++] = (struct rp_layout_site){ (uint32_t)(site->addr - from_addr), site->len,
-								       !site->wide, !site->cond };
+								       !site->wide, !site->cond, site->len };
 		r->nsites++;
 	}
 	return 0;
@@ -201,10 +201,14 @@ static int link_init(rp_layout_link *link, const rp_image *img, const rp_map *ma
 	return link->veneer_size || img->machine == EM_RISCV ? direct_pairs(link, img, map, err) : 0;
 }
 
+static int size_as_linked(const rp_layout_trace *t, rp_layout_link *link, rp_err *err);
+
 int rp_layout_link_init(rp_layout_link *link, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
 			const char *ram_outsec, rp_err *err)
 {
 	int rc = link_init(link, img, map, t, ram_outsec, err);
+	if (!rc)
+		rc = size_as_linked(t, link, err);
 	if (rc)
 		rp_layout_link_release(link);   /* nothing half-made stays with the caller */
 	return rc;
@@ -479,10 +483,10 @@ static int64_t rvc_len(const rp_layout_link *link, const pending *p, uint64_t si
 	return foff >= -reach && foff < reach ? 2 : 4;
 }
 
-int rp_layout_rvc_check(const rp_layout_trace *t, const rp_layout_link *link, size_t *wrong, size_t *checked,
-			rp_err *err)
+/* Each narrowable site's as_linked: the rule applied to the layout as linked, once per link
+ * (what a layout's length is compared with, and what rp_layout_rvc_check counts). */
+static int size_as_linked(const rp_layout_trace *t, rp_layout_link *link, rp_err *err)
 {
-	*wrong = *checked = 0;
 	if (!link->rvc_reach)
 		return 0;
 	pending was;
@@ -492,16 +496,23 @@ int rp_layout_rvc_check(const rp_layout_trace *t, const rp_layout_link *link, si
 		if (r->from >= t->npieces || r->to >= t->npieces)
 			continue;
 		uint64_t from = t->map->insecs[r->from].addr, to = t->map->insecs[r->to].addr + r->to_off;
-		for (uint32_t j = r->site0; j < r->site0 + r->nsites && j < link->nsites; j++) {
-			const struct rp_layout_site *site = &link->sites[j];
-			if (!site->narrow)
-				continue;
-			(*checked)++;
-			*wrong += rvc_len(link, &was, from + site->off, to) != site->len;
-		}
+		for (uint32_t j = r->site0; j < r->site0 + r->nsites && j < link->nsites; j++)
+			if (link->sites[j].narrow)
+				link->sites[j].as_linked = (unsigned char)rvc_len(link, &was, from + link->sites[j].off, to);
 	}
 	pending_release(&was);
 	return rc;
+}
+
+void rp_layout_rvc_check(const rp_layout_link *link, size_t *wrong, size_t *checked)
+{
+	*wrong = *checked = 0;
+	for (size_t j = 0; link->rvc_reach && j < link->nsites; j++) {
+		if (!link->sites[j].narrow)
+			continue;
+		(*checked)++;
+		*wrong += link->sites[j].as_linked != link->sites[j].len;
+	}
 }
 
 /* What relaxation changes: per section, the bytes it grows by, and each site resized. */
@@ -529,17 +540,14 @@ static int resize(growth *g, uint32_t piece, uint32_t off, int64_t delta, rp_err
  * RVC, each narrowable site by its own distance to the callee's entry (a section's calls lie
  * across it: qsort's calls to swapfunc reach differently from its start and its end). at:
  * the addresses of a first pass, or NULL. Unmoved, nothing. */
-static int64_t site_change(const rp_layout_trace *t, const rp_layout_link *link, const struct rp_layout_relax *r,
-			   const struct rp_layout_site *site, int apart, const uint64_t *at, const pending *was,
-			   const pending *now)
+static int64_t site_change(const rp_layout_link *link, const struct rp_layout_relax *r,
+			   const struct rp_layout_site *site, int apart, const uint64_t *at, const pending *now)
 {
 	if (apart)   /* a branch cannot grow: the map binds it to its target (rp_map_bind) */
 		return site->relaxed ? 8 - (int64_t)site->len : 0;
 	if (!at || !now->addr || !link->rvc_reach || !site->narrow)
 		return 0;
-	const rp_map_insec *f = &t->map->insecs[r->from], *g = &t->map->insecs[r->to];
-	return rvc_len(link, now, at[r->from] + site->off, at[r->to] + r->to_off) -
-	       rvc_len(link, was, f->addr + site->off, g->addr + r->to_off);
+	return rvc_len(link, now, at[r->from] + site->off, at[r->to] + r->to_off) - site->as_linked;
 }
 
 /* RISC-V: what each section grows by, and where. A call the linker relaxed (jal, c.jal) to a
@@ -553,9 +561,9 @@ static int relax_growth(const rp_layout_trace *t, const rp_layout_link *link, co
 		return 0;
 	if (!(g->by = calloc(t->npieces + 1, sizeof(int64_t))))
 		return rp_err_nomem(err, "laying out");
-	pending was = { 0 }, now = { 0 }, now_ram = { 0 };
+	pending now = { 0 }, now_ram = { 0 };
 	int rc = 0;
-	if (at && link->rvc_reach && !(rc = pending_build(t, link, NULL, NULL, NULL, 0, &was, err)))
+	if (at && link->rvc_reach)
 		rc = pending_build(t, link, lp->in_ram, at, NULL, 0, &now, err);
 	if (!rc && at && link->rvc_reach && ram)
 		rc = pending_build(t, link, lp->in_ram, NULL, ram, ram_slack, &now_ram, err);
@@ -568,11 +576,10 @@ static int relax_growth(const rp_layout_trace *t, const rp_layout_link *link, co
 		const uint64_t *where = from_ram && to_ram ? ram : at;
 		const pending *table = from_ram && to_ram ? &now_ram : &now;
 		for (uint32_t j = r->site0; !rc && j < r->site0 + r->nsites && j < link->nsites; j++) {
-			int64_t d = site_change(t, link, r, &link->sites[j], from_ram != to_ram, where, &was, table);
+			int64_t d = site_change(link, r, &link->sites[j], from_ram != to_ram, where, table);
 			rc = resize(g, r->from, link->sites[j].off, d, err);
 		}
 	}
-	pending_release(&was);
 	pending_release(&now);
 	pending_release(&now_ram);
 	return rc;
