@@ -17,8 +17,9 @@
 # subset; ITERATIONS (2) sets the examples' workload; RAMPLACE_CORPUS the corpus (freertos);
 # KEEP=DIR keeps the work (builds, traces, plans) in DIR instead of a removed temporary one
 # (give it a new or empty directory: a cell whose place fails would find an older fragment).
-# phasevm runs SCALE=1 PASSES=1; a firmware of more than 4 M instructions is traced in 64
-# windows of 62,500 accesses (docs/layout.md states what sampling costs in accuracy).
+# phasevm runs SCALE=1 PASSES=1; a firmware of more than 4 M instructions is traced in 1,024
+# windows of 4,000 accesses, each starting from what the flash held (docs/layout.md states what
+# sampling costs in accuracy).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -141,12 +142,13 @@ for name in ${FIRMWARE:-m3 riscv phasevm freertos}; do
 	sampling=""
 	fw_run "$name" "$flash/fw.elf" "$flash/counts.txt"
 	"$ramplace" import --quiet "$flash/counts.db" "$flash/fw.elf" "$flash/counts.txt"
-	# a long run is traced in 64 windows of 62,500 accesses (the plugin's trace-window=,
-	# trace-period=): a whole trace would take gigabytes, and 8 windows of 500,000 missed the
-	# phases where phasevm stalls (docs/layout.md)
+	# a long run is traced in 1,024 windows of 4,000 accesses (the plugin's trace-window=,
+	# trace-period=; each window starts from what the flash held): a whole trace would take
+	# gigabytes; 8 windows of 500,000 missed the phases where phasevm stalls, and 64 of 62,500
+	# priced the FreeRTOS demo's relinks up to 62 % off (docs/layout.md)
 	insns=$(awk '$2 == "insns-executed" { print $3 }' "$flash/counts.txt")
-	if [ "$insns" -gt 4000000 ]; then
-		sampling=",trace-window=62500,trace-period=$((insns / 64))"
+	if [ "$insns" -gt 4096000 ]; then   # a period of at least the window
+		sampling=",trace-window=4000,trace-period=$((insns / 1024))"
 		echo "$name: $insns instructions: traced in windows ($sampling)"
 	fi
 	for model in $models; do

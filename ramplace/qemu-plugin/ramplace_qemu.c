@@ -29,8 +29,9 @@
  * on lines the first had evicted (the conflict misses it caused, for placement by cycles). trace=FILE also writes every access fed to the model ("F|R hex-addr
  * size"), for replaying through flashmodel.c (tests/unit/test_plugin_trace.c) and for place
  * --trace (docs/layout.md); with trace-window=N,trace-period=M only a window of N accesses in
- * every M, at a spread offset (each after a "# window at INDEX" line, and "# accesses TOTAL" at
- * the end). entry=ADDR (with model=) prints each handler entry's worst stall cycles at exit
+ * every M, at a spread offset (each after a "# window at INDEX" line and the granules of flash
+ * touched so far, oldest first, as "f|r hex-address bytes" lines: recency.c; at the end the same
+ * after "# footprint", then "# accesses TOTAL"). entry=ADDR (with model=) prints each handler entry's worst stall cycles at exit
  * (entry_stall.c). model= and flash= may be repeated (a part with two flashes of different timing): the n-th model applies
  * to the n-th range, each range has a model instance of its own (flashmap.h). One vCPU: a
  * second would interleave two streams into one model. */
@@ -50,6 +51,7 @@
 #include "ramplace/flashmodel.h"
 #include "entry_stall.h" /* entry=ADDR: handlers' worst entry stall cycles */
 #include "evictions.h"  /* model=: (evictor, victim) pairs, version 4's "e" lines */
+#include "recency.h"    /* trace-window=: what each window starts from */
 #include "swo_emit.h"   /* swo=FILE|tcp:PORT: the DWT PC sampler's SWO stream */
 
 /* ---- the QEMU 7.2 plugin API subset (include/qemu/qemu-plugin.h, QEMU_PLUGIN_VERSION 1) ---- */
@@ -155,16 +157,32 @@ static uint64_t window_offset(uint64_t k)
 	return h % room;
 }
 
+/* Out of memory for what the flash held: the counts are withheld (st.failed) and the trace
+ * says so in a line place --trace refuses, once, rather than read as whole. */
+static void recency_lost(void)
+{
+	static int said;
+	if (!said)
+		fprintf(st.trace, "# recency lost: out of memory\n");
+	said = 1;
+	st.failed = 1;
+}
+
 /* One access to the trace, when it falls in a window (every access without trace-period). */
 static void trace_access(char op, uint64_t addr, unsigned size)
 {
 	uint64_t i = st.trace_seen++;
 	if (st.trace_period) {
 		uint64_t k = i / st.trace_period, at = i % st.trace_period, from = window_offset(k);
+		if (at == from) {   /* the window starts from what the flash held (recency.c) */
+			fprintf(st.trace, "# window at %" PRIu64 "\n", i);
+			if (recency_write(st.trace) != 0)
+				recency_lost();
+		}
+		if (recency_touch(addr, size, op == 'R', i) != 0)
+			recency_lost();
 		if (at < from || at - from >= st.trace_window)
 			return;
-		if (at == from)
-			fprintf(st.trace, "# window at %" PRIu64 "\n", i);
 	}
 	fprintf(st.trace, "%c %" PRIx64 " %u\n", op, addr, size);
 }
@@ -460,8 +478,15 @@ static void at_exit(qemu_plugin_id_t id, void *userdata)
 	uint64_t tb_execs = 0, ntrans = 0;
 	char tmp[4200];
 	int bad = st.failed;
-	if (st.trace && st.trace_period)
+	if (st.trace && st.trace_period) {
+		/* what was first touched after the last window: its cold misses */
+		fprintf(st.trace, "# footprint\n");
+		if (recency_write(st.trace) != 0)
+			recency_lost();
+		bad |= st.failed;
+		recency_free();
 		fprintf(st.trace, "# accesses %" PRIu64 "\n", st.trace_seen);
+	}
 	if (st.trace)
 		fflush(st.trace);
 	for (block *b = st.blocks; b && !bad; b = b->next) {

@@ -177,6 +177,41 @@ static void test_cold_tally(void **state)
 	rp_fm_free(m);
 }
 
+/* rp_fm_first_touch, cache:size=64,ways=2,line=16 (set 0: lines 0, 2, 4, 6, 8): each line's
+ * first miss is tallied once, from the first window on; a line first read before it (the boot
+ * copy's line 8) is known but not tallied, and a miss after an eviction never is. Lines 0, 2
+ * and 4 in a window (2 evicts line 8, 4 evicts 0), then 0 again (not its first: 30 counted);
+ * line 6 in a warm-up (all 40, counted 30); line 8 again after it left (known: nothing). */
+static void test_first_touch(void **state)
+{
+	(void)state;
+	rp_fm *m = model("cache:size=64,ways=2,line=16,penalty=10");
+	uint64_t counted, all;
+	assert_int_equal(rp_fm_first_touch(m, 16), 0);
+	assert_int_equal(rp_fm_access(m, 0x80, 4, R), 10);
+	rp_fm_window(m);
+	assert_int_equal(rp_fm_access(m, 0x00, 2, F), 10);
+	assert_int_equal(rp_fm_access(m, 0x20, 2, F), 10);
+	assert_int_equal(rp_fm_access(m, 0x40, 2, F), 10);   /* evicts line 0 */
+	assert_int_equal(rp_fm_access(m, 0x00, 2, F), 10);
+	rp_fm_cold(m, &counted, &all);
+	assert_int_equal(counted, 30);
+	assert_int_equal(all, 30);
+	rp_fm_set_warm(m, 1);
+	assert_int_equal(rp_fm_access(m, 0x60, 2, F), 10);
+	rp_fm_set_warm(m, 0);
+	assert_int_equal(rp_fm_access(m, 0x80, 2, F), 10);
+	rp_fm_cold(m, &counted, &all);
+	assert_int_equal(counted, 30);
+	assert_int_equal(all, 40);
+	rp_fm_reset(m);   /* forgets the lines too */
+	rp_fm_window(m);
+	assert_int_equal(rp_fm_access(m, 0x00, 2, F), 10);
+	rp_fm_cold(m, &counted, &all);
+	assert_int_equal(all, 10);
+	rp_fm_free(m);
+}
+
 static void test_parse(void **state)
 {
 	(void)state;
@@ -309,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_conflict),
 		cmocka_unit_test(test_cold_tally),
+		cmocka_unit_test(test_first_touch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -551,6 +551,46 @@ static void test_sampled_cold_once(void **state)
 	assert_int_equal(price_sampled(f, text, "cache:size=64,ways=4,line=16,penalty=10").stall, 40);
 }
 
+/* A sampled trace whose windows start from what the flash held (the plugin's "f|r" lines):
+ * cache:size=64,ways=2,line=16 (set 0: 0x100, 0x120, 0x140). The run kept 0x100 and 0x120,
+ * so the first window, replayed from them, misses nothing. In the second, 0x140 is a line's
+ * first miss (once, 10), and evicts 0x100, whose miss then evicts 0x120: 20 in the steady
+ * state, scaled by the 80 accesses over the 7 counted (229). 0x100's and 0x120's first misses
+ * fell in the first snapshot: once each (20). 259 in all, the runs and the replay alike. */
+static void test_sampled_recency(void **state)
+{
+	fixture *f = *state;
+	const char text[] = "# window at 0\nf 100 2\nf 120 2\nF 100 2\nF 120 2\nF 100 2\nF 120 2\n"
+			    "# window at 40\nf 100 2\nf 120 2\nF 140 2\nF 100 2\nF 120 2\n"
+			    "# footprint\nf 140 2\nf 100 2\nf 120 2\n# accesses 80\n";
+	rp_layout_trace *t = parse(f, text);
+	assert_true(t->warmed);
+	assert_int_equal(t->accesses, 7);             /* what the flash held is not counted */
+	assert_true(t->scale == 80.0 / 7.0);
+	assert_true(t->runs[0].warm && t->runs[0].window && !t->runs[2].warm);
+	assert_int_equal(t->nwindow_warm, 2);
+	assert_int_equal(t->window_warm[0], 0);        /* no warm-up of their own */
+	rp_layout_trace_free(t);
+	rp_layout_cost c = price_sampled(f, text, "cache:size=64,ways=2,line=16,penalty=10");
+	assert_int_equal(c.stall, 259);
+
+	/* the plugin merges granules that follow in flash and in time: a line into the next
+	 * section is one warm access per section */
+	t = parse(f, "# window at 0\nf 11c 8\nF 100 2\n# accesses 10\n");
+	assert_int_equal(t->nruns, 3);
+	assert_true(t->runs[0].piece == 0 && t->runs[0].off == 0x1c && t->runs[0].len == 4);
+	assert_true(t->runs[1].piece == 1 && t->runs[1].off == 0 && t->runs[1].len == 4 && t->runs[1].warm);
+	rp_layout_trace_free(t);
+
+	bad(f, "f 100 2\nF 100 2\n", "t.trace:1: what the flash held");            /* no window before */
+	bad(f, "# window at 0\nF 100 2\nf 100 2\n# accesses 9\n", "t.trace:3:");  /* after an access */
+	bad(f, "# window at 0\nf 100 4098\nF 100 2\n# accesses 9\n", "t.trace:2:");
+	bad(f, "F 100 2\n# footprint\nf 100 2\n", "without windows");
+	bad(f, "# window at 0\nF 100 2\n# footprint\nf 100 2\nF 100 2\n# accesses 9\n", "t.trace:5: an access after");
+	bad(f, "# window at 0\nF 100 2\n# accesses 9\nf 100 2\n", "t.trace:4:");     /* not right after */
+	bad(f, "# window at 0\nF 100 2\n# recency lost: out of memory\n# accesses 9\n", "t.trace:3:");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -565,6 +605,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sampled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sampled_warmup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sampled_cold_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sampled_recency, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_build, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

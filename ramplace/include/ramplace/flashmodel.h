@@ -107,7 +107,13 @@ void rp_fm_window(rp_fm *m);
  * sets that never evict are). */
 void rp_fm_set_warm(rp_fm *m, int warm);
 /* The stall of the misses in sets that have not evicted a line: *counted of those fed while not
- * warm, *all of every one. */
+ * warm, *all of every one. After rp_fm_first_touch: of each line's first miss instead. */
 void rp_fm_cold(const rp_fm *m, uint64_t *counted, uint64_t *all);
+/* For a sampled trace whose windows start from what the flash held (the plugin's recency
+ * lines, replayed warm): every miss but a line's first is the steady state's and scales; a
+ * line's first, wherever it falls (boot, a window, the warm replay), is paid once by the run
+ * too. Tallies those from the first rp_fm_window on, for up to `lines` distinct lines (more
+ * scale like the rest). 0, or -1 when out of memory. */
+int rp_fm_first_touch(rp_fm *m, size_t lines);
 
 #endif

@@ -179,17 +179,18 @@ static int rival_search(rp_pipeline *p, rival *r, rp_err *err)
 }
 
 /* Over a choice that beat flash only by the margin of any layout over a simpler one (layout.h),
- * by the smaller margin between two placements: the two sets are priced on one trace and model,
- * with errors that mostly agree (the full margin kept sets measured 0.1 to 0.7 % slower on
- * phasevm). Over any other (flash only, or a set required units forced, never weighed against
- * flash only), by the full margin. *between: the smaller one. */
-static double rival_margin(const rp_pipeline *p, int *between)
+ * by the margin between two placements (a share of the lower price): the two sets are priced
+ * on one trace and model, with errors that mostly agree (the full margin kept sets measured 0.1
+ * to 0.7 % slower on phasevm). Over any other (flash only, or a set required units forced,
+ * never weighed against flash only), by the full margin. *between: whether the margin is the
+ * one between placements. */
+static double rival_margin(const rp_pipeline *p, const rival *r, int *between)
 {
 	const rp_pipe_layout *L = &p->layout;
 	const rp_layout_cost *flash_only = &L->choice.flash_only;
 	double margin = rp_layout_margin(L->trace, flash_only);
 	*between = !options_require_units(&p->opts) && (double)L->choice.chosen.cycles + margin < (double)flash_only->cycles;
-	return *between ? rp_layout_margin_between(L->trace, flash_only) : margin;
+	return *between ? rp_layout_margin_between(&L->choice.chosen, &r->choice.chosen) : margin;
 }
 
 /* r replaces the choice, its placement and *order when eligible and lower by margin; returns 1
@@ -243,7 +244,7 @@ static int try_by_samples(rp_pipeline *p, const rp_db_totals **weights, size_t *
 		L->by_samples_cycles = r.choice.chosen.cycles;
 	}
 	int between;
-	double margin = rival_margin(p, &between);
+	double margin = rival_margin(p, &r, &between);
 	L->by_samples_margin = !between;
 	L->solver_cycles = L->choice.chosen.cycles;
 	if (!rc && rival_take(p, &r, 1, margin, order)) {
@@ -315,7 +316,7 @@ static int try_by_layout(rp_pipeline *p, const rp_db_totals **weights, size_t **
 		L->before_by_layout = L->choice.chosen.cycles;
 	}
 	int between;
-	double margin = rival_margin(p, &between);
+	double margin = rival_margin(p, &r, &between);
 	if (!rc && rival_take(p, &r, r.choice.nunits_kept > 0, margin, order)) {
 		L->by_layout = 1;
 		*weights = &L->layout_weights;

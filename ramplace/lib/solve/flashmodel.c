@@ -41,6 +41,11 @@ struct rp_fm {
 	uint64_t *set_counted, *set_all;
 	uint8_t *set_evicted;
 	int evicting;             /* the last lru() miss replaced a line used since the first window */
+	/* rp_fm_first_touch: the lines ever missed (line+1, open addressing, sized up front), and
+	 * the stall of each one's first miss, counted and all */
+	uint64_t *touched;
+	size_t touched_mask, ntouched;
+	uint64_t first_counted, first_all;
 };
 
 typedef struct preset {
@@ -265,6 +270,7 @@ void rp_fm_free(rp_fm *m)
 	free(m->set_counted);
 	free(m->set_all);
 	free(m->set_evicted);
+	free(m->touched);
 	free(m);
 }
 
@@ -280,6 +286,10 @@ void rp_fm_reset(rp_fm *m)
 	memset(m->set_counted, 0, sets * sizeof(uint64_t));
 	memset(m->set_all, 0, sets * sizeof(uint64_t));
 	memset(m->set_evicted, 0, sets);
+	if (m->touched)
+		memset(m->touched, 0, (m->touched_mask + 1) * sizeof(uint64_t));
+	m->ntouched = 0;
+	m->first_counted = m->first_all = 0;
 	m->windowed = m->warm = 0;
 	m->window_clock = 0;
 	m->iword = m->dword = m->last_fill = 0;
@@ -349,9 +359,28 @@ static uint64_t fetch_read(rp_fm *m, uint64_t unit)
 	return stall;
 }
 
-/* rp_fm_window's tally of a miss in set that lru() has just served. */
-static uint64_t tally(rp_fm *m, size_t set, uint64_t stall)
+/* Whether line key misses for the first time (rp_fm_first_touch), and records that it did. A
+ * full table says no: the miss is then scaled like any other. */
+static int first_miss(rp_fm *m, uint64_t key)
 {
+	size_t k = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 24) & m->touched_mask;
+	while (m->touched[k] && m->touched[k] != key + 1)
+		k = (k + 1) & m->touched_mask;
+	if (m->touched[k] || (m->ntouched + 1) * 2 > m->touched_mask + 1)
+		return 0;
+	m->touched[k] = key + 1;
+	m->ntouched++;
+	return 1;
+}
+
+/* rp_fm_window's tally of a miss of line key in set that lru() has just served. */
+static uint64_t tally(rp_fm *m, size_t set, uint64_t key, uint64_t stall)
+{
+	if (m->touched && first_miss(m, key) && m->windowed) {
+		m->first_all += stall;
+		if (!m->warm)
+			m->first_counted += stall;
+	}
 	if (m->windowed) {
 		m->set_evicted[set] |= (uint8_t)m->evicting;
 		m->set_all[set] += stall;
@@ -384,7 +413,7 @@ static uint64_t access_unit(rp_fm *m, uint64_t unit, rp_fm_op op)
 			m->s.misses++;
 			return m->c.ws;
 		}
-		return lru(m, m->tag, m->age, m->ways, unit, 1) ? 0 : tally(m, 0, blame(m, unit, fetch_read(m, unit)));
+		return lru(m, m->tag, m->age, m->ways, unit, 1) ? 0 : tally(m, 0, unit, blame(m, unit, fetch_read(m, unit)));
 	default:
 		if (op == RP_FM_READ && !m->c.dcache) {
 			m->s.misses++;
@@ -394,7 +423,7 @@ static uint64_t access_unit(rp_fm *m, uint64_t unit, rp_fm_op op)
 		if (lru(m, m->tag + set * m->ways, m->age + set * m->ways, m->ways, unit, 1))
 			return 0;
 		m->s.misses++;
-		return tally(m, set, blame(m, unit, m->c.penalty));
+		return tally(m, set, unit, blame(m, unit, m->c.penalty));
 	}
 }
 
@@ -485,8 +514,27 @@ void rp_fm_set_warm(rp_fm *m, int warm)
 	m->warm = warm;
 }
 
+int rp_fm_first_touch(rp_fm *m, size_t lines)
+{
+	size_t n = 1024;
+	while (n < 2 * lines + 2 && n < ((size_t)1 << 26))
+		n *= 2;
+	free(m->touched);
+	if (!(m->touched = calloc(n, sizeof(uint64_t))))
+		return -1;
+	m->touched_mask = n - 1;
+	m->ntouched = 0;
+	m->first_counted = m->first_all = 0;
+	return 0;
+}
+
 void rp_fm_cold(const rp_fm *m, uint64_t *counted, uint64_t *all)
 {
+	if (m->touched) {
+		*counted = m->first_counted;
+		*all = m->first_all;
+		return;
+	}
 	*counted = *all = 0;
 	for (size_t s = 0; s < sets_held(m); s++) {
 		if (!m->set_evicted[s]) {

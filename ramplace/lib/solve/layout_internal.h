@@ -15,12 +15,16 @@ typedef struct lt_access {
 	rp_fm_op op;
 	uint32_t piece, off, size, from;
 	int window;            /* the first access of a sampled window (no run goes on across it) */
+	int warm;              /* what the flash held before a window ("f|r" lines): replayed, not
+				  counted */
 } lt_access;
 
 /* What a sampled trace says of itself (trace-window=, trace-period=). */
 typedef struct lt_meta {
 	uint64_t windows;      /* "# window at INDEX" lines */
 	uint64_t total;        /* "# accesses TOTAL": every access the run made; 0 when not sampled */
+	uint64_t warm_lines;   /* "f|r" lines: what the flash held before each window */
+	int footprint;         /* "# footprint" seen: no access follows */
 } lt_meta;
 
 typedef int (*lt_visit)(void *ctx, const lt_access *a, rp_err *err);

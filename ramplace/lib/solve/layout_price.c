@@ -54,6 +54,29 @@ static int keep_sites(rp_layout_link *link, const rp_callgraph *cg, const rp_cg_
 	return 0;
 }
 
+static int by_call(const void *a, const void *b)
+{
+	const struct rp_layout_call *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+/* The edge's sites as calls from section from (at from_addr) to section to. */
+static int keep_calls(rp_layout_link *link, const rp_callgraph *cg, const rp_cg_edge *edge, uint32_t from,
+		      uint64_t from_addr, uint32_t to, size_t *cap, rp_err *err)
+{
+	for (size_t k = edge->site0; k < edge->site0 + edge->ncalls + edge->nbranches && k < cg->nsites; k++) {
+		uint64_t addr = cg->sites[k].addr;
+		if (addr < from_addr || addr - from_addr > UINT32_MAX)
+			continue;
+		if (rp_grow((void **)&link->calls, cap, link->ncalls + 1, sizeof(*link->calls), err))
+			return err->code;
+		link->calls[link->ncalls++] = (struct rp_layout_call){ from, (uint32_t)(addr - from_addr), to };
+	}
+	return 0;
+}
+
 /* link->direct from the image's call graph (none when it cannot be disassembled). */
 static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map *map, rp_err *err)
 {
@@ -65,7 +88,7 @@ static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map 
 		link->all_direct = 1;
 		return 0;
 	}
-	size_t cap = 0, rcap = 0, scap = 0;
+	size_t cap = 0, rcap = 0, scap = 0, ccap = 0;
 	int rc = 0;
 	for (size_t e = 0; !rc && e < cg->nedges; e++) {
 		const rp_cg_edge *edge = &cg->edges[e];
@@ -79,6 +102,8 @@ static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map 
 			link->direct[link->ndirect++] = (uint64_t)from << 32 | to;
 		/* an alias (vfprintf, __d_vfprintf) has the same sites: the first one's are kept */
 		int alias = edge->from > 0 && img->funcs[edge->from - 1].addr == img->funcs[edge->from].addr;
+		if (!rc && img->machine != EM_RISCV && !alias)   /* RISC-V: no veneers to replay */
+			rc = keep_calls(link, cg, edge, from, a->addr, to, &ccap, err);
 		if (!rc && img->machine == EM_RISCV && !alias && (edge->sites2 || edge->sites4) &&
 		    !(rc = rp_grow((void **)&link->relax, &rcap, link->nrelax + 1, sizeof(*link->relax), err))) {
 			link->relax[link->nrelax++] = (struct rp_layout_relax){ from, to,
@@ -92,6 +117,8 @@ static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map 
 	rp_callgraph_free(cg);
 	if (link->ndirect)
 		qsort(link->direct, link->ndirect, sizeof(uint64_t), by_u64);
+	if (link->ncalls)   /* by (from, off), for the warm replay's veneers */
+		qsort(link->calls, link->ncalls, sizeof(*link->calls), by_call);
 	if (link->nrelax)   /* by (from, to), for rp_layout_was_relaxed */
 		qsort(link->relax, link->nrelax, sizeof(*link->relax), by_pair);
 	return rc;
@@ -116,14 +143,16 @@ void rp_layout_link_release(rp_layout_link *link)
 	free(link->direct);
 	free(link->relax);
 	free(link->sites);
+	free(link->calls);
 	free(link->group);
 	free(link->code);
 	link->direct = NULL;
 	link->relax = NULL;
 	link->sites = NULL;
+	link->calls = NULL;
 	link->group = NULL;
 	link->code = NULL;
-	link->ndirect = link->nrelax = link->nsites = 0;
+	link->ndirect = link->nrelax = link->nsites = link->ncalls = 0;
 }
 
 static int link_init(rp_layout_link *link, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
@@ -1004,6 +1033,29 @@ static int cross(pricer *p, uint32_t piece, uint32_t from, rp_fm_op op)
 	return to_ram;
 }
 
+/* What the flash held before a window (a warm run) left out the veneers: the flash-only build
+ * has none. A call's veneer was last used when its site last ran, so the veneers of the calls
+ * in a warm run's bytes are replayed with it (a short window that found them all evicted
+ * would scale their misses as the steady state's: at 1 KiB under cache:esp32 the FreeRTOS
+ * demo's relink priced 8 % high without them). */
+static void warm_calls(pricer *p, const rp_layout_run *run)
+{
+	const rp_layout_link *l = p->link;
+	if (!l->ncalls || !p->a->nveneers || run->piece >= p->t->npieces || in_ram(p, run->piece))
+		return;
+	size_t lo = 0, hi = l->ncalls;
+	while (lo < hi) {   /* the first call at or past the run's start */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct rp_layout_call *c = &l->calls[mid];
+		if (c->from < run->piece || (c->from == run->piece && c->off < run->off))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < l->ncalls && l->calls[lo].from == run->piece && l->calls[lo].off < run->off + run->len; lo++)
+		cross(p, l->calls[lo].to, run->piece, RP_FM_FETCH);
+}
+
 /* RISC-V: how far off moves within its section: the sites before it that relaxation resized. */
 static int64_t shifted(const rp_layout_addrs *a, uint32_t piece, uint32_t off)
 {
@@ -1028,10 +1080,26 @@ static uint64_t new_len(const pricer *p, uint32_t piece, uint32_t off, uint32_t 
 	return n > 0 ? (uint64_t)n : 1;
 }
 
+/* The most lines the layout can touch: the map's sections, the load image and the veneers,
+ * each possibly straddling one more line (what the first-touch table is sized for). */
+static size_t footprint_lines(const pricer *p, const rp_fm_cfg *cfg)
+{
+	uint64_t bytes = p->a->load_size + (uint64_t)p->a->nveneers * 16;
+	for (size_t i = 0; i < p->t->npieces; i++)
+		bytes += p->t->map->insecs[i].size;
+	unsigned line = cfg->kind == RP_FM_WS ? 4 : cfg->line;
+	uint64_t n = bytes / (line ? line : 4) + p->t->npieces + 4096;
+	return n > ((uint64_t)1 << 25) ? (size_t)1 << 25 : (size_t)n;
+}
+
 static int pricer_start(pricer *p, const rp_fm_cfg *cfg, rp_err *err)
 {
 	if (!(p->m = rp_fm_new(cfg)))
 		return rp_err_nomem(err, "pricing a layout");
+	if (p->t->warmed && rp_fm_first_touch(p->m, footprint_lines(p, cfg))) {
+		rp_fm_free(p->m);
+		return rp_err_nomem(err, "pricing a layout");
+	}
 	boot_copy(p);
 	return 0;
 }
@@ -1048,7 +1116,8 @@ static void pricer_finish(pricer *p, rp_layout_cost *out)
 	rp_fm_get_stats(p->m, &st);
 	double k = p->t->scale > 0 ? p->t->scale : 1.0;   /* about 2^20 at most (layout_trace.c) */
 	/* a sampled trace's misses in sets that never evict are paid once (rp_fm_window), a
-	 * warm-up's too: the run pays them somewhere */
+	 * warm-up's too: the run pays them somewhere; with what the flash held replayed, each
+	 * line's first miss is (rp_fm_first_touch) */
 	uint64_t cold_counted, cold_all;
 	rp_fm_cold(p->m, &cold_counted, &cold_all);
 	uint64_t rest = p->stall >= cold_counted ? p->stall - cold_counted : 0;
@@ -1137,6 +1206,8 @@ static void price_runs(pricer *p)
 			p->stall += s;
 			if (p->per_func && !run->warm)
 				credit(p, run, s);
+			if (run->warm && run->op == RP_FM_FETCH)
+				warm_calls(p, run);
 		}
 		settle(p, run->warm, stall, extra);
 	}
@@ -1192,11 +1263,16 @@ static int full_visit(void *ctx, const lt_access *a, rp_err *err)
 		rp_fm_window(p->m);
 	}
 	/* the same warm-up as the runs': the window's first window_warm[] accesses */
-	int warm = p->window < p->t->nwindow_warm && p->in_window++ < p->t->window_warm[p->window];
+	int warm = (p->window < p->t->nwindow_warm && p->in_window++ < p->t->window_warm[p->window]) || a->warm;
 	uint64_t stall = p->stall, extra = p->extra;
 	warm_up(p, warm);
-	if (!cross(p, a->piece, a->from, a->op))
+	if (!cross(p, a->piece, a->from, a->op)) {
 		p->stall += rp_fm_access(p->m, new_addr(p, a->piece, a->off), new_len(p, a->piece, a->off, a->size), a->op);
+		if (a->warm && a->op == RP_FM_FETCH) {
+			rp_layout_run run = { a->piece, a->off, a->size, 1, 0, UINT32_MAX, (uint8_t)a->op, 1, 0 };
+			warm_calls(p, &run);
+		}
+	}
 	settle(p, warm, stall, extra);
 	return 0;
 }

@@ -338,9 +338,9 @@ double rp_layout_margin(const rp_layout_trace *t, const rp_layout_cost *flash_on
 	return share * run_cycles(t, flash_only);
 }
 
-double rp_layout_margin_between(const rp_layout_trace *t, const rp_layout_cost *flash_only)
+double rp_layout_margin_between(const rp_layout_cost *a, const rp_layout_cost *b)
 {
-	return RP_LAYOUT_MARGIN_EXACT * run_cycles(t, flash_only);
+	return RP_LAYOUT_MARGIN_BETWEEN * (double)(a->cycles < b->cycles ? a->cycles : b->cycles);
 }
 
 int rp_layout_search(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_units *units,

@@ -10,12 +10,15 @@
 #include "layout_internal.h"
 #include "ramplace/util.h"
 
-/* The hex address and decimal size of "F 2b4c 2"; 0, or -1 when the line is not one. */
-static int parse_line(const char *p, size_t n, rp_fm_op *op, uint64_t *addr, unsigned *size)
+/* The hex address and decimal size of "F 2b4c 2" (an access, size 1 to 16) or "f 2b4c 64" (what
+ * the flash held before a window: granules of a fetch or read, up to 4,096 bytes, *warm set);
+ * 0, or -1 when the line is not one. */
+static int parse_line(const char *p, size_t n, rp_fm_op *op, uint64_t *addr, unsigned *size, int *warm)
 {
-	if (n < 5 || (p[0] != 'F' && p[0] != 'R') || p[1] != ' ')
+	if (n < 5 || (p[0] != 'F' && p[0] != 'R' && p[0] != 'f' && p[0] != 'r') || p[1] != ' ')
 		return -1;
-	*op = p[0] == 'F' ? RP_FM_FETCH : RP_FM_READ;
+	*warm = p[0] == 'f' || p[0] == 'r';
+	*op = p[0] == 'F' || p[0] == 'f' ? RP_FM_FETCH : RP_FM_READ;
 	size_t i = 2, digits = 0;
 	uint64_t a = 0;
 	for (int d; i < n && (d = rp_hex_digit(p[i])) >= 0; i++, digits++)
@@ -23,9 +26,9 @@ static int parse_line(const char *p, size_t n, rp_fm_op *op, uint64_t *addr, uns
 	if (!digits || digits > 16 || i >= n || p[i] != ' ')
 		return -1;
 	unsigned s = 0;
-	for (i++, digits = 0; i < n && p[i] >= '0' && p[i] <= '9' && digits < 3; i++, digits++)
+	for (i++, digits = 0; i < n && p[i] >= '0' && p[i] <= '9' && digits < 5; i++, digits++)
 		s = s * 10 + (unsigned)(p[i] - '0');
-	if (!digits || i != n || s < 1 || s > 16)
+	if (!digits || i != n || s < 1 || s > (*warm ? 4096u : 16u))
 		return -1;
 	*addr = a, *size = s;
 	return 0;
@@ -64,13 +67,19 @@ static int comment_count(const char *p, size_t n, const char *prefix, uint64_t *
 	return digits ? 0 : -1;
 }
 
-/* "# window at N" or "# accesses N" into *meta; -1 for any other comment. */
-static int parse_comment(const char *p, size_t n, lt_meta *meta, int *window)
+/* "# window at N", "# footprint" or "# accesses N" into *meta; -1 for any other comment.
+ * *snapshot: what the flash held may follow (the first two). */
+static int parse_comment(const char *p, size_t n, lt_meta *meta, int *window, int *snapshot)
 {
 	uint64_t v;
 	if (comment_count(p, n, "# window at ", &v) == 0) {
 		meta->windows++;
-		*window = 1;
+		*window = *snapshot = 1;
+		return 0;
+	}
+	if (n == 11 && memcmp(p, "# footprint", 11) == 0) {
+		*snapshot = 1;
+		meta->footprint = 1;
 		return 0;
 	}
 	if (comment_count(p, n, "# accesses ", &v) == 0) {
@@ -80,10 +89,58 @@ static int parse_comment(const char *p, size_t n, lt_meta *meta, int *window)
 	return -1;
 }
 
+/* The first input section's start past addr (the map lists them by address), or UINT64_MAX. */
+static uint64_t next_start(const rp_map *map, uint64_t addr)
+{
+	size_t lo = 0, hi = map->ninsecs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (map->insecs[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < map->ninsecs ? map->insecs[lo].addr : UINT64_MAX;
+}
+
+/* A warm line's granules, one access per input section they lie in: the plugin merges what
+ * follows in flash and in time, which can run from one section into the next (a block that
+ * calls the function after it), and the sections may part in the layout priced. */
+static int visit_warm(const rp_map *map, lt_access *a, uint64_t addr, size_t *last, lt_visit visit, void *ctx,
+		      rp_err *err)
+{
+	uint64_t end = addr + a->size;
+	int window = a->window;
+	while (addr < end) {
+		size_t i = piece_of(map, addr, *last);
+		uint64_t upto = end;
+		if (i < map->ninsecs) {
+			uint64_t piece_end = map->insecs[i].addr + map->insecs[i].size;
+			upto = piece_end < end ? piece_end : end;
+		} else {   /* outside the map: up to the next section */
+			uint64_t next = next_start(map, addr);
+			if (next < end)
+				upto = next;
+		}
+		*last = i;
+		lt_access part = *a;
+		part.window = window;
+		part.piece = (uint32_t)i;
+		part.off = (uint32_t)(i < map->ninsecs ? addr - map->insecs[i].addr : addr);
+		part.size = (uint32_t)(upto - addr);
+		int rc = visit(ctx, &part, err);
+		if (rc)
+			return rc;
+		window = 0;
+		addr = upto;
+	}
+	return 0;
+}
+
 int lt_walk(FILE *f, const char *name, const rp_map *map, const rp_image *img, lt_visit visit, void *ctx,
 	    lt_meta *meta, rp_err *err)
 {
-	int window = 0;
+	int window = 0, snapshot = 0;   /* snapshot: warm lines may come (right after the comment) */
 	memset(meta, 0, sizeof(*meta));
 	char *buf = NULL;
 	size_t cap = 0, lineno = 0, last = SIZE_MAX;
@@ -97,21 +154,38 @@ int lt_walk(FILE *f, const char *name, const rp_map *map, const rp_image *img, l
 		while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
 			n--;
 		if (n && buf[0] == '#') {
-			if (parse_comment(buf, n, meta, &window) == 0) {
+			snapshot = 0;
+			if (parse_comment(buf, n, meta, &window, &snapshot) == 0) {
 				last_fetch_piece = UINT32_MAX;   /* no call is seen across a gap */
 				continue;
 			}
 			rc = rp_err_set(err, RP_EINPUT, "%s:%zu: a comment the plugin does not write (\"# window at N\", "
-					"\"# accesses N\")", name, lineno);
+					"\"# footprint\", \"# accesses N\")", name, lineno);
 			break;
 		}
 		lt_access a = { .from = UINT32_MAX, .window = window };
 		window = 0;
 		uint64_t addr;
-		if (parse_line(buf, n, &a.op, &addr, &a.size) || addr > UINT32_MAX - 16) {
+		if (parse_line(buf, n, &a.op, &addr, &a.size, &a.warm) || addr > UINT32_MAX - (a.warm ? 4096u : 16u)) {
 			rc = rp_err_set(err, RP_EINPUT, "%s:%zu: not an access of the plugin's trace (\"F|R hex-address size\", "
-					"a 32-bit address, size 1 to 16)", name, lineno);
+					"a 32-bit address, size 1 to 16; \"f|r hex-address bytes\" up to 4096)", name, lineno);
 			break;
+		}
+		if (a.warm && !snapshot) {
+			rc = rp_err_set(err, RP_EINPUT, "%s:%zu: what the flash held (\"f|r\" lines) comes only right after "
+					"\"# window at N\" or \"# footprint\"", name, lineno);
+			break;
+		}
+		if (!a.warm && meta->footprint) {
+			rc = rp_err_set(err, RP_EINPUT, "%s:%zu: an access after \"# footprint\" (the plugin writes only what "
+					"the flash held there, then \"# accesses N\")", name, lineno);
+			break;
+		}
+		snapshot = a.warm;
+		meta->warm_lines += (uint64_t)a.warm;
+		if (a.warm) {
+			rc = visit_warm(map, &a, addr, &last, visit, ctx, err);
+			continue;
 		}
 		last = piece_of(map, addr, last);
 		a.piece = (uint32_t)last;
@@ -156,14 +230,18 @@ static int load_visit(void *ctx, const lt_access *a, rp_err *err)
 	loader *l = ctx;
 	rp_layout_trace *t = l->t;
 	rp_layout_run *c = &l->cur;
-	t->accesses++;
-	*(a->op == RP_FM_FETCH ? &t->fetches : &t->reads) += 1;
-	if (a->piece < t->npieces)
-		*(a->op == RP_FM_FETCH ? &t->piece_fetches[a->piece] : &t->piece_reads[a->piece]) += 1;
-	else
-		t->outside++;
-	if (l->have && !a->window && c->op == a->op && c->piece == a->piece && a->from == UINT32_MAX && c->n < UINT32_MAX &&
-	    a->off == c->off + c->len && c->len <= UINT32_MAX - a->size) {
+	if (!a->warm) {   /* what the flash held is replayed, not counted */
+		t->accesses++;
+		*(a->op == RP_FM_FETCH ? &t->fetches : &t->reads) += 1;
+		if (a->piece < t->npieces)
+			*(a->op == RP_FM_FETCH ? &t->piece_fetches[a->piece] : &t->piece_reads[a->piece]) += 1;
+		else
+			t->outside++;
+	}
+	/* a warm line stays a run of its own: the full replay feeds it, and its calls' veneers,
+	 * line by line */
+	if (l->have && !a->window && !a->warm && !c->warm && c->op == a->op && c->piece == a->piece &&
+	    a->from == UINT32_MAX && c->n < UINT32_MAX && a->off == c->off + c->len && c->len <= UINT32_MAX - a->size) {
 		if (c->op == RP_FM_FETCH)   /* where each fetch starts, while the mask holds the run (once
 					       lost, lost for good) */
 			c->starts = c->starts && c->len + a->size <= RP_FM_RUN_STARTS_BYTES && c->len % 2 == 0
@@ -179,7 +257,9 @@ static int load_visit(void *ctx, const lt_access *a, rp_err *err)
 			return err->code;
 		l->window_first[l->nwindows++] = t->nruns;
 	}
-	*c = (rp_layout_run){ a->piece, a->off, a->size, 1, a->op == RP_FM_FETCH, a->from, (uint8_t)a->op, 0, (uint8_t)(a->window != 0) };
+	/* a warm line's bytes are granules, not fetches: spread by bytes (starts 0) */
+	*c = (rp_layout_run){ a->piece, a->off, a->size, 1, a->op == RP_FM_FETCH && !a->warm, a->from, (uint8_t)a->op,
+			      (uint8_t)(a->warm != 0), (uint8_t)(a->window != 0) };
 	l->have = 1;
 	return 0;
 }
@@ -234,8 +314,12 @@ static int load_stream(rp_layout_trace **out, const rp_map *map, const rp_image 
 	if (!rc && l.nwindows && !(t->window_warm = calloc(l.nwindows, sizeof(uint64_t))))
 		rc = rp_err_nomem(err, "reading a trace");
 	t->nwindow_warm = t->window_warm ? l.nwindows : 0;
+	if (!rc && meta.warm_lines && !meta.windows)
+		rc = rp_err_set(err, RP_EINPUT, "%s: what the flash held (\"f|r\" lines) in a trace without windows", name);
 	if (!rc) {
-		uint64_t counted = l.nwindows ? mark_warmup(t, &l) : t->accesses;
+		/* windows that start from what the flash held need no warm-up of their own */
+		t->warmed = meta.warm_lines > 0;
+		uint64_t counted = l.nwindows && !t->warmed ? mark_warmup(t, &l) : t->accesses;
 		t->windows = meta.windows;
 		t->total = meta.windows ? meta.total : t->accesses;
 		t->scale = meta.windows && counted ? (double)meta.total / (double)counted : 1.0;
