@@ -81,6 +81,8 @@ int rp_map_read_alignments(rp_map *map, uint64_t default_align, rp_err *err);
 
 /* The kept input section whose [addr, addr+size) holds addr, or NULL. */
 const rp_map_insec *rp_map_insec_at(const rp_map *map, uint64_t addr);
+/* The first kept input section starting past addr, or NULL. */
+const rp_map_insec *rp_map_insec_after(const rp_map *map, uint64_t addr);
 
 /* The output section with this name, or NULL. */
 const rp_map_outsec *rp_map_outsec_find(const rp_map *map, const char *name);

@@ -207,16 +207,29 @@ void rp_map_free(rp_map *map)
 	free(map);
 }
 
-const rp_map_insec *rp_map_insec_at(const rp_map *map, uint64_t addr)
+/* The index of the first section starting after addr (the sections are by address). */
+static size_t first_after(const rp_map *map, uint64_t addr)
 {
 	size_t lo = 0, hi = map ? map->ninsecs : 0;
-	while (lo < hi) { /* first section starting after addr */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (map->insecs[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+const rp_map_insec *rp_map_insec_after(const rp_map *map, uint64_t addr)
+{
+	size_t i = first_after(map, addr);
+	return map && i < map->ninsecs ? &map->insecs[i] : NULL;
+}
+
+const rp_map_insec *rp_map_insec_at(const rp_map *map, uint64_t addr)
+{
+	size_t lo = first_after(map, addr);
 	/* sections sharing a start address (overlays) are all candidates, and a few before them:
 	 * merged string sections lie inside an earlier one that holds their copy */
 	for (size_t i = lo, back = 0; i > 0; i--) {

@@ -89,20 +89,6 @@ static int parse_comment(const char *p, size_t n, lt_meta *meta, int *window, in
 	return -1;
 }
 
-/* The first input section's start past addr (the map lists them by address), or UINT64_MAX. */
-static uint64_t next_start(const rp_map *map, uint64_t addr)
-{
-	size_t lo = 0, hi = map->ninsecs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (map->insecs[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < map->ninsecs ? map->insecs[lo].addr : UINT64_MAX;
-}
-
 /* A warm line's granules, one access per input section they lie in: the plugin merges what
  * follows in flash and in time, which can run from one section into the next (a block that
  * calls the function after it), and the sections may part in the layout priced. */
@@ -118,9 +104,9 @@ static int visit_warm(const rp_map *map, lt_access *a, uint64_t addr, size_t *la
 			uint64_t piece_end = map->insecs[i].addr + map->insecs[i].size;
 			upto = piece_end < end ? piece_end : end;
 		} else {   /* outside the map: up to the next section */
-			uint64_t next = next_start(map, addr);
-			if (next < end)
-				upto = next;
+			const rp_map_insec *next = rp_map_insec_after(map, addr);
+			if (next && next->addr < end)
+				upto = next->addr;
 		}
 		*last = i;
 		lt_access part = *a;
