@@ -12,7 +12,10 @@
  * prices the layout the relink made (its addresses read back, those of sections without a
  * function from RELINKED.map when it is there) from the flash-only trace, both ways, and prints
  * "relinked runs C full C": what the trace predicts for the relinked firmware, to compare with
- * the plugin's own count on it (the link model's error left out). */
+ * the plugin's own count on it (the link model's error left out). With
+ * BENCH_LAYOUT_FRAGMENTS=DIR (the relink's flashtext.ld and ramtext.ld) the link model lays out
+ * the relink's whole plan, order and alignments included, and its "link model" line compares
+ * that with the relink (BENCH_LAYOUT_DEBUG lists the sections it puts elsewhere). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +75,66 @@ static double price_both(const rp_image *img, const rp_layout_trace *t, const rp
 	return e < 0 ? -e : e;
 }
 
+/* The input sections a fragment the relink used lists, in its order (flashtext.ld or
+ * ramtext.ld, matched by the patterns place writes), into *order; from flashtext.ld also the
+ * alignments and whether it pads its tail. 0 when the file is absent or lists none. */
+typedef struct fragment {
+	size_t *order, n;
+	uint64_t each_align, text_align;
+	int tail;
+} fragment;
+
+static int read_fragment(const char *path, const rp_map *map, fragment *fr, rp_err *err)
+{
+	memset(fr, 0, sizeof(*fr));
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	char **pats = calloc(map->ninsecs + 1, sizeof(char *));
+	fr->order = malloc((map->ninsecs + 1) * sizeof(size_t));
+	if (!pats || !fr->order) {
+		fclose(f);
+		free(pats);
+		return rp_err_nomem(err, "reading a fragment");
+	}
+	for (size_t i = 0; i < map->ninsecs; i++) {
+		rp_err perr = RP_ERR_INIT;
+		if (rp_map_insec_pattern(&pats[i], &map->insecs[i], &perr))
+			pats[i] = NULL;
+	}
+	char line[1024];
+	unsigned long long al;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		p[strcspn(p, "\n")] = '\0';
+		int n = 0;
+		if (sscanf(p, ". = ALIGN(%llu);%n", &al, &n) == 1 && n > 0) {
+			p += n;
+			while (*p == ' ')
+				p++;
+			if (!*p) {
+				fr->text_align = al;
+				continue;
+			}
+			fr->each_align = al;
+		}
+		if (strncmp(p, ". +=", 4) == 0)
+			fr->tail = 1;
+		for (size_t i = 0; *p && i < map->ninsecs; i++)
+			if (pats[i] && strcmp(pats[i], p) == 0) {
+				fr->order[fr->n++] = i;
+				break;
+			}
+	}
+	fclose(f);
+	for (size_t i = 0; i < map->ninsecs; i++)
+		free(pats[i]);
+	free(pats);
+	return 0;
+}
+
 static int relinked_main(int argc, char **argv)
 {
 	rp_err err = RP_ERR_INIT;
@@ -111,7 +174,25 @@ static int relinked_main(int argc, char **argv)
 	if (rp_layout_link_init(&link, img, map, t, ".ramtext", &err) ||
 	    rp_layout_addrs_relinked(t, &link, img, rel, rel_map, in_ram, &a, &err))
 		return fail(&err);
-	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
+	/* BENCH_LAYOUT_FRAGMENTS=DIR: the relink's flashtext.ld and ramtext.ld, so that the link
+	 * model lays out the same plan (its order and alignments; the moved sections in the
+	 * fragment's order) and the addresses it gives can be compared with the relink's */
+	fragment ft = { 0 }, rt = { 0 };
+	const char *frags = getenv("BENCH_LAYOUT_FRAGMENTS");
+	if (frags) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/flashtext.ld", frags);
+		if (read_fragment(path, map, &ft, &err))
+			return fail(&err);
+		snprintf(path, sizeof(path), "%s/ramtext.ld", frags);
+		if (read_fragment(path, map, &rt, &err))
+			return fail(&err);
+		printf("fragments: %zu ordered section(s) (aligned to %llu, the text to %llu%s), %zu moved\n", ft.n,
+		       (unsigned long long)ft.each_align, (unsigned long long)ft.text_align, ft.tail ? ", a tail pad" : "",
+		       rt.n);
+	}
+	rp_layout_plan lp = { in_ram, ft.order, ft.n, ft.each_align, ft.text_align, ft.tail ? cfg.line : 0,
+			      rt.n ? rt.order : NULL, rt.n };
 	rp_layout_cost runs, full;
 	if (rp_layout_price(t, &link, &lp, &a, &cfg, &runs, &err) ||
 	    rp_layout_price_full(argv[5], img, t, &link, &lp, &a, &cfg, &full, &err))
@@ -140,6 +221,14 @@ static int relinked_main(int argc, char **argv)
 				fprintf(stderr, "%s %s: model %llx relinked %llx\n", map->insecs[i].file, map->insecs[i].name,
 					(unsigned long long)model.addr[i], (unsigned long long)a.addr[i]);
 		}
+	const char *around = getenv("BENCH_LAYOUT_AROUND");   /* LO-HI (hex): every section the model lays there */
+	unsigned long long lo = 0, hi = 0;
+	if (around && sscanf(around, "%llx-%llx", &lo, &hi) == 2)
+		for (size_t i = 0; i < t->npieces; i++)
+			if (!in_ram[i] && model.addr[i] >= lo && model.addr[i] < hi)
+				fprintf(stderr, "around: %s %s size %llu: model %llx relinked %llx\n", map->insecs[i].file,
+					map->insecs[i].name, (unsigned long long)map->insecs[i].size,
+					(unsigned long long)model.addr[i], (unsigned long long)a.addr[i]);
 	printf("link model: %llu cycles (stall %llu), %zu accessed section(s) at another address than the relink's; "
 	       "load image 0x%llx+%llu (relink 0x%llx+%llu)\n", (unsigned long long)modeled.cycles,
 	       (unsigned long long)modeled.stall, wrong, (unsigned long long)model.load_addr,
@@ -150,6 +239,8 @@ static int relinked_main(int argc, char **argv)
 	       (unsigned long long)full.extra_insns);
 	rp_layout_addrs_release(&a);
 	rp_layout_link_release(&link);
+	free(ft.order);
+	free(rt.order);
 	free(in_ram);
 	rp_layout_trace_free(t);
 	rp_map_free(map);

@@ -135,6 +135,16 @@ static void test_arrange(void **state)
 	assert_int_equal(a.addr[1], 0x140);
 	assert_int_equal(a.addr[3], 0x160);
 	rp_layout_addrs_release(&a);
+	/* b 64-aligned, the largest in .text: once it moves, .text is aligned by what stays in it
+	 * (ld aligns an output section to its input sections' largest), so a follows the load
+	 * image at 0x120, not at 0x140 */
+	f->map->insecs[1].align = 64;
+	rp_layout_plan lp3 = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
+	assert_int_equal(rp_layout_arrange(t, &link, &lp3, &a, &err), 0);
+	assert_int_equal(a.load_size, 0x20);
+	assert_int_equal(a.addr[0], 0x120);
+	rp_layout_addrs_release(&a);
+	f->map->insecs[1].align = 0;
 	rp_layout_link_release(&link);
 	rp_layout_trace_free(t);
 }

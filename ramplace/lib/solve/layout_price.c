@@ -880,6 +880,20 @@ static int emptied(const rp_layout_trace *t, const rp_layout_link *link, const r
 	return end >= b->end && hi == lo;
 }
 
+/* A block's alignment under the plan: the largest of the sections that stay in it (ld aligns
+ * an output section to its input sections' largest alignment; the RISC-V example's .text was
+ * 16-aligned by memcpy's, and laid 12 bytes late once memcpy had moved to RAM). */
+static uint64_t block_align(const rp_layout_trace *t, const rp_layout_plan *lp, const block *b)
+{
+	if (b->is_load || !lp->in_ram)
+		return b->align;
+	uint64_t al = 0;
+	for (size_t i = b->first; i < b->last; i++)
+		if (!lp->in_ram[i] && piece_align(&t->map->insecs[i]) > al)
+			al = piece_align(&t->map->insecs[i]);
+	return al ? al : b->align;
+}
+
 /* One pass over the flash blocks with the sections' growth; fills out's addresses. */
 static void lay_blocks(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
 		       const int64_t *grow, const block *b, size_t nb, unsigned char *placed, rp_layout_addrs *out)
@@ -895,7 +909,8 @@ static void lay_blocks(const rp_layout_trace *t, const rp_layout_link *link, con
 		/* the gap before a block stays when it is more than alignment padding */
 		uint64_t gap = k && b[k].start > old_end ? b[k].start - old_end : 0;
 		size_t lo = 0, hi = b[k].is_load ? 0 : block_veneers(t, link, out, &b[k], &lo);
-		uint64_t al = hi > lo && link->veneer_block_align > b[k].align ? link->veneer_block_align : b[k].align;
+		uint64_t balign = block_align(t, lp, &b[k]);
+		uint64_t al = hi > lo && link->veneer_block_align > balign ? link->veneer_block_align : balign;
 		uint64_t start = k ? align_up(new_end + (gap >= b[k].align ? gap : 0), al) : b[k].start;
 		if (b[k].is_load) {
 			out->load_addr = start;
