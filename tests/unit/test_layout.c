@@ -2,10 +2,11 @@
  * runs and their call entries, the link model's addresses when a section moves to RAM or is
  * ordered first, pricing from runs equal to pricing access by access for caches, the run API
  * of flashmodel.h against single accesses, a script's orphan output sections (each its own
- * veneer block, dropped when emptied), merged strings and the load image's order, a sampled
+ * veneer block, dropped when emptied), GNU ld's order of a stub block, merged strings and the load image's order, a sampled
  * trace's warm-up, the search keeping a move only when it pays, each function's share of the
  * stall (its own misses and those it causes), and the
  * reader's refusals (file and line). */
+#include <elf.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -210,6 +211,46 @@ static void test_orphan_sections(void **state)
 	assert_int_equal(a.addr[4], 0x194);
 	assert_int_equal(a.addr[5], 0x1b4);
 	rp_layout_addrs_release(&a);
+	rp_layout_link_release(&link);
+	rp_layout_trace_free(t);
+	rp_map_free(map);
+}
+
+/* GNU ld lays a stub block's veneers in the order of its stub table's buckets, each key led by
+ * the id of the group's last code section (map_ids.c), not in the callees' order: with c's id
+ * 0x21, "00000021_x+0_22" hashes to bucket 307 and "00000021_b+0_22" to 2,774, so x's veneer
+ * comes first; with 0x20 (1,810 and 1,588) b's. Where a key is unknown, the callees' order. */
+static void test_stub_order(void **state)
+{
+	fixture *f = *state;
+	rp_map *map = NULL;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_map_parse(&map, orphan_map, sizeof(orphan_map) - 1, "o.map", &err), 0);
+	const char trace[] = "F 100 2\nF 140 2\nF 142 2\nF 120 2\nF 144 2\nF 160 2\nF 104 2\nF 182 2\nR 1a0 4\n";
+	rp_layout_trace *t = NULL;
+	assert_int_equal(rp_layout_trace_parse(&t, map, NULL, trace, strlen(trace), "o.trace", &err), 0);
+	f->img.machine = EM_ARM;
+	rp_layout_link link;
+	assert_int_equal(rp_layout_link_init(&link, &f->img, map, t, ".ramtext", &err), 0);
+	link.all_direct = 1;
+	assert_true(link.nstub_key > 3);
+	assert_non_null(link.stub_key[1] = strdup("b+0_22"));
+	assert_non_null(link.stub_key[3] = strdup("x+0_22"));
+	unsigned char in_ram[6] = { 0, 1, 0, 1, 0, 0 };   /* c calls b and x, both moved */
+	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
+	static const struct { uint32_t id; uint64_t b, x; } cases[] = {
+		{ 0x21, 0x188, 0x180 }, { 0x20, 0x180, 0x188 }, { 0, 0x180, 0x188 },   /* 0: unknown */
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		map->insecs[2].bfd_id = cases[k].id;
+		rp_layout_addrs a;
+		assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+		assert_int_equal(a.nveneers, 2);
+		assert_int_equal(a.veneer_key[0], (uint64_t)2 << 32 | 1);   /* c to b */
+		assert_int_equal(a.veneer_addr[0], cases[k].b);
+		assert_int_equal(a.veneer_addr[1], cases[k].x);
+		rp_layout_addrs_release(&a);
+	}
 	rp_layout_link_release(&link);
 	rp_layout_trace_free(t);
 	rp_map_free(map);
@@ -607,6 +648,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arrange, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_orphan_sections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stub_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merged_strings, setup, teardown),
 		cmocka_unit_test(test_runs_exact),
 		cmocka_unit_test_setup_teardown(test_search_keeps_what_does_not_pay, setup, teardown),

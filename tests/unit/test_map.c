@@ -373,6 +373,39 @@ static void test_lld(void **state)
 		     "fw.map:3: bad section (it wraps around the address space) 'fw.o:(.text.x)'");
 }
 
+/* The load order (map->inputs, which numbers the sections: map_ids.c): objects and archives as
+ * LOADed (each LOAD of an archive opens it anew); each archive member where the scan that
+ * pulled it ran: at the first LOAD of an archive after its own archive's and after the file
+ * that needed it. Here libgcc's __udivsi3 was pulled in the group's second pass, after libc's
+ * memcpy, and memset by late.o at libc's second LOAD; "LOAD linker stubs" adds nothing. */
+static void test_load_order(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"Archive member included to satisfy reference by file (symbol)\n\n"
+		"/l/libc.a(memcpy.o)           main.o (memcpy)\n"
+		"/l/libc.a(a-very-long-member-name-that-wraps.o)\n"
+		"                              main.o (strlen)\n"
+		"/l/libgcc.a(_udivsi3.o)       /l/libc.a(memcpy.o) (__udivsi3)\n"
+		"/l/libc.a(memset.o)           late.o (memset)\n\n"
+		"Memory Configuration\n\nName Origin Length Attributes\n*default* 0x0 0xffffffff\n\n"
+		"Linker script and memory map\n\n"
+		"LOAD crt0.o\nLOAD main.o\nSTART GROUP\nLOAD /l/libc.a\nLOAD /l/libgcc.a\nEND GROUP\n"
+		"LOAD late.o\nLOAD /l/libc.a\nLOAD /l/libnosys.a\n"
+		".text 0x00000000 0x4\n *(.text)\n .text 0x00000000 0x4 main.o\nLOAD linker stubs\n";
+	rp_map *map = NULL;
+	rp_err err = RP_ERR_INIT;
+	assert_int_equal(rp_map_parse(&map, text, sizeof(text) - 1, "o.map", &err), 0);
+	static const char *const want[] = {
+		"crt0.o", "main.o", "/l/libc.a", "/l/libc.a(memcpy.o)", "/l/libc.a(a-very-long-member-name-that-wraps.o)",
+		"/l/libgcc.a", "/l/libgcc.a(_udivsi3.o)", "late.o", "/l/libc.a", "/l/libc.a(memset.o)", "/l/libnosys.a",
+	};
+	assert_int_equal(map->ninputs, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < map->ninputs; i++)
+		assert_string_equal(map->inputs[i], want[i]);
+	rp_map_free(map);
+}
+
 static void test_missing_file(void **state)
 {
 	(void)state;
@@ -388,7 +421,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_map), cmocka_unit_test(test_excerpt), cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_patterns), cmocka_unit_test(test_hostile), cmocka_unit_test(test_missing_file),
-		cmocka_unit_test(test_lld),
+		cmocka_unit_test(test_lld), cmocka_unit_test(test_load_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

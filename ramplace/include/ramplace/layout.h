@@ -160,11 +160,19 @@ typedef struct rp_layout_link {
 					 code section (a script that leaves .text.* orphans has one
 					 per function) */
 	uint32_t text_group;          /* the text output section's group */
-	unsigned char *code;          /* owned: per input section, 1 when it holds code: GNU ld puts
-					 an output section's stubs after its last code section, ahead
-					 of the strings and tables the script also puts there */
+	unsigned char *code;          /* owned: per input section, non-zero when it holds code: GNU
+					 ld puts an output section's stubs after its last code
+					 section, ahead of the strings and tables the script also
+					 puts there; bit 2: an empty code section ends its output
+					 section (its stubs' order is unknown) */
 	int per_section_veneers;      /* GNU ld: flash veneers per calling output section; ld.lld:
 					 one per callee (keyed under text_group) */
+	char **stub_key;              /* owned, GNU ld on ARM: per input section called directly,
+					 its stubs' key in ld's stub table after the stub group's
+					 id: "name+0_22" (a global function, stub type 22, v7-M's),
+					 "id:sym+0_22" (a local one: its section's id, its symbol's
+					 index); NULL where unknown (lay_veneers) */
+	size_t nstub_key;
 } rp_layout_link;
 
 /* Fills link from the image (veneers, call graph), the map (output sections, regions) and the
@@ -192,7 +200,9 @@ typedef struct rp_layout_addrs {
 	uint64_t *veneer_key;         /* per flash-to-RAM veneer: the caller's group (link) << 32 |
 					 the RAM input section it reaches; sorted */
 	uint64_t *veneer_addr;        /* per veneer: where it lies (UINT64_MAX: not laid out) */
+	uint64_t *veneer_slot;        /* scratch per veneer: a block's order (lay_veneers) */
 	size_t nveneers;
+	size_t nstubs;                /* every veneer ld builds: the flash ones and the RAM side's */
 	uint64_t tail_pad;            /* bytes after the ordered sections (plan's tail_line) */
 	struct rp_layout_shift {      /* RISC-V: a call site that relaxation resized, within its
 					 section: what lies after it in the section moves by delta */

@@ -31,6 +31,11 @@ typedef struct rp_map_insec {
 	uint8_t exec;        /* SHF_EXECINSTR in its object (rp_map_read_alignments): 1 set, 2 clear,
 				0 not read */
 	size_t line;         /* line of the map holding its address and file, for messages */
+	uint32_t bfd_id;     /* GNU ld's id of the section (BFD's counter over every input section
+				in load order, map_ids.c), which orders the veneers of a stub block;
+				0 unknown (rp_map_read_alignments) */
+	uint32_t entry_sym;  /* in its object's symbol table, the index of the local function at
+				its start (a call to it names its stub by it); 0 none */
 } rp_map_insec;
 
 /* A RISC-V jump of fixed reach from one input section into another: jal/j (R_RISCV_JAL, +-1
@@ -49,6 +54,9 @@ typedef struct rp_map_outsec {
 	char *name;          /* in the map's strings */
 	uint64_t addr, size;
 	uint64_t lma;        /* addr when the map shows no load address */
+	int empty_code_last; /* its last .text input section is empty (crtn.o's without
+				--gc-sections): ld's stub group ends there, and the map keeps no id
+				for it (rp_map_insec.bfd_id) */
 } rp_map_outsec;
 
 typedef struct rp_map {
@@ -63,6 +71,11 @@ typedef struct rp_map {
 	rp_map_outsec *outsecs; /* GNU ld maps only (lld's: none), in the map's order */
 	size_t noutsecs;
 	int from_lld;          /* written by ld.lld (map_lld.c): no memory regions, alignments given */
+	char **inputs;         /* GNU ld maps: the files ld loaded, in load order: objects as LOADed
+				  (and an archive nothing was pulled from), archive members
+				  ("lib.a(m.o)") where their archive's scan pulled them; in the
+				  map's strings (the array is owned) */
+	size_t ninputs;
 } rp_map;
 
 int rp_map_load(rp_map **out, const char *path, rp_err *err);
@@ -77,7 +90,8 @@ void rp_map_free(rp_map *map);
  * a multiple of 4 is 2-aligned; one that starts after a 2-byte gap is 4-aligned; otherwise the
  * alignment its object's other sections show, else default_align. Fails only on memory. */
 int rp_map_read_alignments(rp_map *map, uint64_t default_align, rp_err *err);
-/* (rp_map_read_alignments also collects, from RISC-V objects' relocations, the binds above.) */
+/* (rp_map_read_alignments also collects, from RISC-V objects' relocations, the binds above, and
+ * reads every loaded input's section headers for the sections' bfd_id and entry_sym.) */
 
 /* The kept input section whose [addr, addr+size) holds addr, or NULL. */
 const rp_map_insec *rp_map_insec_at(const rp_map *map, uint64_t addr);

@@ -58,6 +58,10 @@ typedef struct parser {
 	span pending;           /* a wrapped input section name waiting for its address line */
 	size_t pending_line;
 	const char *outsec_kept_copy; /* ps->outsec in the map's strings, once a section needs it */
+	int in_members;         /* in "Archive member included ...": each entry starts a line */
+	char **loads, **members; /* LOAD lines' files and the archive members, in the map's order */
+	char **needed_by;        /* per member: the file whose reference pulled it (NULL: unread) */
+	size_t nloads, nmembers, cap_loads, cap_members, cap_needed;
 	rp_err *err;
 } parser;
 
@@ -168,12 +172,109 @@ static int switch_part(parser *ps, const line *ln)
 	for (size_t i = 0; i < sizeof(headings) / sizeof(headings[0]); i++) {
 		if (span_eq(ln->text, headings[i].heading)) {
 			ps->part = headings[i].part;
+			ps->in_members = i == 0;
 			ps->saw_script |= ps->part == PART_SCRIPT;
 			ps->pending.n = 0;
 			return 1;
 		}
 	}
 	return 0;
+}
+
+/* A file ld loaded, kept in the map's strings at the end of *list. */
+static int note_file(parser *ps, char ***list, size_t *n, size_t *cap, span file)
+{
+	if (rp_grow((void **)list, cap, *n + 1, sizeof(char *), ps->err))
+		return ps->err->code;
+	if (!((*list)[*n] = rp_mapi_str_copy(ps->map, file.p, file.n)))
+		return rp_err_nomem(ps->err, "reading a link map");
+	(*n)++;
+	return 0;
+}
+
+/* An entry of "Archive member included ...": "lib.a(member.o)" at the start of a line (the
+ * file that needed it follows, or has the next line when the name is long). */
+static int parse_member(parser *ps, const line *ln)
+{
+	if (ln->indented && ln->ntok >= 2 && ps->nmembers && !ps->needed_by[ps->nmembers - 1])
+		return !(ps->needed_by[ps->nmembers - 1] = rp_mapi_str_copy(ps->map, ln->tok[0].p, ln->tok[0].n))
+			       ? rp_err_nomem(ps->err, "reading a link map") : 0;
+	if (ln->indented || ln->ntok == 0 || ln->tok[0].n < 4 || ln->tok[0].p[ln->tok[0].n - 1] != ')' ||
+	    !memchr(ln->tok[0].p, '(', ln->tok[0].n))
+		return 0;
+	size_t n = ps->nmembers;
+	if (rp_grow((void **)&ps->needed_by, &ps->cap_needed, n + 1, sizeof(char *), ps->err) ||
+	    note_file(ps, &ps->members, &ps->nmembers, &ps->cap_members, ln->tok[0]))
+		return ps->err->code;
+	ps->needed_by[n] = NULL;
+	if (ln->ntok >= 3 && !(ps->needed_by[n] = rp_mapi_str_copy(ps->map, ln->tok[1].p, ln->tok[1].n)))
+		return rp_err_nomem(ps->err, "reading a link map");
+	return 0;
+}
+
+static size_t archive_len(const char *member)
+{
+	const char *open = strrchr(member, '(');
+	return open ? (size_t)(open - member) : strlen(member);
+}
+
+static int listed(char *const *list, size_t n, const char *file)
+{
+	for (size_t i = 0; file && i < n; i++)
+		if (strcmp(list[i], file) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether member m can have been pulled by now: its archive was LOADed (seen) and the file
+ * that needed it, when that is an input at all, is loaded. */
+static int member_due(const parser *ps, size_t m, const unsigned char *seen, size_t l)
+{
+	size_t alen = archive_len(ps->members[m]), k;
+	for (k = 0; k <= l; k++)
+		if (seen[k] && strlen(ps->loads[k]) == alen && strncmp(ps->loads[k], ps->members[m], alen) == 0)
+			break;
+	if (k > l)
+		return 0;
+	const char *by = ps->needed_by[m];
+	return listed(ps->map->inputs, ps->map->ninputs, by) ||
+	       !(listed(ps->loads, ps->nloads, by) || listed(ps->members, ps->nmembers, by));
+}
+
+/* map->inputs: the load order. ld reads its inputs in the order of the LOAD lines; an archive's
+ * scan pulls members, and the map lists them in the order they were pulled, so a member comes
+ * at the first LOAD of an archive after its own archive's and after the file that needed it
+ * (a group's rescans pull members of archives already seen). "LOAD linker stubs" has no file. */
+static int merge_inputs(parser *ps)
+{
+	rp_map *map = ps->map;
+	size_t cap = 0, next = 0;
+	unsigned char *seen = calloc(ps->nloads + 1, 1);
+	if (!seen)
+		return rp_err_nomem(ps->err, "reading a link map");
+	int rc = 0;
+	for (size_t l = 0; !rc && l < ps->nloads; l++) {
+		const char *load = ps->loads[l];
+		int archive = 0;
+		for (size_t m = 0; !archive && m < ps->nmembers; m++)
+			archive = archive_len(ps->members[m]) == strlen(load) && strncmp(ps->members[m], load, strlen(load)) == 0;
+		if (!archive) {   /* an object, or an archive nothing was pulled from (each LOAD counts) */
+			if (!(rc = rp_grow((void **)&map->inputs, &cap, map->ninputs + 1, sizeof(char *), ps->err)))
+				map->inputs[map->ninputs++] = ps->loads[l];
+			continue;
+		}
+		seen[l] = 1;   /* each LOAD opens it anew, checking its first member (map_ids.c) */
+		if (!(rc = rp_grow((void **)&map->inputs, &cap, map->ninputs + 1, sizeof(char *), ps->err)))
+			map->inputs[map->ninputs++] = ps->loads[l];
+		for (; !rc && next < ps->nmembers && member_due(ps, next, seen, l); next++)
+			if (!(rc = rp_grow((void **)&map->inputs, &cap, map->ninputs + 1, sizeof(char *), ps->err)))
+				map->inputs[map->ninputs++] = ps->members[next];
+	}
+	free(seen);
+	if (!rc && next < ps->nmembers)   /* a member no LOAD explains (a thin archive's, a path
+					     spelled otherwise): the order is unknown */
+		map->ninputs = 0;
+	return rc;
 }
 
 /* "NAME ORIGIN LENGTH [ATTRIBUTES]"; the column heading line is skipped. */
@@ -240,6 +341,10 @@ static int record_outsec(parser *ps, const line *ln, size_t at)
 static int parse_outsec_line(parser *ps, const line *ln)
 {
 	const span first = ln->tok[0];
+	if (span_eq(first, "LOAD") && ln->ntok >= 2) {
+		span file = rest_from(ln, 1);
+		return span_eq(file, "linker stubs") ? 0 : note_file(ps, &ps->loads, &ps->nloads, &ps->cap_loads, file);
+	}
 	if (span_eq(first, "LOAD") || span_eq(first, "START") || span_eq(first, "END") ||
 	    span_eq(first, "Address") || memchr(first.p, '(', first.n))
 		return 0;
@@ -305,6 +410,10 @@ static int add_insec(parser *ps, span name, span addr_tok, span size_tok, span f
 	uint64_t addr, size;
 	if (parse_hex(&addr, addr_tok, "address", ps) || parse_hex(&size, size_tok, "size", ps))
 		return ps->err->code;
+	rp_map_outsec *o = ps->map->noutsecs ? &ps->map->outsecs[ps->map->noutsecs - 1] : NULL;
+	if (o && ps->outsec && strcmp(o->name, ps->outsec) == 0 && span_starts(name, ".text") &&
+	    !span_eq(file, "linker stubs"))
+		o->empty_code_last = size == 0;
 	if (size == 0 || !ps->outsec || !ps->outsec_kept)
 		return 0;
 	if (addr > UINT64_MAX - size)
@@ -370,7 +479,9 @@ static int parse_all(parser *ps)
 		if (!ln.indented && switch_part(ps, &ln))
 			continue;
 		int rc = 0;
-		if (ps->part == PART_MEMORY)
+		if (ps->part == PART_PREAMBLE && ps->in_members)
+			rc = parse_member(ps, &ln);
+		else if (ps->part == PART_MEMORY)
 			rc = parse_region(ps, &ln);
 		else if (ps->part == PART_SCRIPT)
 			rc = parse_script_line(ps, &ln);
@@ -380,7 +491,7 @@ static int parse_all(parser *ps)
 	if (!ps->saw_script)
 		return rp_err_set(ps->err, RP_EINPUT, "%s: not a GNU ld map (no 'Linker script and memory map' part)",
 				  ps->name);
-	return rp_mapi_finish(ps->map, ps->err);
+	return merge_inputs(ps) ? ps->err->code : rp_mapi_finish(ps->map, ps->err);
 }
 
 int rp_map_parse(rp_map **out, const char *text, size_t len, const char *name, rp_err *err)
@@ -396,6 +507,9 @@ int rp_map_parse(rp_map **out, const char *text, size_t len, const char *name, r
 	else if (!rc)
 		rc = parse_all(&ps);
 	free(ps.outsec);
+	free(ps.loads);
+	free(ps.members);
+	free(ps.needed_by);
 	if (rc) {
 		rp_map_free(ps.map);
 		return rc;

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "map_internal.h"
 #include "ramplace/map.h"
 #include "ramplace/util.h"
 
@@ -63,7 +64,7 @@ static int open_regular(const char *path)
 }
 
 /* Opens path as given, else relative to the map's directory. */
-static int open_beside(const char *path, const char *map_path)
+int rp_mapi_open_beside(const char *path, const char *map_path)
 {
 	int fd = open_regular(path);
 	if (fd >= 0 || path[0] == '/')
@@ -232,7 +233,7 @@ static int align_from_archive(rp_map *map, size_t *cap, const size_t *idx, size_
 
 static int align_from_file(rp_map *map, size_t *cap, const size_t *idx, size_t from, size_t to, rp_err *err)
 {
-	int fd = open_beside(container(&map->insecs[idx[from]]), map->path), rc = 0;
+	int fd = rp_mapi_open_beside(container(&map->insecs[idx[from]]), map->path), rc = 0;
 	if (fd < 0)
 		return 0;
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
@@ -314,5 +315,5 @@ int rp_map_read_alignments(rp_map *map, uint64_t default_align, rp_err *err)
 	if (!rc)
 		infer_alignments(map, idx, default_align);
 	free(idx);
-	return rc;
+	return rc ? rc : rp_mapi_read_ids(map, err);
 }

@@ -203,6 +203,7 @@ void rp_map_free(rp_map *map)
 	free(map->regions);
 	free(map->insecs);
 	free(map->outsecs);
+	free(map->inputs);
 	free(map->path);
 	free(map);
 }

@@ -4,6 +4,7 @@
  * of a few hundred thousand runs, so pricing allocates only the model. */
 #include <elf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +78,31 @@ static int keep_calls(rp_layout_link *link, const rp_callgraph *cg, const rp_cg_
 	return 0;
 }
 
+/* ld's stub type of a Thumb call's long branch (elf32-arm.c's enum): v7-M and v8-M mainline's
+ * ldr.w pc, [pc, #-0] (8 bytes), v6-M's push/ldr/mov/pop/bx. */
+#define STUB_THUMB2_ONLY 22
+#define STUB_THUMB_ONLY 3
+
+/* link->stub_key[to], for calls to func (at the start of section sec, index to, or inside it):
+ * ld names a stub by the symbol the call's relocation names, a global by its name, a local by
+ * its section's id and its index in the object's symbols (map_ids.c). */
+static int stub_key(rp_layout_link *link, const rp_func *func, const rp_map_insec *sec, uint32_t to, rp_err *err)
+{
+	int type = link->veneer_size > 8 ? STUB_THUMB_ONLY : STUB_THUMB2_ONLY;
+	char key[64];
+	if (!func->is_local) {
+		size_t n = strlen(func->name) + 16;
+		if (!(link->stub_key[to] = malloc(n)))
+			return rp_err_nomem(err, "laying out");
+		snprintf(link->stub_key[to], n, "%s+0_%d", func->name, type);
+		return 0;
+	}
+	if (!sec->bfd_id || !sec->entry_sym || func->addr != sec->addr)
+		return 0;
+	snprintf(key, sizeof(key), "%x:%x+0_%d", sec->bfd_id, sec->entry_sym, type);
+	return rp_strdup(&link->stub_key[to], key, err);
+}
+
 /* link->direct from the image's call graph (none when it cannot be disassembled). */
 static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map *map, rp_err *err)
 {
@@ -97,7 +123,10 @@ static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map 
 		if (!a || !b || a == b)
 			continue;
 		uint32_t from = (uint32_t)(a - map->insecs), to = (uint32_t)(b - map->insecs);
-		rc = rp_grow((void **)&link->direct, &cap, link->ndirect + 1, sizeof(uint64_t), err);
+		if (link->stub_key && !link->stub_key[to])
+			rc = stub_key(link, &img->funcs[edge->to], b, to, err);
+		if (!rc)
+			rc = rp_grow((void **)&link->direct, &cap, link->ndirect + 1, sizeof(uint64_t), err);
 		if (!rc)
 			link->direct[link->ndirect++] = (uint64_t)from << 32 | to;
 		/* an alias (vfprintf, __d_vfprintf) has the same sites: the first one's are kept */
@@ -146,6 +175,11 @@ void rp_layout_link_release(rp_layout_link *link)
 	free(link->calls);
 	free(link->group);
 	free(link->code);
+	for (size_t i = 0; i < link->nstub_key; i++)
+		free(link->stub_key[i]);
+	free(link->stub_key);
+	link->stub_key = NULL;
+	link->nstub_key = 0;
 	link->direct = NULL;
 	link->relax = NULL;
 	link->sites = NULL;
@@ -218,10 +252,18 @@ static int link_init(rp_layout_link *link, const rp_image *img, const rp_map *ma
 		/* the object's flag; unread, the name or a function starting there */
 		const rp_func *f = s->exec ? NULL : rp_image_func_at(img, s->addr);
 		link->code[i] = s->exec ? s->exec == 1 : strncmp(s->name, ".text", 5) == 0 || (f && f->addr == s->addr);
+		const rp_map_outsec *out = link->code[i] && s->outsec ? rp_map_outsec_find(map, s->outsec) : NULL;
+		if (out && out->empty_code_last)
+			link->code[i] |= 2;   /* ld's last code section there is an empty one (stub_order) */
 	}
 	/* GNU ld writes a stub block per output section; ld.lld shares one thunk per callee
 	 * wherever it reaches (placed, for the model, with the text's) */
 	link->per_section_veneers = !img->linker_lld;
+	if (link->per_section_veneers && link->veneer_size && img->machine == EM_ARM) {
+		if (!(link->stub_key = calloc(t->npieces + 1, sizeof(char *))))
+			return rp_err_nomem(err, "laying out");
+		link->nstub_key = t->npieces + 1;
+	}
 	for (size_t i = 0; i < t->npieces; i++)
 		if (map->insecs[i].outsec && strcmp(map->insecs[i].outsec, link->text_outsec) == 0) {
 			link->text_group = link->group[i];
@@ -346,7 +388,9 @@ int lt_assign_veneers(const rp_layout_trace *t, const rp_layout_link *link, cons
 		if (!n || a->veneer_key[n - 1] != a->veneer_key[k])
 			a->veneer_key[n++] = a->veneer_key[k];
 	a->nveneers = n;
-	if (!(a->veneer_addr = malloc((n ? n : 1) * sizeof(uint64_t))))
+	a->nstubs = n + nram_callees;
+	if (!(a->veneer_addr = malloc((n ? n : 1) * sizeof(uint64_t))) ||
+	    !(a->veneer_slot = malloc((n ? n : 1) * sizeof(uint64_t))))
 		return rp_err_nomem(err, "laying out");
 	for (size_t k = 0; k < n; k++)
 		a->veneer_addr[k] = UINT64_MAX;
@@ -384,16 +428,65 @@ static size_t block_veneers(const rp_layout_trace *t, const rp_layout_link *link
 	return lt_group_veneers(a, g, lo);
 }
 
-/* Lays out block b's veneers from cur (aligned to the veneer block's alignment); returns the end. */
+/* bfd_hash_hash (bfd/hash.c) of "%08x_" id then key, with the 64-bit unsigned long of the
+ * hosts ld runs on. */
+static uint64_t stub_hash(uint32_t id, const char *key)
+{
+	char prefix[16];
+	snprintf(prefix, sizeof(prefix), "%08x_", id);
+	uint64_t h = 0, len = 0;
+	for (const char *parts[2] = { prefix, key }, **p = parts; p < parts + 2; p++)
+		for (const unsigned char *c = (const unsigned char *)*p; *c; c++, len++) {
+			h += *c + ((uint64_t)*c << 17);
+			h ^= h >> 2;
+		}
+	h += len + (len << 17);
+	h ^= h >> 2;
+	return h;
+}
+
+/* GNU ld builds stubs by walking its stub hash table bucket by bucket (elf32_arm_build_stubs),
+ * so a block's veneers lie in the order of their keys' buckets: the table's 4,051 (it grows
+ * past 3/4 full, which no order here follows), the key led by the id of the group's last code
+ * section, link_sec. Where a key or that id is unknown they lie in the order of their callees.
+ * Within a bucket the newest comes first; the callees' order stands in for that. */
+static int by_slot(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a > b) - (a < b);
+}
+
+#define STUB_TABLE_SIZE 4051u
+
+static void stub_order(const rp_layout_trace *t, const rp_layout_link *link, rp_layout_addrs *a, size_t lo, size_t hi,
+		       size_t link_sec)
+{
+	uint32_t id = link_sec < t->npieces && !(link->code[link_sec] & 2) ? t->map->insecs[link_sec].bfd_id : 0;
+	int known = id != 0 && a->nstubs <= STUB_TABLE_SIZE * 3 / 4;
+	for (size_t k = lo; known && k < hi; k++) {
+		uint32_t to = (uint32_t)a->veneer_key[k];
+		known = to < link->nstub_key && link->stub_key[to];
+	}
+	for (size_t k = lo; k < hi; k++) {
+		uint64_t bucket = known ? stub_hash(id, link->stub_key[(uint32_t)a->veneer_key[k]]) % STUB_TABLE_SIZE : 0;
+		a->veneer_slot[k - lo] = bucket << 32 | (k - lo);
+	}
+	if (known && hi - lo > 1)
+		qsort(a->veneer_slot, hi - lo, sizeof(uint64_t), by_slot);
+}
+
+/* Lays out block b's veneers from cur (aligned to the veneer block's alignment), after its
+ * group's last code section link_sec (SIZE_MAX: unknown); returns the end. */
 static uint64_t lay_veneers(const rp_layout_trace *t, const rp_layout_link *link, rp_layout_addrs *a, const block *b,
-			    uint64_t cur)
+			    uint64_t cur, size_t link_sec)
 {
 	size_t lo, hi = block_veneers(t, link, a, b, &lo);
 	if (lo == hi)
 		return cur;
 	cur = align_up(cur, link->veneer_block_align);
+	stub_order(t, link, a, lo, hi, link_sec);
 	for (size_t k = lo; k < hi; k++, cur += link->veneer_size)
-		a->veneer_addr[k] = cur;
+		a->veneer_addr[lo + (uint32_t)a->veneer_slot[k - lo]] = cur;
 	return cur;
 }
 
@@ -759,6 +852,19 @@ static size_t veneers_after(const rp_layout_trace *t, const rp_layout_link *link
 	return at;
 }
 
+/* The last of the plan's ordered sections in block b (SIZE_MAX: none), after which ld puts the
+ * stubs when no other code section is left in it. */
+static size_t last_ordered(const rp_layout_trace *t, const rp_layout_plan *lp, const block *b)
+{
+	size_t last = SIZE_MAX;
+	for (size_t k = 0; k < lp->norder; k++) {
+		size_t i = lp->order[k];
+		if (i >= b->first && i < b->last && i < t->npieces && !(lp->in_ram && lp->in_ram[i]))
+			last = i;
+	}
+	return last;
+}
+
 /* The unordered sections of the text block from cur (the ordered ones' end) after pad (the
  * fragment's `. += pad` after the ordered sections), the veneer block after the last code
  * section: before the pad when that is an ordered one (ld inserts the stubs right after it);
@@ -780,7 +886,7 @@ static uint64_t lay_rest(const rp_layout_trace *t, const rp_layout_link *link, c
 	for (size_t i = b->first; i <= b->last; i++) {
 		if (i == stubs_after && hi > lo) {
 			a->veneer_base = align_up(cur, link->veneer_block_align);
-			cur = lay_veneers(t, link, a, b, cur);
+			cur = lay_veneers(t, link, a, b, cur, stubs_first ? last_ordered(t, lp, b) : stubs_after - 1);
 			if (stubs_first)
 				cur += pad;
 			else
@@ -841,7 +947,7 @@ static uint64_t lay_other(const rp_layout_trace *t, const rp_layout_link *link, 
 	size_t laid = SIZE_MAX, stubs_after = veneers_after(t, link, lp, b, NULL);
 	for (size_t i = b->first; i <= b->last; i++) {
 		if (i == stubs_after) {
-			uint64_t end = lay_veneers(t, link, out, b, cur);
+			uint64_t end = lay_veneers(t, link, out, b, cur, stubs_after > b->first ? stubs_after - 1 : SIZE_MAX);
 			changed |= end != cur;   /* what follows the stubs is laid after them */
 			cur = end;
 		}
@@ -984,6 +1090,7 @@ void rp_layout_addrs_release(rp_layout_addrs *a)
 	free(a->addr);
 	free(a->veneer_key);
 	free(a->veneer_addr);
+	free(a->veneer_slot);
 	free(a->shift);
 	free(a->shift_first);
 	memset(a, 0, sizeof(*a));
