@@ -171,15 +171,23 @@ static const char orphan_map[] =
 	".rodata 0x000001a0 0x4\n"
 	" .rodata.t 0x000001a0 0x4 a.o\n";
 
+/* The orphan map and its trace: a runs, calls c, which calls b and x; a reaches y. */
+static rp_layout_trace *orphan_trace(rp_map **map)
+{
+	rp_err err = RP_ERR_INIT;
+	rp_layout_trace *t = NULL;
+	const char trace[] = "F 100 2\nF 140 2\nF 142 2\nF 120 2\nF 144 2\nF 160 2\nF 104 2\nF 182 2\nR 1a0 4\n";
+	assert_int_equal(rp_map_parse(map, orphan_map, sizeof(orphan_map) - 1, "o.map", &err), 0);
+	assert_int_equal(rp_layout_trace_parse(&t, *map, NULL, trace, strlen(trace), "o.trace", &err), 0);
+	return t;
+}
+
 static void test_orphan_sections(void **state)
 {
 	fixture *f = *state;
 	rp_map *map = NULL;
 	rp_err err = RP_ERR_INIT;
-	assert_int_equal(rp_map_parse(&map, orphan_map, sizeof(orphan_map) - 1, "o.map", &err), 0);
-	const char trace[] = "F 100 2\nF 140 2\nF 142 2\nF 120 2\nF 144 2\nF 160 2\nF 104 2\nF 182 2\nR 1a0 4\n";
-	rp_layout_trace *t = NULL;
-	assert_int_equal(rp_layout_trace_parse(&t, map, NULL, trace, strlen(trace), "o.trace", &err), 0);
+	rp_layout_trace *t = orphan_trace(&map);
 	rp_layout_link link;
 	assert_int_equal(rp_layout_link_init(&link, &f->img, map, t, ".ramtext", &err), 0);
 	link.all_direct = 1;
@@ -225,10 +233,7 @@ static void test_stub_order(void **state)
 	fixture *f = *state;
 	rp_map *map = NULL;
 	rp_err err = RP_ERR_INIT;
-	assert_int_equal(rp_map_parse(&map, orphan_map, sizeof(orphan_map) - 1, "o.map", &err), 0);
-	const char trace[] = "F 100 2\nF 140 2\nF 142 2\nF 120 2\nF 144 2\nF 160 2\nF 104 2\nF 182 2\nR 1a0 4\n";
-	rp_layout_trace *t = NULL;
-	assert_int_equal(rp_layout_trace_parse(&t, map, NULL, trace, strlen(trace), "o.trace", &err), 0);
+	rp_layout_trace *t = orphan_trace(&map);
 	f->img.machine = EM_ARM;
 	rp_layout_link link;
 	assert_int_equal(rp_layout_link_init(&link, &f->img, map, t, ".ramtext", &err), 0);
