@@ -8,13 +8,11 @@
  * objects' relocations, the jumps of fixed reach between sections (rp_map_bind), which tie their
  * two ends to one side of the move. */
 #include <elf.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "map_internal.h"
@@ -49,33 +47,6 @@ static int by_file(const void *a, const void *b, void *ctx)
 static int same_object(const rp_map_insec *a, const rp_map_insec *b)
 {
 	return cmp_str(container(a), container(b)) == 0 && cmp_str(a->member, b->member) == 0;
-}
-
-/* Opens a regular file (a FIFO named in a map must not block) or returns -1. */
-static int open_regular(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-/* Opens path as given, else relative to the map's directory. */
-int rp_mapi_open_beside(const char *path, const char *map_path)
-{
-	int fd = open_regular(path);
-	if (fd >= 0 || path[0] == '/')
-		return fd;
-	const char *slash = strrchr(map_path, '/');
-	if (!slash)
-		return -1;
-	char joined[4096];
-	if ((size_t)snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - map_path), map_path, path) >= sizeof(joined))
-		return -1;
-	return open_regular(joined);
 }
 
 /* The first of idx[from..to) (sorted by name within one object) named name, or to. */

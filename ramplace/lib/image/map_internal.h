@@ -25,8 +25,8 @@ int rp_mapi_is_lld(const char *text, size_t len);
 /* Reads an ld.lld -Map file (map_lld.c) into map, whose path is set. */
 int rp_mapi_parse_lld(rp_map *map, const char *text, size_t len, rp_err *err);
 
-/* Opens path as given, else relative to the map's directory (map_align.c); -1 when neither is a
- * readable regular file. */
+/* Opens path as given, else relative to the map's directory; -1 when neither is a readable
+ * regular file (a FIFO named in a map must not block). */
 int rp_mapi_open_beside(const char *path, const char *map_path);
 /* The input sections' bfd_id and entry_sym (map_ids.c), from the objects of map->inputs.
  * Fails only on memory. */

@@ -1,14 +1,18 @@
 /* map_store.c: what a link map holds once read (map.h), whichever linker wrote it: the string
  * blocks that hold every input section's names, appending input sections, sorting them by
  * address and marking their names (unique, compiler temporaries), finding a section or region,
- * and freeing the map. The two readers (map.c: GNU ld's format, map_lld.c: ld.lld's) fill a map
+ * opening the objects a map names (for map_align.c and map_ids.c), and freeing the map. The two readers (map.c: GNU ld's format, map_lld.c: ld.lld's) fill a map
  * through these; map_internal.h declares the shared ones. Owns the map's storage. Workload:
  * maps of up to a few hundred thousand input sections; the strings live in a few large blocks,
  * the names are counted in a hash. */
 #include <ctype.h>
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "map_internal.h"
 #include "ramplace/map.h"
@@ -260,4 +264,31 @@ const rp_map_region *rp_map_region_find(const rp_map *map, const char *name, uin
 			return r;
 	}
 	return NULL;
+}
+
+/* Opens a regular file (a FIFO named in a map must not block) or returns -1. */
+static int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Opens path as given, else relative to the map's directory. */
+int rp_mapi_open_beside(const char *path, const char *map_path)
+{
+	int fd = open_regular(path);
+	if (fd >= 0 || path[0] == '/')
+		return fd;
+	const char *slash = strrchr(map_path, '/');
+	if (!slash)
+		return -1;
+	char joined[4096];
+	if ((size_t)snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - map_path), map_path, path) >= sizeof(joined))
+		return -1;
+	return open_regular(joined);
 }
