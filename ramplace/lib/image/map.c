@@ -218,6 +218,22 @@ static size_t archive_len(const char *member)
 	return open ? (size_t)(open - member) : strlen(member);
 }
 
+/* Whether member ("lib.a(m.o)") comes from the archive at path. */
+static int member_of(const char *member, const char *path)
+{
+	size_t n = strlen(path);
+	return archive_len(member) == n && strncmp(member, path, n) == 0;
+}
+
+static int add_input(parser *ps, size_t *cap, char *file)
+{
+	rp_map *map = ps->map;
+	if (rp_grow((void **)&map->inputs, cap, map->ninputs + 1, sizeof(char *), ps->err))
+		return ps->err->code;
+	map->inputs[map->ninputs++] = file;
+	return 0;
+}
+
 static int listed(char *const *list, size_t n, const char *file)
 {
 	for (size_t i = 0; file && i < n; i++)
@@ -230,9 +246,9 @@ static int listed(char *const *list, size_t n, const char *file)
  * that needed it, when that is an input at all, is loaded. */
 static int member_due(const parser *ps, size_t m, const unsigned char *seen, size_t l)
 {
-	size_t alen = archive_len(ps->members[m]), k;
+	size_t k;
 	for (k = 0; k <= l; k++)
-		if (seen[k] && strlen(ps->loads[k]) == alen && strncmp(ps->loads[k], ps->members[m], alen) == 0)
+		if (seen[k] && member_of(ps->members[m], ps->loads[k]))
 			break;
 	if (k > l)
 		return 0;
@@ -247,33 +263,26 @@ static int member_due(const parser *ps, size_t m, const unsigned char *seen, siz
  * (a group's rescans pull members of archives already seen). "LOAD linker stubs" has no file. */
 static int merge_inputs(parser *ps)
 {
-	rp_map *map = ps->map;
 	size_t cap = 0, next = 0;
 	unsigned char *seen = calloc(ps->nloads + 1, 1);
 	if (!seen)
 		return rp_err_nomem(ps->err, "reading a link map");
 	int rc = 0;
 	for (size_t l = 0; !rc && l < ps->nloads; l++) {
-		const char *load = ps->loads[l];
 		int archive = 0;
 		for (size_t m = 0; !archive && m < ps->nmembers; m++)
-			archive = archive_len(ps->members[m]) == strlen(load) && strncmp(ps->members[m], load, strlen(load)) == 0;
-		if (!archive) {   /* an object, or an archive nothing was pulled from (each LOAD counts) */
-			if (!(rc = rp_grow((void **)&map->inputs, &cap, map->ninputs + 1, sizeof(char *), ps->err)))
-				map->inputs[map->ninputs++] = ps->loads[l];
-			continue;
-		}
-		seen[l] = 1;   /* each LOAD opens it anew, checking its first member (map_ids.c) */
-		if (!(rc = rp_grow((void **)&map->inputs, &cap, map->ninputs + 1, sizeof(char *), ps->err)))
-			map->inputs[map->ninputs++] = ps->loads[l];
-		for (; !rc && next < ps->nmembers && member_due(ps, next, seen, l); next++)
-			if (!(rc = rp_grow((void **)&map->inputs, &cap, map->ninputs + 1, sizeof(char *), ps->err)))
-				map->inputs[map->ninputs++] = ps->members[next];
+			archive = member_of(ps->members[m], ps->loads[l]);
+		/* an object, or an archive (each LOAD opens it anew, checking its first member:
+		 * map_ids.c); one nothing was pulled from reads as an object here */
+		rc = add_input(ps, &cap, ps->loads[l]);
+		seen[l] = (unsigned char)archive;
+		for (; !rc && archive && next < ps->nmembers && member_due(ps, next, seen, l); next++)
+			rc = add_input(ps, &cap, ps->members[next]);
 	}
 	free(seen);
 	if (!rc && next < ps->nmembers)   /* a member no LOAD explains (a thin archive's, a path
 					     spelled otherwise): the order is unknown */
-		map->ninputs = 0;
+		ps->map->ninputs = 0;
 	return rc;
 }
 
