@@ -219,10 +219,12 @@ static int relinked_main(int argc, char **argv)
 			       model.veneer_key[k] != a.veneer_key[k];
 	}
 	for (size_t k = 0; getenv("BENCH_LAYOUT_DEBUG") && k < model.nveneers; k++) {
-		size_t g = (size_t)(model.veneer_key[k] >> 32), to = (size_t)(uint32_t)model.veneer_key[k];
-		fprintf(stderr, "veneer: from %s's group (%s) to %s: model %llx relinked %llx\n", map->insecs[g].name,
+		uint32_t callee = (uint32_t)model.veneer_key[k];
+		size_t g = (size_t)(model.veneer_key[k] >> 32), to = (size_t)(link.callees[callee].at >> 32);
+		fprintf(stderr, "veneer: from %s's group (%s) to %s+0x%x: model %llx relinked %llx\n", map->insecs[g].name,
 			map->insecs[g].outsec ? map->insecs[g].outsec : "?", map->insecs[to].name,
-			(unsigned long long)model.veneer_addr[k], (unsigned long long)a.veneer_addr[k]);
+			(unsigned)link.callees[callee].at, (unsigned long long)model.veneer_addr[k],
+			(unsigned long long)a.veneer_addr[k]);
 	}
 	const char *debug = getenv("BENCH_LAYOUT_DEBUG");   /* "all": every section, accessed or not */
 	size_t shown = debug && strcmp(debug, "all") == 0 ? SIZE_MAX : 10;

@@ -2,7 +2,8 @@
  * runs and their call entries, the link model's addresses when a section moves to RAM or is
  * ordered first, pricing from runs equal to pricing access by access for caches, the run API
  * of flashmodel.h against single accesses, a script's orphan output sections (each its own
- * veneer block, dropped when emptied), GNU ld's order of a stub block, merged strings and the load image's order, a sampled
+ * veneer block, dropped when emptied), a veneer per function called, GNU ld's order of a stub
+ * block, merged strings and the load image's order, a sampled
  * trace's warm-up, the search keeping a move only when it pays, each function's share of the
  * stall (its own misses and those it causes), and the
  * reader's refusals (file and line). */
@@ -171,6 +172,16 @@ static const char orphan_map[] =
 	".rodata 0x000001a0 0x4\n"
 	" .rodata.t 0x000001a0 0x4 a.o\n";
 
+/* The link's callee at off in section piece. */
+static struct rp_layout_callee *callee_of(const rp_layout_link *link, uint32_t piece, uint32_t off)
+{
+	for (size_t k = 0; k < link->ncallees; k++)
+		if (link->callees[k].at == ((uint64_t)piece << 32 | off))
+			return &link->callees[k];
+	fail_msg("no callee at section %u + 0x%x", piece, off);
+	return NULL;
+}
+
 /* The orphan map and its trace: a runs, calls c, which calls b and x; a reaches y. */
 static rp_layout_trace *orphan_trace(rp_map **map)
 {
@@ -202,7 +213,7 @@ static void test_orphan_sections(void **state)
 	assert_int_equal(a.addr[0], 0x120);          /* .text after the load image */
 	assert_int_equal(a.addr[2], 0x140);          /* .text.b gone: c follows .text, 8-aligned */
 	assert_int_equal(a.nveneers, 1);             /* c's call to b: a veneer after c */
-	assert_int_equal(a.veneer_key[0], (uint64_t)2 << 32 | 1);
+	assert_int_equal(a.veneer_key[0], (uint64_t)2 << 32 | (size_t)(callee_of(&link, 1, 0) - link.callees));
 	assert_int_equal(a.veneer_addr[0], 0x160);   /* c ends at 0x15c; the stub block is 8-aligned */
 	assert_int_equal(a.addr[3], 0x16c);          /* .fast as it was, its word first */
 	assert_int_equal(a.addr[4], 0x18c);
@@ -238,9 +249,9 @@ static void test_stub_order(void **state)
 	rp_layout_link link;
 	assert_int_equal(rp_layout_link_init(&link, &f->img, map, t, ".ramtext", &err), 0);
 	link.all_direct = 1;
-	assert_true(link.nstub_key > 3);
-	assert_non_null(link.stub_key[1] = strdup("b+0_22"));
-	assert_non_null(link.stub_key[3] = strdup("x+0_22"));
+	assert_int_equal(link.ncallees, 3);   /* the trace's entries: b, c and x */
+	assert_non_null(callee_of(&link, 1, 0)->stub_key = strdup("b+0_22"));
+	assert_non_null(callee_of(&link, 3, 0)->stub_key = strdup("x+0_22"));
 	unsigned char in_ram[6] = { 0, 1, 0, 1, 0, 0 };   /* c calls b and x, both moved */
 	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
 	static const struct { uint32_t id; uint64_t b, x; } cases[] = {
@@ -251,7 +262,7 @@ static void test_stub_order(void **state)
 		rp_layout_addrs a;
 		assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
 		assert_int_equal(a.nveneers, 2);
-		assert_int_equal(a.veneer_key[0], (uint64_t)2 << 32 | 1);   /* c to b */
+		assert_int_equal(a.veneer_key[0], (uint64_t)2 << 32 | (size_t)(callee_of(&link, 1, 0) - link.callees));
 		assert_int_equal(a.veneer_addr[0], cases[k].b);
 		assert_int_equal(a.veneer_addr[1], cases[k].x);
 		rp_layout_addrs_release(&a);
@@ -259,6 +270,62 @@ static void test_stub_order(void **state)
 	rp_layout_link_release(&link);
 	rp_layout_trace_free(t);
 	rp_map_free(map);
+}
+
+/* ld writes a veneer per function called, not per section: libc's fflush.o has _fflush_r and
+ * __sflush_r in one .text. In the orphan map b's section holds b1 and b2, both called from c:
+ * moved, c's block has two veneers (.fast 8 bytes further); c moved, calling both in flash,
+ * the load image carries two RAM-side ones. */
+static void test_veneer_per_function(void **state)
+{
+	fixture *f = *state;
+	rp_func funcs[] = {
+		{ "a", NULL, 0x100, 0x20, SIZE_MAX, 0, 1, 0 }, { "b1", NULL, 0x120, 0x10, SIZE_MAX, 0, 1, 0 },
+		{ "b2", NULL, 0x130, 0x10, SIZE_MAX, 0, 1, 0 }, { "c", NULL, 0x140, 0x1c, SIZE_MAX, 0, 1, 0 },
+		{ "x", NULL, 0x160, 0x20, SIZE_MAX, 0, 1, 0 }, { "y", NULL, 0x180, 0x20, SIZE_MAX, 0, 1, 0 },
+	};
+	f->img.funcs = funcs;
+	f->img.nfuncs = sizeof(funcs) / sizeof(funcs[0]);
+	rp_map *map = NULL;
+	rp_err err = RP_ERR_INIT;
+	rp_layout_trace *t = NULL;
+	const char trace[] = "F 100 2\nF 140 2\nF 120 2\nF 142 2\nF 130 2\nF 144 2\nF 104 2\n";
+	assert_int_equal(rp_map_parse(&map, orphan_map, sizeof(orphan_map) - 1, "o.map", &err), 0);
+	assert_int_equal(rp_layout_trace_parse(&t, map, &f->img, trace, strlen(trace), "o.trace", &err), 0);
+	rp_layout_link link;
+	assert_int_equal(rp_layout_link_init(&link, &f->img, map, t, ".ramtext", &err), 0);
+	link.all_direct = 1;
+	unsigned char in_ram[6] = { 0, 1, 0, 0, 0, 0 };
+	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
+	rp_layout_addrs a;
+	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(a.nveneers, 2);
+	assert_int_equal(a.veneer_key[0], (uint64_t)2 << 32 | (size_t)(callee_of(&link, 1, 0) - link.callees));
+	assert_int_equal(a.veneer_key[1], (uint64_t)2 << 32 | (size_t)(callee_of(&link, 1, 0x10) - link.callees));
+	assert_int_equal(a.veneer_addr[0], 0x160);
+	assert_int_equal(a.veneer_addr[1], 0x168);
+	assert_int_equal(a.addr[3], 0x174);          /* .fast's word, then x: 8 bytes on from one veneer */
+	/* the calls run their own veneers: with 8-byte lines, b1's and b2's each miss once */
+	rp_fm_cfg cfg;
+	char why[200];
+	assert_int_equal(rp_fm_parse(&cfg, "cache:size=1024,ways=4,line=8,penalty=10", why, sizeof(why)), 0);
+	rp_layout_cost cost;
+	assert_int_equal(rp_layout_price(t, &link, &lp, &a, &cfg, &cost, &err), 0);
+	assert_int_equal(cost.misses, 4 + 2 + 2);   /* the copy's 4 lines, a and c, the two veneers */
+	assert_int_equal(cost.extra_insns, 8 * 4 + 2);   /* 8 words copied, two veneers run */
+	rp_layout_addrs_release(&a);
+	in_ram[1] = 0;
+	in_ram[2] = 1;
+	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(a.nveneers, 1);                /* a's call to c */
+	assert_int_equal(a.nstubs, 3);
+	assert_int_equal(a.load_size, 0x20 + 2 * 8);   /* c, 8-aligned, then a veneer each */
+	rp_layout_addrs_release(&a);
+	rp_layout_link_release(&link);
+	rp_layout_trace_free(t);
+	rp_map_free(map);
+	f->img.funcs = NULL;
+	f->img.nfuncs = 0;
 }
 
 /* Merged strings: ld's map gives a .rodata.*.str1.1 section whose strings another one holds the
@@ -654,6 +721,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_arrange, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_orphan_sections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stub_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_veneer_per_function, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merged_strings, setup, teardown),
 		cmocka_unit_test(test_runs_exact),
 		cmocka_unit_test_setup_teardown(test_search_keeps_what_does_not_pay, setup, teardown),

@@ -129,8 +129,8 @@ typedef struct rp_layout_link {
 					 call through a pointer needs none */
 	size_t ndirect;
 	struct rp_layout_call {       /* a direct call or branch's site: section from, offset off in
-					 it, to section to; by (from, off) */
-		uint32_t from, off, to;
+					 it, to the function at to_off in section to; by (from, off) */
+		uint32_t from, off, to, to_off;
 	} *calls;                     /* owned */
 	size_t ncalls;
 	int all_direct;               /* no call graph (not disassembled): every call counts as direct */
@@ -167,12 +167,22 @@ typedef struct rp_layout_link {
 					 section (its stubs' order is unknown) */
 	int per_section_veneers;      /* GNU ld: flash veneers per calling output section; ld.lld:
 					 one per callee (keyed under text_group) */
-	char **stub_key;              /* owned, GNU ld on ARM: per input section called directly,
-					 its stubs' key in ld's stub table after the stub group's
-					 id: "name+0_22" (a global function, stub type 22, v7-M's),
-					 "id:sym+0_22" (a local one: its section's id, its symbol's
-					 index); NULL where unknown (lay_veneers) */
-	size_t nstub_key;
+	struct rp_layout_callee {     /* a function called directly from another section, or an
+					 entry point the trace enters from another section: ld
+					 writes a veneer per calling group (GNU ld) or one (ld.lld)
+					 for each symbol a call names (the model: one per address,
+					 an alias's calls sharing it) */
+		uint64_t at;             /* its section << 32 | its entry's offset there */
+		char *stub_key;          /* owned, GNU ld on ARM: its stubs' key in ld's stub table
+					    after the stub group's id: "name+0_22" (a global, stub
+					    type 22, v7-M's), "id:sym+0_22" (a local starting its
+					    section: the section's id, the symbol's index); NULL where
+					    unknown (lt_stub_order: the block in callee order) */
+	} *callees;                   /* owned, by at */
+	size_t ncallees;
+	uint64_t *direct_callees;     /* owned, sorted: from << 32 | callee index for each section and
+					 function it calls directly in another section */
+	size_t ndirect_callees;
 } rp_layout_link;
 
 /* Fills link from the image (veneers, call graph), the map (output sections, regions) and the
@@ -198,7 +208,8 @@ typedef struct rp_layout_addrs {
 	uint64_t veneer_base;         /* the text output section's flash veneer block */
 	uint64_t load_addr, load_size;/* the RAM section's load image */
 	uint64_t *veneer_key;         /* per flash-to-RAM veneer: the caller's group (link) << 32 |
-					 the RAM input section it reaches; sorted */
+					 the RAM function it reaches (its index in link->callees);
+					 sorted */
 	uint64_t *veneer_addr;        /* per veneer: where it lies (UINT64_MAX: not laid out) */
 	uint64_t *veneer_slot;        /* scratch per veneer: a block's order (lay_veneers) */
 	size_t nveneers;

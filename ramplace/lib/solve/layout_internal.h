@@ -34,13 +34,40 @@ typedef int (*lt_visit)(void *ctx, const lt_access *a, rp_err *err);
 int lt_walk(FILE *f, const char *name, const rp_map *map, const rp_image *img, lt_visit visit, void *ctx,
 	    lt_meta *meta, rp_err *err);
 
-/* a->veneer_key: a flash veneer per (calling output section's group, RAM section called), sorted,
- * their a->veneer_addr UINT64_MAX until laid out; *ram_veneer_bytes: the RAM side's veneers
- * (layout_price.c). */
+/* The link's callee table (layout_veneers.c), built while the call graph is read: each edge's
+ * callee f (in section sec, index to) called from section from, noted; then, with the trace's
+ * entries into sections added, sorted (link->callees, link->direct_callees). */
+typedef struct lt_callees {
+	uint64_t *pairs;       /* per edge: from, then the callee's to << 32 | offset */
+	size_t npairs, pairs_cap, callees_cap;
+} lt_callees;
+int lt_callee_note(rp_layout_link *link, lt_callees *b, uint32_t from, uint32_t to, const rp_func *f,
+		   const rp_map_insec *sec, rp_err *err);
+int lt_callees_finish(rp_layout_link *link, lt_callees *b, const rp_image *img, const rp_layout_trace *t,
+		      rp_err *err);
+/* Frees what b holds (the pairs), not the table it filled. */
+void lt_callees_release(lt_callees *b);
+/* Frees link's callee table (callees, direct_callees). */
+void lt_callee_table_free(rp_layout_link *link);
+/* The index in link->callees of the function at off in section piece; UINT32_MAX when the
+ * section has none. Every entry of the link's own trace is in the table; off no entry there
+ * (another trace of the build, rp_layout_price_full's file) gives the section's first callee. */
+uint32_t lt_callee_index(const rp_layout_link *link, uint32_t piece, uint32_t off);
+/* Whether section from calls the function at off in section piece directly (the call graph
+ * says; without one every call counts): a veneer when they end up apart. */
+int lt_is_direct_callee(const rp_layout_link *link, uint32_t from, uint32_t piece, uint32_t off);
+
+/* a->veneer_key: a flash veneer per (calling output section's group, RAM function called),
+ * sorted, their a->veneer_addr UINT64_MAX until laid out; *ram_veneer_bytes: the RAM side's
+ * veneers (one per flash function called from RAM). */
 int lt_assign_veneers(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
 		      rp_layout_addrs *a, uint64_t *ram_veneer_bytes, rp_err *err);
 /* The veneers of group g in a->veneer_key: [*lo, returned). */
 size_t lt_group_veneers(const rp_layout_addrs *a, uint32_t g, size_t *lo);
+/* a->veneer_slot[0 .. hi - lo): the veneers [lo, hi) of a block (one group's) in GNU ld's order,
+ * each bucket << 32 | its index from lo; id: the id of the group's last code section (0:
+ * unknown, the callees' order). */
+void lt_stub_order(const rp_layout_link *link, rp_layout_addrs *a, size_t lo, size_t hi, uint32_t id);
 
 /* Instructions the reset path's copy loop runs per word of the RAM code (layout_boot.c): read
  * from the copier's first loop after the copy site, LT_COPY_INSNS_DEFAULT when there is none

@@ -63,9 +63,10 @@ static int by_call(const void *a, const void *b)
 	return (x->off > y->off) - (x->off < y->off);
 }
 
-/* The edge's sites as calls from section from (at from_addr) to section to. */
+/* The edge's sites as calls from section from (at from_addr) to the function at to_off in
+ * section to. */
 static int keep_calls(rp_layout_link *link, const rp_callgraph *cg, const rp_cg_edge *edge, uint32_t from,
-		      uint64_t from_addr, uint32_t to, size_t *cap, rp_err *err)
+		      uint64_t from_addr, uint32_t to, uint32_t to_off, size_t *cap, rp_err *err)
 {
 	for (size_t k = edge->site0; k < edge->site0 + edge->ncalls + edge->nbranches && k < cg->nsites; k++) {
 		uint64_t addr = cg->sites[k].addr;
@@ -73,38 +74,14 @@ static int keep_calls(rp_layout_link *link, const rp_callgraph *cg, const rp_cg_
 			continue;
 		if (rp_grow((void **)&link->calls, cap, link->ncalls + 1, sizeof(*link->calls), err))
 			return err->code;
-		link->calls[link->ncalls++] = (struct rp_layout_call){ from, (uint32_t)(addr - from_addr), to };
+		link->calls[link->ncalls++] = (struct rp_layout_call){ from, (uint32_t)(addr - from_addr), to, to_off };
 	}
 	return 0;
 }
 
-/* ld's stub type of a Thumb call's long branch (elf32-arm.c's enum): v7-M and v8-M mainline's
- * ldr.w pc, [pc, #-0] (8 bytes), v6-M's push/ldr/mov/pop/bx. */
-#define STUB_THUMB2_ONLY 22
-#define STUB_THUMB_ONLY 3
-
-/* link->stub_key[to], for calls to func (at the start of section sec, index to, or inside it):
- * ld names a stub by the symbol the call's relocation names, a global by its name, a local by
- * its section's id and its index in the object's symbols (map_ids.c). */
-static int stub_key(rp_layout_link *link, const rp_func *func, const rp_map_insec *sec, uint32_t to, rp_err *err)
-{
-	int type = link->veneer_size > 8 ? STUB_THUMB_ONLY : STUB_THUMB2_ONLY;
-	char key[64];
-	if (!func->is_local) {
-		size_t n = strlen(func->name) + 16;
-		if (!(link->stub_key[to] = malloc(n)))
-			return rp_err_nomem(err, "laying out");
-		snprintf(link->stub_key[to], n, "%s+0_%d", func->name, type);
-		return 0;
-	}
-	if (!sec->bfd_id || !sec->entry_sym || func->addr != sec->addr)
-		return 0;
-	snprintf(key, sizeof(key), "%x:%x+0_%d", sec->bfd_id, sec->entry_sym, type);
-	return rp_strdup(&link->stub_key[to], key, err);
-}
-
-/* link->direct from the image's call graph (none when it cannot be disassembled). */
-static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map *map, rp_err *err)
+/* direct_pairs' reading of the call graph. */
+static int direct_edges(rp_layout_link *link, const rp_image *img, const rp_map *map, lt_callees *callees,
+			rp_err *err)
 {
 	rp_callgraph *cg = NULL;
 	rp_err cg_err = RP_ERR_INIT;
@@ -123,8 +100,9 @@ static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map 
 		if (!a || !b || a == b)
 			continue;
 		uint32_t from = (uint32_t)(a - map->insecs), to = (uint32_t)(b - map->insecs);
-		if (link->stub_key && !link->stub_key[to])
-			rc = stub_key(link, &img->funcs[edge->to], b, to, err);
+		uint32_t to_off = (uint32_t)(img->funcs[edge->to].addr - b->addr);
+		if (link->veneer_size)
+			rc = lt_callee_note(link, callees, from, to, &img->funcs[edge->to], b, err);
 		if (!rc)
 			rc = rp_grow((void **)&link->direct, &cap, link->ndirect + 1, sizeof(uint64_t), err);
 		if (!rc)
@@ -132,12 +110,11 @@ static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map 
 		/* an alias (vfprintf, __d_vfprintf) has the same sites: the first one's are kept */
 		int alias = edge->from > 0 && img->funcs[edge->from - 1].addr == img->funcs[edge->from].addr;
 		if (!rc && img->machine != EM_RISCV && !alias)   /* RISC-V: no veneers to replay */
-			rc = keep_calls(link, cg, edge, from, a->addr, to, &ccap, err);
+			rc = keep_calls(link, cg, edge, from, a->addr, to, to_off, &ccap, err);
 		if (!rc && img->machine == EM_RISCV && !alias && (edge->sites2 || edge->sites4) &&
 		    !(rc = rp_grow((void **)&link->relax, &rcap, link->nrelax + 1, sizeof(*link->relax), err))) {
 			link->relax[link->nrelax++] = (struct rp_layout_relax){ from, to,
-										(uint32_t)(img->funcs[edge->to].addr - b->addr),
-										(uint32_t)link->nsites, 0 };
+										to_off, (uint32_t)link->nsites, 0 };
 			rc = keep_sites(link, cg, edge, a->addr, &scap, err);
 		}
 	}
@@ -150,6 +127,19 @@ static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map 
 		qsort(link->calls, link->ncalls, sizeof(*link->calls), by_call);
 	if (link->nrelax)   /* by (from, to), for rp_layout_was_relaxed */
 		qsort(link->relax, link->nrelax, sizeof(*link->relax), by_pair);
+	return rc;
+}
+
+/* link->direct and the callees from the image's call graph (none when it cannot be
+ * disassembled), with the trace's entries into sections (t). */
+static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
+			rp_err *err)
+{
+	lt_callees callees = { 0 };
+	int rc = direct_edges(link, img, map, &callees, err);
+	if (!rc)
+		rc = lt_callees_finish(link, &callees, img, t, err);
+	lt_callees_release(&callees);
 	return rc;
 }
 
@@ -175,11 +165,7 @@ void rp_layout_link_release(rp_layout_link *link)
 	free(link->calls);
 	free(link->group);
 	free(link->code);
-	for (size_t i = 0; i < link->nstub_key; i++)
-		free(link->stub_key[i]);
-	free(link->stub_key);
-	link->stub_key = NULL;
-	link->nstub_key = 0;
+	lt_callee_table_free(link);
 	link->direct = NULL;
 	link->relax = NULL;
 	link->sites = NULL;
@@ -254,22 +240,17 @@ static int link_init(rp_layout_link *link, const rp_image *img, const rp_map *ma
 		link->code[i] = s->exec ? s->exec == 1 : strncmp(s->name, ".text", 5) == 0 || (f && f->addr == s->addr);
 		const rp_map_outsec *out = link->code[i] && s->outsec ? rp_map_outsec_find(map, s->outsec) : NULL;
 		if (out && out->empty_code_last)
-			link->code[i] |= 2;   /* ld's last code section there is an empty one (stub_order) */
+			link->code[i] |= 2;   /* ld's last code section there is an empty one (lt_stub_order) */
 	}
 	/* GNU ld writes a stub block per output section; ld.lld shares one thunk per callee
 	 * wherever it reaches (placed, for the model, with the text's) */
 	link->per_section_veneers = !img->linker_lld;
-	if (link->per_section_veneers && link->veneer_size && img->machine == EM_ARM) {
-		if (!(link->stub_key = calloc(t->npieces + 1, sizeof(char *))))
-			return rp_err_nomem(err, "laying out");
-		link->nstub_key = t->npieces + 1;
-	}
 	for (size_t i = 0; i < t->npieces; i++)
 		if (map->insecs[i].outsec && strcmp(map->insecs[i].outsec, link->text_outsec) == 0) {
 			link->text_group = link->group[i];
 			break;
 		}
-	return link->veneer_size || img->machine == EM_RISCV ? direct_pairs(link, img, map, err) : 0;
+	return link->veneer_size || img->machine == EM_RISCV ? direct_pairs(link, img, map, t, err) : 0;
 }
 
 static int size_as_linked(const rp_layout_trace *t, rp_layout_link *link, rp_err *err);
@@ -340,81 +321,6 @@ static int collect_blocks(const rp_layout_trace *t, const rp_layout_link *link, 
 	return 0;
 }
 
-/* One call from section from to section to: a flash veneer (keyed by the caller's group) for a
- * RAM callee called from flash, a RAM-side veneer (counted once per callee in ram_calls) for a
- * flash callee. */
-static int note_veneer(const rp_layout_link *link, const rp_layout_plan *lp, size_t np, uint32_t from, uint32_t to,
-		       rp_layout_addrs *a, size_t *cap, unsigned char *ram_calls, size_t *nram_callees, rp_err *err)
-{
-	int to_ram = to < np && lp->in_ram[to];
-	int from_ram = from < np && lp->in_ram[from];
-	if (to_ram && !from_ram && from < np) {
-		if (rp_grow((void **)&a->veneer_key, cap, a->nveneers + 1, sizeof(uint64_t), err))
-			return err->code;
-		a->veneer_key[a->nveneers++] = (uint64_t)(link->per_section_veneers ? link->group[from] : link->text_group) << 32 | to;
-	} else if (from_ram && !to_ram && to < np && !ram_calls[to]) {
-		ram_calls[to] = 1;
-		(*nram_callees)++;
-	}
-	return 0;
-}
-
-/* Veneers: one in flash per RAM section called from each output section; the bytes of the RAM
- * side's. ld writes one for every direct call across, executed or not: from the static call
- * graph's pairs (a sampled trace sees few of the calls), from the trace's calls only without
- * one. Their addresses are unknown (UINT64_MAX) until laid out. */
-int lt_assign_veneers(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
-		      rp_layout_addrs *a, uint64_t *ram_veneer_bytes, rp_err *err)
-{
-	size_t np = t->npieces, cap = 0, nram_callees = 0;
-	unsigned char *ram_calls = calloc(np + 1, 1);
-	if (!ram_calls)
-		return rp_err_nomem(err, "laying out");
-	int rc = 0;
-	for (size_t k = 0; !rc && lp->in_ram && link->veneer_size && !link->all_direct && k < link->ndirect; k++)
-		rc = note_veneer(link, lp, np, (uint32_t)(link->direct[k] >> 32), (uint32_t)link->direct[k], a, &cap,
-				 ram_calls, &nram_callees, err);
-	for (size_t r = 0; !rc && lp->in_ram && link->veneer_size && link->all_direct && r < t->nruns; r++)
-		if (t->runs[r].from != UINT32_MAX)
-			rc = note_veneer(link, lp, np, t->runs[r].from, t->runs[r].piece, a, &cap, ram_calls,
-					 &nram_callees, err);
-	free(ram_calls);
-	if (rc)
-		return rc;
-	size_t n = 0;   /* distinct keys */
-	if (a->nveneers)
-		qsort(a->veneer_key, a->nveneers, sizeof(uint64_t), by_u64);
-	for (size_t k = 0; k < a->nveneers; k++)
-		if (!n || a->veneer_key[n - 1] != a->veneer_key[k])
-			a->veneer_key[n++] = a->veneer_key[k];
-	a->nveneers = n;
-	a->nstubs = n + nram_callees;
-	if (!(a->veneer_addr = malloc((n ? n : 1) * sizeof(uint64_t))) ||
-	    !(a->veneer_slot = malloc((n ? n : 1) * sizeof(uint64_t))))
-		return rp_err_nomem(err, "laying out");
-	for (size_t k = 0; k < n; k++)
-		a->veneer_addr[k] = UINT64_MAX;
-	*ram_veneer_bytes = nram_callees * link->veneer_size;
-	return 0;
-}
-
-/* The veneers of group g: [*lo, returned). */
-size_t lt_group_veneers(const rp_layout_addrs *a, uint32_t g, size_t *lo)
-{
-	size_t l = 0, h = a->nveneers;
-	while (l < h) {   /* the first key of group g or above */
-		size_t m = l + (h - l) / 2;
-		if (a->veneer_key[m] >> 32 < g)
-			l = m + 1;
-		else
-			h = m;
-	}
-	*lo = l;
-	while (h < a->nveneers && a->veneer_key[h] >> 32 == g)
-		h++;
-	return h;
-}
-
 /* The veneers of block b: its group's, when b is the group's last block (an output section the
  * map shows in pieces gets them once, in its last piece). */
 static size_t block_veneers(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_addrs *a,
@@ -428,53 +334,6 @@ static size_t block_veneers(const rp_layout_trace *t, const rp_layout_link *link
 	return lt_group_veneers(a, g, lo);
 }
 
-/* bfd_hash_hash (bfd/hash.c) of "%08x_" id then key, with the 64-bit unsigned long of the
- * hosts ld runs on. */
-static uint64_t stub_hash(uint32_t id, const char *key)
-{
-	char prefix[16];
-	snprintf(prefix, sizeof(prefix), "%08x_", id);
-	uint64_t h = 0, len = 0;
-	for (const char *parts[2] = { prefix, key }, **p = parts; p < parts + 2; p++)
-		for (const unsigned char *c = (const unsigned char *)*p; *c; c++, len++) {
-			h += *c + ((uint64_t)*c << 17);
-			h ^= h >> 2;
-		}
-	h += len + (len << 17);
-	h ^= h >> 2;
-	return h;
-}
-
-/* GNU ld builds stubs by walking its stub hash table bucket by bucket (elf32_arm_build_stubs),
- * so a block's veneers lie in the order of their keys' buckets: the table's 4,051 (it grows
- * past 3/4 full, which no order here follows), the key led by the id of the group's last code
- * section, link_sec. Where a key or that id is unknown they lie in the order of their callees.
- * Within a bucket the newest comes first; the callees' order stands in for that. */
-static int by_slot(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return (a > b) - (a < b);
-}
-
-#define STUB_TABLE_SIZE 4051u
-
-static void stub_order(const rp_layout_trace *t, const rp_layout_link *link, rp_layout_addrs *a, size_t lo, size_t hi,
-		       size_t link_sec)
-{
-	uint32_t id = link_sec < t->npieces && !(link->code[link_sec] & 2) ? t->map->insecs[link_sec].bfd_id : 0;
-	int known = id != 0 && a->nstubs <= STUB_TABLE_SIZE * 3 / 4;
-	for (size_t k = lo; known && k < hi; k++) {
-		uint32_t to = (uint32_t)a->veneer_key[k];
-		known = to < link->nstub_key && link->stub_key[to];
-	}
-	for (size_t k = lo; k < hi; k++) {
-		uint64_t bucket = known ? stub_hash(id, link->stub_key[(uint32_t)a->veneer_key[k]]) % STUB_TABLE_SIZE : 0;
-		a->veneer_slot[k - lo] = bucket << 32 | (k - lo);
-	}
-	if (known && hi - lo > 1)
-		qsort(a->veneer_slot, hi - lo, sizeof(uint64_t), by_slot);
-}
-
 /* Lays out block b's veneers from cur (aligned to the veneer block's alignment), after its
  * group's last code section link_sec (SIZE_MAX: unknown); returns the end. */
 static uint64_t lay_veneers(const rp_layout_trace *t, const rp_layout_link *link, rp_layout_addrs *a, const block *b,
@@ -484,7 +343,10 @@ static uint64_t lay_veneers(const rp_layout_trace *t, const rp_layout_link *link
 	if (lo == hi)
 		return cur;
 	cur = align_up(cur, link->veneer_block_align);
-	stub_order(t, link, a, lo, hi, link_sec);
+	/* ld's table key is led by the id of the group's last code section; unknown where that is
+	 * an empty one */
+	uint32_t id = link_sec < t->npieces && !(link->code[link_sec] & 2) ? t->map->insecs[link_sec].bfd_id : 0;
+	lt_stub_order(link, a, lo, hi, id);
 	for (size_t k = lo; k < hi; k++, cur += link->veneer_size)
 		a->veneer_addr[lo + (uint32_t)a->veneer_slot[k - lo]] = cur;
 	return cur;
@@ -1130,22 +992,26 @@ static void boot_copy(pricer *p)
 	p->copy_extra = (bytes + 3) / 4 * p->link->copy_insns;
 }
 
-/* A fetch entering piece from another: the veneer it runs when they end up apart. Returns 1 when
- * the access itself is in RAM (not fed to the model). */
-static int cross(pricer *p, uint32_t piece, uint32_t from, rp_fm_op op)
+/* A fetch entering piece at off from another: the veneer it runs when they end up apart.
+ * Returns 1 when the access itself is in RAM (not fed to the model). */
+static int cross(pricer *p, uint32_t piece, uint32_t off, uint32_t from, rp_fm_op op)
 {
 	int to_ram = in_ram(p, piece);
 	/* a veneer for a direct call; on RISC-V (no veneers) the auipc of a call the linker had
 	 * relaxed to jal */
-	int costs = p->link->veneer_size ? rp_layout_is_direct(p->link, from, piece)
+	int costs = p->link->veneer_size ? from < p->t->npieces && lt_is_direct_callee(p->link, from, piece, off)
 					 : rp_layout_was_relaxed(p->link, from, piece);
 	if (op != RP_FM_FETCH || from == UINT32_MAX || to_ram == in_ram(p, from) || !costs)
 		return to_ram;
 	const rp_layout_link *l = p->link;
 	p->extra += l->veneer_insns;
-	uint64_t key = from < p->t->npieces ? (uint64_t)l->group[from] << 32 | piece : 0;
-	const uint64_t *at = to_ram && l->veneer_size >= 4 && from < p->t->npieces && p->a->nveneers
-		? bsearch(&key, p->a->veneer_key, p->a->nveneers, sizeof(uint64_t), by_u64) : NULL;
+	const uint64_t *at = NULL;
+	if (to_ram && l->veneer_size >= 4 && from < p->t->npieces && p->a->nveneers) {
+		/* the caller's block's veneer to the function entered (lt_assign_veneers' key) */
+		uint64_t group = l->per_section_veneers ? l->group[from] : l->text_group;
+		uint64_t key = group << 32 | lt_callee_index(l, piece, off);
+		at = bsearch(&key, p->a->veneer_key, p->a->nveneers, sizeof(uint64_t), by_u64);
+	}
 	uint64_t v = at ? p->a->veneer_addr[at - p->a->veneer_key] : UINT64_MAX;
 	if (v != UINT64_MAX) {
 		/* ldr.w pc, [pc] is one fetch; v6-M's five instructions are spread by bytes */
@@ -1175,7 +1041,7 @@ static void warm_calls(pricer *p, const rp_layout_run *run)
 			hi = mid;
 	}
 	for (; lo < l->ncalls && l->calls[lo].from == run->piece && l->calls[lo].off < run->off + run->len; lo++)
-		cross(p, l->calls[lo].to, run->piece, RP_FM_FETCH);
+		cross(p, l->calls[lo].to, l->calls[lo].to_off, run->piece, RP_FM_FETCH);
 }
 
 /* RISC-V: how far off moves within its section: the sites before it that relaxation resized. */
@@ -1321,7 +1187,7 @@ static void price_runs(pricer *p)
 		if (run->window)
 			rp_fm_window(p->m);
 		warm_up(p, run->warm);
-		if (!cross(p, run->piece, run->from, (rp_fm_op)run->op)) {
+		if (!cross(p, run->piece, run->off, run->from, (rp_fm_op)run->op)) {
 			uint64_t s = rp_fm_access_run(p->m, new_addr(p, run->piece, run->off),
 						      new_len(p, run->piece, run->off, run->len), run->n, run->starts,
 						      (rp_fm_op)run->op);
@@ -1388,7 +1254,7 @@ static int full_visit(void *ctx, const lt_access *a, rp_err *err)
 	int warm = (p->window < p->t->nwindow_warm && p->in_window++ < p->t->window_warm[p->window]) || a->warm;
 	uint64_t stall = p->stall, extra = p->extra;
 	warm_up(p, warm);
-	if (!cross(p, a->piece, a->from, a->op)) {
+	if (!cross(p, a->piece, a->off, a->from, a->op)) {
 		p->stall += rp_fm_access(p->m, new_addr(p, a->piece, a->off), new_len(p, a->piece, a->off, a->size), a->op);
 		if (a->warm && a->op == RP_FM_FETCH) {
 			rp_layout_run run = { a->piece, a->off, a->size, 1, 0, UINT32_MAX, (uint8_t)a->op, 1, 0 };

@@ -21,6 +21,15 @@ static const rp_func *first_func(const rp_image *old, const rp_map_insec *s)
 	return NULL;
 }
 
+/* The function of old a veneer reaches (a callee's entry, at: section << 32 | offset; off
+ * no function's entry, its section's first function), or NULL. */
+static const rp_func *callee_func(const rp_image *old, const rp_map *map, uint64_t at)
+{
+	const rp_map_insec *s = &map->insecs[(uint32_t)(at >> 32)];
+	const rp_func *f = rp_image_func_at(old, s->addr + (uint32_t)at);
+	return f && f->addr == s->addr + (uint32_t)at ? f : first_func(old, s);
+}
+
 /* Where the relink put the output section named name, less where the map had it. */
 static int64_t section_shift(const rp_map *map, const rp_image *relinked, const char *name)
 {
@@ -110,7 +119,7 @@ static int fill(const rp_layout_trace *t, const rp_layout_link *link, const rp_i
 		return err->code;
 	for (size_t k = 0; k < out->nveneers; k++) {
 		uint32_t group = (uint32_t)(out->veneer_key[k] >> 32), callee = (uint32_t)out->veneer_key[k];
-		const rp_func *f = first_func(old, &map->insecs[callee]);
+		const rp_func *f = callee < link->ncallees ? callee_func(old, map, link->callees[callee].at) : NULL;
 		char *name = NULL;
 		if (rp_asprintf(&name, err, "__%s_veneer", f ? f->name : "?"))
 			return err->code;
