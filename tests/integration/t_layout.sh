@@ -5,7 +5,9 @@
 #    stall cycles (a cache model), the full replay the same; for the layout a relink made, read
 #    back from its ELF, the runs give the plugin's count on the relinked firmware within 0.5 %
 #    (measured: 0.07 %; 1.1 % while the model counted the boot copy's loop at 4 instructions a
-#    word, where Reset_Handler's runs 5: the link model now reads it);
+#    word, where Reset_Handler's runs 5: the link model now reads it); the link model's layout
+#    of the 1 KiB and 4 KiB plans puts every accessed section and veneer where ld did (each
+#    veneer in its slot of ld's stub order) and prices it as the relink read back;
 #  - a 2 KiB 2-way cache at 1 KiB of RAM: the fragment and flashtext.ld link, the ordered
 #    sections lie in flashtext.ld's order, `check` passes, the output is unchanged, the relinked
 #    firmware is faster than flash only and than placing by cycles without the layout, and its
@@ -99,6 +101,20 @@ check "place predicted the relinked firmware's stall and veneer cycles within 5 
 read -r rl_runs rl_full <<<"$(awk '/^relinked runs/ { print $3, $5 }' relinked.txt)"
 check "the trace prices the relink's own layout within 0.5 % of the plugin's count on it ($rl_runs vs $measured)" \
 	awk -v p="$rl_runs" -v f="$rl_full" -v m="$measured" 'BEGIN { d = p - m; if (d < 0) d = -d; exit !(p == f && d <= 0.005 * m) }'
+# the link model's own layout of a plan against its relink: every accessed section and every
+# veneer where ld put it (a veneer per function called, libc's fflush.o two; each in its slot of
+# ld's stub order, keyed by the id of the block's last section: at 4 KiB libgcc's soft-float
+# member, numbered after the group's second pass), priced as the relink read back
+relink c4 --budget 4K --flash-model "$model" --trace trace.txt p.db flash/fw.elf
+for p in c c4; do
+	BENCH_LAYOUT_FRAGMENTS=$p "$evalb" --relinked $p/b/fw.elf flash/fw.elf flash/fw.map trace.txt "$model" >$p/model.txt
+	read -r lm_cycles lm_secs lm_ven lm_nven lm_slot <<<"$(sed -n 's/^link model: \([0-9]*\) cycles.*, \([0-9]*\) accessed section(s) and \([0-9]*\) of \([0-9]*\) veneer(s) .*, \([0-9]*\) in another slot.*/\1 \2 \3 \4 \5/p' $p/model.txt)"
+	p_runs=$(awk '/^relinked runs/ { print $3 }' $p/model.txt)
+	check "$p: the link model lays the plan as ld did: ${lm_secs:-?} accessed sections and ${lm_ven:-?} of ${lm_nven:-?} veneers elsewhere, ${lm_slot:-?} in another slot" \
+		test "${lm_secs:-x}${lm_ven:-x}${lm_slot:-x}" = 000
+	check "$p: and prices it as the relink read back (${lm_cycles:-?} = $p_runs)" test "${lm_cycles:-x}" = "$p_runs"
+done
+check "c4: its stub block holds veneers in ld's order (${lm_nven:-?}, more than one)" test "${lm_nven:-0}" -gt 1
 
 # a sampled trace with its windows back to back: each starts from what the flash held (the
 # plugin's "f|r" lines, replayed), so nothing is lost at a window's start

@@ -374,10 +374,10 @@ static void test_lld(void **state)
 }
 
 /* The load order (map->inputs, which numbers the sections: map_ids.c): objects and archives as
- * LOADed (each LOAD of an archive opens it anew); each archive member where the scan that
- * pulled it ran: at the first LOAD of an archive after its own archive's and after the file
- * that needed it. Here libgcc's __udivsi3 was pulled in the group's second pass, after libc's
- * memcpy, and memset by late.o at libc's second LOAD; "LOAD linker stubs" adds nothing. */
+ * LOADed (each LOAD of an archive opens it anew); each archive member where the search that
+ * pulled it ran: its archive's LOAD once the file that needed it is loaded, or a group's next
+ * pass. Here libgcc's __udivsi3 was pulled at libgcc's LOAD, after libc's memcpy that needed
+ * it, and memset by late.o at libc's second LOAD; "LOAD linker stubs" adds nothing. */
 static void test_load_order(void **state)
 {
 	(void)state;
@@ -403,6 +403,24 @@ static void test_load_order(void **state)
 	assert_int_equal(map->ninputs, sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < map->ninputs; i++)
 		assert_string_equal(map->inputs[i], want[i]);
+	rp_map_free(map);
+	/* a member an archive later in the group needed (libgcc's soft float, for libc's printf)
+	 * comes in the group's second pass: after the whole first one, libm's LOAD included */
+	static const char rescan[] =
+		"Archive member included to satisfy reference by file (symbol)\n\n"
+		"/l/libc.a(printf.o)           main.o (printf)\n"
+		"/l/libgcc.a(_divdf3.o)        /l/libc.a(printf.o) (__aeabi_ddiv)\n\n"
+		"Memory Configuration\n\nName Origin Length Attributes\n*default* 0x0 0xffffffff\n\n"
+		"Linker script and memory map\n\n"
+		"LOAD main.o\nSTART GROUP\nLOAD /l/libgcc.a\nLOAD /l/libc.a\nLOAD /l/libm.a\nEND GROUP\n"
+		".text 0x00000000 0x4\n *(.text)\n .text 0x00000000 0x4 main.o\n";
+	assert_int_equal(rp_map_parse(&map, rescan, sizeof(rescan) - 1, "r.map", &err), 0);
+	static const char *const want_rescan[] = {
+		"main.o", "/l/libgcc.a", "/l/libc.a", "/l/libc.a(printf.o)", "/l/libm.a", "/l/libgcc.a(_divdf3.o)",
+	};
+	assert_int_equal(map->ninputs, sizeof(want_rescan) / sizeof(want_rescan[0]));
+	for (size_t i = 0; i < map->ninputs; i++)
+		assert_string_equal(map->inputs[i], want_rescan[i]);
 	rp_map_free(map);
 }
 

@@ -61,7 +61,9 @@ typedef struct parser {
 	int in_members;         /* in "Archive member included ...": each entry starts a line */
 	char **loads, **members; /* LOAD lines' files and the archive members, in the map's order */
 	char **needed_by;        /* per member: the file whose reference pulled it (NULL: unread) */
-	size_t nloads, nmembers, cap_loads, cap_members, cap_needed;
+	size_t *load_group;      /* per LOAD: the START GROUP it is in (1, 2, ...; 0: none) */
+	size_t group, ngroups;   /* the group being read (0: none), the groups so far */
+	size_t nloads, nmembers, cap_loads, cap_members, cap_needed, cap_load_group;
 	rp_err *err;
 } parser;
 
@@ -242,44 +244,49 @@ static int listed(char *const *list, size_t n, const char *file)
 	return 0;
 }
 
-/* Whether member m can have been pulled by now: its archive was LOADed (seen) and the file
- * that needed it, when that is an input at all, is loaded. */
-static int member_due(const parser *ps, size_t m, const unsigned char *seen, size_t l)
+/* Whether the file that needed member m is loaded (or is no input: a script's or the command
+ * line's reference). */
+static int needer_loaded(const parser *ps, size_t m)
 {
-	size_t k;
-	for (k = 0; k <= l; k++)
-		if (seen[k] && member_of(ps->members[m], ps->loads[k]))
-			break;
-	if (k > l)
-		return 0;
 	const char *by = ps->needed_by[m];
 	return listed(ps->map->inputs, ps->map->ninputs, by) ||
 	       !(listed(ps->loads, ps->nloads, by) || listed(ps->members, ps->nmembers, by));
 }
 
-/* map->inputs: the load order. ld reads its inputs in the order of the LOAD lines; an archive's
- * scan pulls members, and the map lists them in the order they were pulled, so a member comes
- * at the first LOAD of an archive after its own archive's and after the file that needed it
- * (a group's rescans pull members of archives already seen). "LOAD linker stubs" has no file. */
+/* ld's reading of LOADs [lo, hi), a group or one LOAD outside any (ldlang.c, open_input_bfds):
+ * each in turn, an archive pulling the members listed next that are its own and whose needer
+ * is loaded; a group again, each archive searched anew, while a pass pulls any. So a member an
+ * archive later in the group needed comes after the whole first pass (libgcc's soft-float
+ * members that libc's printf needs follow libc's LOAD, which numbers libc's first member). */
+static int read_block(parser *ps, size_t lo, size_t hi, size_t *next, size_t *cap)
+{
+	int rc = 0, pulled = 1;
+	for (int pass = 0; !rc && pulled && (pass == 0 || ps->load_group[lo]); pass++) {
+		pulled = 0;
+		for (size_t l = lo; !rc && l < hi; l++) {
+			/* an object, or an archive: opening it checks its first member (map_ids.c) */
+			if (pass == 0)
+				rc = add_input(ps, cap, ps->loads[l]);
+			for (; !rc && *next < ps->nmembers && member_of(ps->members[*next], ps->loads[l]) &&
+			       needer_loaded(ps, *next); (*next)++, pulled = 1)
+				rc = add_input(ps, cap, ps->members[*next]);
+		}
+	}
+	return rc;
+}
+
+/* map->inputs: the load order. ld reads its inputs in the order of the LOAD lines, an archive
+ * pulling members as its search finds them needed, and the map lists the members in the order
+ * they were pulled. "LOAD linker stubs" has no file. */
 static int merge_inputs(parser *ps)
 {
 	size_t cap = 0, next = 0;
-	unsigned char *seen = calloc(ps->nloads + 1, 1);
-	if (!seen)
-		return rp_err_nomem(ps->err, "reading a link map");
 	int rc = 0;
-	for (size_t l = 0; !rc && l < ps->nloads; l++) {
-		int archive = 0;
-		for (size_t m = 0; !archive && m < ps->nmembers; m++)
-			archive = member_of(ps->members[m], ps->loads[l]);
-		/* an object, or an archive (each LOAD opens it anew, checking its first member:
-		 * map_ids.c); one nothing was pulled from reads as an object here */
-		rc = add_input(ps, &cap, ps->loads[l]);
-		seen[l] = (unsigned char)archive;
-		for (; !rc && archive && next < ps->nmembers && member_due(ps, next, seen, l); next++)
-			rc = add_input(ps, &cap, ps->members[next]);
+	for (size_t lo = 0, hi; !rc && lo < ps->nloads; lo = hi) {
+		for (hi = lo + 1; ps->load_group[lo] && hi < ps->nloads && ps->load_group[hi] == ps->load_group[lo]; hi++)
+			;
+		rc = read_block(ps, lo, hi, &next, &cap);
 	}
-	free(seen);
 	if (!rc && next < ps->nmembers)   /* a member no LOAD explains (a thin archive's, a path
 					     spelled otherwise): the order is unknown */
 		ps->map->ninputs = 0;
@@ -352,7 +359,16 @@ static int parse_outsec_line(parser *ps, const line *ln)
 	const span first = ln->tok[0];
 	if (span_eq(first, "LOAD") && ln->ntok >= 2) {
 		span file = rest_from(ln, 1);
-		return span_eq(file, "linker stubs") ? 0 : note_file(ps, &ps->loads, &ps->nloads, &ps->cap_loads, file);
+		if (span_eq(file, "linker stubs"))
+			return 0;
+		if (rp_grow((void **)&ps->load_group, &ps->cap_load_group, ps->nloads + 1, sizeof(size_t), ps->err))
+			return ps->err->code;
+		ps->load_group[ps->nloads] = ps->group;
+		return note_file(ps, &ps->loads, &ps->nloads, &ps->cap_loads, file);
+	}
+	if (ln->ntok == 2 && span_eq(ln->tok[1], "GROUP") && (span_eq(first, "START") || span_eq(first, "END"))) {
+		ps->group = span_eq(first, "START") ? ++ps->ngroups : 0;
+		return 0;
 	}
 	if (span_eq(first, "LOAD") || span_eq(first, "START") || span_eq(first, "END") ||
 	    span_eq(first, "Address") || memchr(first.p, '(', first.n))
@@ -517,6 +533,7 @@ int rp_map_parse(rp_map **out, const char *text, size_t len, const char *name, r
 		rc = parse_all(&ps);
 	free(ps.outsec);
 	free(ps.loads);
+	free(ps.load_group);
 	free(ps.members);
 	free(ps.needed_by);
 	if (rc) {
