@@ -104,7 +104,7 @@ check "the trace prices the relink's own layout within 0.5 % of the plugin's cou
 # the link model's own layout of a plan against its relink: every accessed section and every
 # veneer where ld put it (a veneer per function called, libc's fflush.o two; each in its slot of
 # ld's stub order, keyed by the id of the block's last section: at 4 KiB libgcc's soft-float
-# member, numbered after the group's second pass), priced as the relink read back
+# member, pulled in the group's second pass after libc's LOAD), priced as the relink read back
 relink c4 --budget 4K --flash-model "$model" --trace trace.txt p.db flash/fw.elf
 for p in c c4; do
 	BENCH_LAYOUT_FRAGMENTS=$p "$evalb" --relinked $p/b/fw.elf flash/fw.elf flash/fw.map trace.txt "$model" >$p/model.txt

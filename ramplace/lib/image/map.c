@@ -62,7 +62,8 @@ typedef struct parser {
 	char **loads, **members; /* LOAD lines' files and the archive members, in the map's order */
 	char **needed_by;        /* per member: the file whose reference pulled it (NULL: unread) */
 	size_t *load_group;      /* per LOAD: the START GROUP it is in (1, 2, ...; 0: none) */
-	size_t group, ngroups;   /* the group being read (0: none), the groups so far */
+	size_t group, ngroups;   /* the outermost group being read (0: none), the groups so far */
+	size_t group_depth;      /* START GROUPs not yet ended */
 	size_t nloads, nmembers, cap_loads, cap_members, cap_needed, cap_load_group;
 	rp_err *err;
 } parser;
@@ -255,14 +256,15 @@ static int needer_loaded(const parser *ps, size_t m)
 
 /* ld's reading of LOADs [lo, hi), a group or one LOAD outside any (ldlang.c, open_input_bfds):
  * each in turn, an archive pulling the members listed next that are its own and whose needer
- * is loaded; a group again, each archive searched anew, while a pass pulls any. So a member an
- * archive later in the group needed comes after the whole first pass (libgcc's soft-float
- * members that libc's printf needs follow libc's LOAD, which numbers libc's first member). */
+ * is loaded; a group again, each archive searched anew, while a pass added undefined symbols
+ * (here: loaded an object or pulled a member). So a member an archive later in the group
+ * needed comes after the whole first pass (libgcc's soft-float members that libc's printf
+ * needs follow libc's LOAD, which numbers libc's first member). */
 static int read_block(parser *ps, size_t lo, size_t hi, size_t *next, size_t *cap)
 {
-	int rc = 0, pulled = 1;
-	for (int pass = 0; !rc && pulled && (pass == 0 || ps->load_group[lo]); pass++) {
-		pulled = 0;
+	int rc = 0, again = 1;
+	for (int pass = 0; !rc && again; pass++) {
+		int pulled = 0;
 		for (size_t l = lo; !rc && l < hi; l++) {
 			/* an object, or an archive: opening it checks its first member (map_ids.c) */
 			if (pass == 0)
@@ -271,6 +273,7 @@ static int read_block(parser *ps, size_t lo, size_t hi, size_t *next, size_t *ca
 			       needer_loaded(ps, *next); (*next)++, pulled = 1)
 				rc = add_input(ps, cap, ps->members[*next]);
 		}
+		again = ps->load_group[lo] && (pulled || pass == 0);
 	}
 	return rc;
 }
@@ -287,8 +290,12 @@ static int merge_inputs(parser *ps)
 			;
 		rc = read_block(ps, lo, hi, &next, &cap);
 	}
-	if (!rc && next < ps->nmembers)   /* a member no LOAD explains (a thin archive's, a path
-					     spelled otherwise): the order is unknown */
+	/* a member no LOAD explains (a thin archive's, a path spelled otherwise), or LTO's output
+	 * objects (ld inserts them and searches the archives again): the order is unknown */
+	int lto = 0;
+	for (size_t l = 0; l < ps->nloads; l++)
+		lto |= strstr(ps->loads[l], ".ltrans") != NULL;
+	if (!rc && (next < ps->nmembers || lto))
 		ps->map->ninputs = 0;
 	return rc;
 }
@@ -366,8 +373,14 @@ static int parse_outsec_line(parser *ps, const line *ln)
 		ps->load_group[ps->nloads] = ps->group;
 		return note_file(ps, &ps->loads, &ps->nloads, &ps->cap_loads, file);
 	}
-	if (ln->ntok == 2 && span_eq(ln->tok[1], "GROUP") && (span_eq(first, "START") || span_eq(first, "END"))) {
-		ps->group = span_eq(first, "START") ? ++ps->ngroups : 0;
+	if (ln->ntok == 2 && span_eq(ln->tok[1], "GROUP") && span_eq(first, "START")) {
+		if (!ps->group_depth++)   /* a nested group is searched within the outer one */
+			ps->group = ++ps->ngroups;
+		return 0;
+	}
+	if (ln->ntok == 2 && span_eq(ln->tok[1], "GROUP") && span_eq(first, "END")) {
+		if (ps->group_depth && !--ps->group_depth)
+			ps->group = 0;
 		return 0;
 	}
 	if (span_eq(first, "LOAD") || span_eq(first, "START") || span_eq(first, "END") ||
