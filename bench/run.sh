@@ -45,3 +45,6 @@ echo "== exact counts from QEMU: libramplace-qemu.so against -d exec logging (Co
 echo
 echo "== place on synthetic firmware of 1,000 to 200,000 functions against arm-none-eabi-nm -S (goal: 3x at 50,000)"
 "$root/bench/bench_scale.sh" "$build/ramplace"
+echo
+echo "== report --html on synthetic firmware of 50,000 functions against nm -S and an empty page (goal: written within 10 s, rendered within 20 s)"
+"$root/bench/bench_report_html.sh" "$build/ramplace"
