@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench_report_html.sh: how fast `report --html` writes, and Chromium renders, the page of a
 # synthetic firmware of N functions (default 50,000; t_report_html.sh tests what the page holds).
-# The firmware is assembled, not compiled (gcc takes minutes over 50,000 functions), with a
-# profile that falls off like a real one's. Times, best of REPEAT (3) runs each, taking turns:
+# The firmware and its profile: tests/integration/report_html/big_fw.sh. Times, best of REPEAT
+# (3) runs each, taking turns:
 #   write:  ramplace report --elf big.elf --map big.map --budget 4K --html big.html big.db
 #           against the baseline `arm-none-eabi-nm -S big.elf` (reading the same ELF's symbols)
 #   render: headless Chromium's --dump-dom of the page against the same of an empty page
@@ -20,23 +20,7 @@ for tool in arm-none-eabi-as arm-none-eabi-ld arm-none-eabi-nm chromium python3;
 	command -v "$tool" >/dev/null || { echo "bench_report_html.sh: $tool is needed (scripts/install-deps.sh)" >&2; exit 1; }
 done
 cd "$work"
-python3 - "$n" <<'PY'
-import sys
-n = int(sys.argv[1])
-with open("big.s", "w") as f:
-    f.write(".syntax unified\n.thumb\n")
-    for i in range(n):
-        f.write(f'.section .text.f{i},"ax",%progbits\n.global f{i}\n.type f{i},%function\n.thumb_func\nf{i}:\n')
-        f.write("\tnop\n" * (1 + (i * 7919) % 23) + "\tbx lr\n" + f".size f{i}, .-f{i}\n")
-with open("big.pcs.idx", "w") as f:
-    for i in range(n):
-        f.write(f"{i} {max(1, 4000 // (i + 1) + (i * 31) % 5)}\n")
-PY
-arm-none-eabi-as -mcpu=cortex-m3 -o big.o big.s
-arm-none-eabi-ld -e f0 -Ttext=0 -Map=big.map -o big.elf big.o
-arm-none-eabi-nm big.elf | awk 'NR == FNR { k[$1] = $2; next } $3 ~ /^f[0-9]+$/ { n = substr($3, 2);
-	for (i = 0; i < k[n]; i++) print "0x" $1 }' big.pcs.idx - >big.pcs
-"$ramplace" import --quiet --format pclist big.db big.elf big.pcs
+"$src/tests/integration/report_html/big_fw.sh" "$ramplace" "$n"
 echo '<!doctype html><title>empty</title>' >empty.html
 
 # wall seconds of one run of "$@" (output discarded)

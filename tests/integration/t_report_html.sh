@@ -161,25 +161,8 @@ status=0
 [ "$status" -ne 0 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q 'nodir/x.html' err && [ -z "$(ls nodir 2>/dev/null)" ] &&
 	pass "an unwritable --html: one line naming it" || fail "unwritable --html (status $status)"
 
-# 50,000 functions: the page is written and rendered in seconds, the table summarises the rest
-# assembled, not compiled (gcc takes minutes over 50,000 functions): sizes vary with i, and the
-# samples fall off like a real profile's (a few hot functions, a long cold tail)
-python3 - <<'PY'
-n = 50000
-with open("big.s", "w") as f:
-    f.write(".syntax unified\n.thumb\n")
-    for i in range(n):
-        f.write(f'.section .text.f{i},"ax",%progbits\n.global f{i}\n.type f{i},%function\n.thumb_func\nf{i}:\n')
-        f.write("\tnop\n" * (1 + (i * 7919) % 23) + "\tbx lr\n" + f".size f{i}, .-f{i}\n")
-with open("big.pcs.idx", "w") as f:
-    for i in range(n):
-        f.write(f"{i} {max(1, 4000 // (i + 1) + (i * 31) % 5)}\n")
-PY
-arm-none-eabi-as -mcpu=cortex-m3 -o big.o big.s
-arm-none-eabi-ld -e f0 -Ttext=0 -Map=big.map -o big.elf big.o
-arm-none-eabi-nm big.elf | awk 'NR == FNR { k[$1] = $2; next } $3 ~ /^f[0-9]+$/ { n = substr($3, 2);
-	for (i = 0; i < k[n]; i++) print "0x" $1 }' big.pcs.idx - >big.pcs
-"$RAMPLACE" import --quiet --format pclist big.db big.elf big.pcs
+# 50,000 functions: the table summarises the rest
+"$RAMPLACE_SRC/tests/integration/report_html/big_fw.sh" "$RAMPLACE" 50000
 # what the page holds is tested here; how fast it is written and rendered is a timing goal, in
 # bench/bench_report_html.sh (a busy machine took 11.5 s under ASan where a quiet one takes 2)
 timeout 300 "$RAMPLACE" report --elf big.elf --map big.map --budget 4K --html big.html big.db >/dev/null
