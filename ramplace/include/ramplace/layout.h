@@ -123,11 +123,6 @@ typedef struct rp_layout_link {
 	unsigned veneer_insns;        /* instructions a veneer executes */
 	unsigned copy_insns;          /* instructions the boot copy's loop runs per word (its loop's,
 					 read from the reset path; 4 when it cannot be read) */
-	uint64_t *direct;             /* owned, sorted: from << 32 | to for each pair of input
-					 sections with a direct call or branch between them (the
-					 static call graph): only those need a veneer when apart, a
-					 call through a pointer needs none */
-	size_t ndirect;
 	struct rp_layout_call {       /* a direct call or branch's site: section from, offset off in
 					 it, to the function at to_off in section to; by (from, off) */
 		uint32_t from, off, to, to_off;
@@ -191,8 +186,6 @@ typedef struct rp_layout_link {
 int rp_layout_link_init(rp_layout_link *link, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
 			const char *ram_outsec, rp_err *err);
 void rp_layout_link_release(rp_layout_link *link);
-/* Whether a call from section from to section to is direct (a veneer when they are apart). */
-int rp_layout_is_direct(const rp_layout_link *link, uint32_t from, uint32_t to);
 /* RISC-V: whether the linker relaxed a call between them (an auipc more when they are apart). */
 int rp_layout_was_relaxed(const rp_layout_link *link, uint32_t from, uint32_t to);
 

@@ -91,7 +91,7 @@ static int direct_edges(rp_layout_link *link, const rp_image *img, const rp_map 
 		link->all_direct = 1;
 		return 0;
 	}
-	size_t cap = 0, rcap = 0, scap = 0, ccap = 0;
+	size_t rcap = 0, scap = 0, ccap = 0;
 	int rc = 0;
 	for (size_t e = 0; !rc && e < cg->nedges; e++) {
 		const rp_cg_edge *edge = &cg->edges[e];
@@ -103,10 +103,6 @@ static int direct_edges(rp_layout_link *link, const rp_image *img, const rp_map 
 		uint32_t to_off = (uint32_t)(img->funcs[edge->to].addr - b->addr);
 		if (link->veneer_size)
 			rc = lt_callee_note(link, callees, from, to, &img->funcs[edge->to], b, err);
-		if (!rc)
-			rc = rp_grow((void **)&link->direct, &cap, link->ndirect + 1, sizeof(uint64_t), err);
-		if (!rc)
-			link->direct[link->ndirect++] = (uint64_t)from << 32 | to;
 		/* an alias (vfprintf, __d_vfprintf) has the same sites: the first one's are kept */
 		int alias = edge->from > 0 && img->funcs[edge->from - 1].addr == img->funcs[edge->from].addr;
 		if (!rc && img->machine != EM_RISCV && !alias)   /* RISC-V: no veneers to replay */
@@ -121,8 +117,6 @@ static int direct_edges(rp_layout_link *link, const rp_image *img, const rp_map 
 	if (!rc)
 		link->copy_insns = lt_copy_insns_per_word(img, cg, link->ram_outsec);
 	rp_callgraph_free(cg);
-	if (link->ndirect)
-		qsort(link->direct, link->ndirect, sizeof(uint64_t), by_u64);
 	if (link->ncalls)   /* by (from, off), for the warm replay's veneers */
 		qsort(link->calls, link->ncalls, sizeof(*link->calls), by_call);
 	if (link->nrelax)   /* by (from, to), for rp_layout_was_relaxed */
@@ -130,7 +124,7 @@ static int direct_edges(rp_layout_link *link, const rp_image *img, const rp_map 
 	return rc;
 }
 
-/* link->direct and the callees from the image's call graph (none when it cannot be
+/* The direct calls and their callees from the image's call graph (none when it cannot be
  * disassembled), with the trace's entries into sections (t). */
 static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
 			rp_err *err)
@@ -143,14 +137,6 @@ static int direct_pairs(rp_layout_link *link, const rp_image *img, const rp_map 
 	return rc;
 }
 
-int rp_layout_is_direct(const rp_layout_link *link, uint32_t from, uint32_t to)
-{
-	uint64_t key = (uint64_t)from << 32 | to;
-	if (link->all_direct)
-		return 1;
-	return link->direct && bsearch(&key, link->direct, link->ndirect, sizeof(uint64_t), by_u64) != NULL;
-}
-
 int rp_layout_was_relaxed(const rp_layout_link *link, uint32_t from, uint32_t to)
 {
 	struct rp_layout_relax key = { from, to, 0, 0, 0 };
@@ -159,20 +145,18 @@ int rp_layout_was_relaxed(const rp_layout_link *link, uint32_t from, uint32_t to
 
 void rp_layout_link_release(rp_layout_link *link)
 {
-	free(link->direct);
 	free(link->relax);
 	free(link->sites);
 	free(link->calls);
 	free(link->group);
 	free(link->code);
 	lt_callee_table_free(link);
-	link->direct = NULL;
 	link->relax = NULL;
 	link->sites = NULL;
 	link->calls = NULL;
 	link->group = NULL;
 	link->code = NULL;
-	link->ndirect = link->nrelax = link->nsites = link->ncalls = 0;
+	link->nrelax = link->nsites = link->ncalls = 0;
 }
 
 static int link_init(rp_layout_link *link, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
