@@ -2,7 +2,9 @@
 # gen_scale_fw.py: writes a synthetic Cortex-M3 firmware of N functions and a profile for it, for
 # bench/bench_scale.sh (the scaling table of issue 14, item 6).
 #
-# Usage: gen_scale_fw.py N OUTDIR [SEED]
+# Usage: gen_scale_fw.py gen|prof N OUTDIR [SEED]
+# With SINGLE_OBJECT=1 in the environment, every function goes to one file (mod0.s), as a
+# one-step, unity or LTO build puts a whole firmware in one object.
 #
 # OUTDIR receives: mod*.s (Thumb-2 assembly, one file per ~200 functions, as GCC emits it with
 # -ffunction-sections: one .text.NAME section per function, .file for the statics), start.s (the
@@ -17,11 +19,13 @@
 # profile whose samples follow a heavy-tailed (Zipf) law over half of the functions.
 # Generation is assembly rather than C because GCC on 200,000 functions takes minutes; the ELF is
 # still a real link with a map. Deterministic for a given N and SEED.
+import os
 import random
 import struct
 import sys
 
 PER_FILE = 200
+SINGLE_OBJECT = os.environ.get("SINGLE_OBJECT", "") not in ("", "0")
 STATICS = ("init_state", "helper", "lookup", "update")
 
 
@@ -29,7 +33,7 @@ def func_names(n, rng):
     """[(file index, name, is_static, section name)] of n functions: globals, statics of the same
     names in every file, and clones (local, as GCC makes them) beside some of their parents."""
     out = []
-    nfiles = max(1, (n + PER_FILE - 1) // PER_FILE)
+    nfiles = 1 if SINGLE_OBJECT else max(1, (n + PER_FILE - 1) // PER_FILE)
     i = 0
     while len(out) < n:
         f = i % nfiles

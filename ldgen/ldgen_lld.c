@@ -1,20 +1,32 @@
 /* ldgen_lld.c: the ld.lld dialect (dialects.h). lld reads the same INCLUDE inside the same
  * output section; what differs is file naming: lld matches a plain object by the name it was
  * given on the command line and an archive member as "archive:member", and has no ":file" form,
- * so ":interp.o(...)" is written "interp.o(...)". Owns nothing beyond the call. */
+ * so ":interp.o(...)" is written "interp.o(...)", and each file pattern is written with and
+ * without a directory (write_pattern). Owns nothing beyond the call. */
 #include <stdio.h>
+#include <string.h>
 
 #include "dialects.h"
 #include "ramplace/util.h"
 
-/* rp_ld_pattern_fn: one pattern, to the fragment (ctx). */
+/* rp_ld_pattern_fn: one pattern, to the fragment (ctx). lld matches the file part against the
+ * name the link gave, which need not be the one the map of the plan's build gave: a plan made
+ * from a GNU ld build in another directory names "build/lmem.o" ("*" "/lmem.o") where the lld
+ * link passes "lmem.o", and 11 of 35 functions stayed in flash. So an object or archive is
+ * written twice, with and without a directory; neither form matches any other file. A compiler
+ * temporary's pattern ("*") is one line. */
 static int write_pattern(void *ctx, const rp_plan_unit *u, const char *text, const rp_ld_pattern *p, rp_err *err)
 {
 	(void)u;
 	(void)text;
 	(void)err;
-	fprintf(ctx, "    %s%s%s%s(%s)\n", p->any_dir ? "*/" : "", p->file, p->member[0] ? ":" : "", p->member,
-		p->section);
+	const char *sep = p->member[0] ? ":" : "";
+	if (strcmp(p->file, "*") == 0) {
+		fprintf(ctx, "    *%s%s(%s)\n", sep, p->member, p->section);
+		return 0;
+	}
+	fprintf(ctx, "    */%s%s%s(%s)\n", p->file, sep, p->member, p->section);
+	fprintf(ctx, "    %s%s%s(%s)\n", p->file, sep, p->member, p->section);
 	return 0;
 }
 

@@ -23,8 +23,8 @@ packages=(
 	ninja-build lld git patch
 	# the HTML report's browser test (tests/integration/t_report_html.sh): headless Chromium
 	chromium
-	# Zephyr's gen_relocate_app.py (../shared/corpus/zephyr, t_zephyr_relocate.sh) reads objects
-	# with pyelftools, ESP-IDF's kconfiglib (../shared/corpus/esp-idf-kconfig, t_espidf_ldgen.sh)
+	# Zephyr's gen_relocate_app.py (the corpus's zephyr, docs/corpus.md, t_zephyr_relocate.sh) reads objects
+	# with pyelftools, ESP-IDF's kconfiglib (the corpus's esp-idf-kconfig, t_espidf_ldgen.sh)
 	# needs rich, both under Debian's /usr/bin/python3
 	python3-pyelftools python3-rich
 	# an Xtensa ELF (ESP32's architecture, via the ESP8266's lx106 binutils) that place must

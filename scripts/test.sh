@@ -1,26 +1,51 @@
 #!/usr/bin/env bash
 # test.sh: the project's test command (README, .ci/run): installs what is missing, builds
 # ramplace with warnings as errors (RAMPLACE_WERROR, which a user's own build leaves off) and runs
-# every test with CTest: unit tests and the integration tests that build the example firmware
-# and run it in QEMU.
-#   scripts/test.sh                 plain build in build/, all tests
-#   scripts/test.sh --sanitize      ASan+UBSan build in build-asan/, all tests
-#   scripts/test.sh --fuzz SECONDS  libFuzzer build in build-fuzz/, each target for SECONDS
+# the tests with CTest: unit tests and the integration tests that build the example firmware and
+# run it in QEMU. Two tiers, as SQLite separates `make test` from its release tests: the default
+# one proves the main loop (build, profile, place, relink, check, run on both examples; the
+# importers; the CLI conventions; the HTML page) in a few minutes; the full one adds the long
+# matrices (CTest label "full": boot-path configurations, layout relinks, conformance cells,
+# recording faults, and the third-party corpus of docs/corpus.md, label "corpus", "not run"
+# without RAMPLACE_CORPUS).
+#   scripts/test.sh                 plain build in build/, the default tier
+#   scripts/test.sh --full          plain build in build/, every test
+#   scripts/test.sh --rest          plain build in build/, the tests the default tier leaves out
+#                                   (.ci/run, after README's command ran the default tier)
+#   scripts/test.sh --sanitize [--full]  ASan+UBSan build in build-asan/, the default tier or all
+#   scripts/test.sh --fuzz SECONDS  libFuzzer build in build-fuzz/, each target for SECONDS (two
+#                                   targets at a time)
 #   scripts/test.sh --build-matrix  build only, no tests: every CMake build type with GCC and
 #                                   with Clang, in build-matrix/CC-TYPE/ (the program, the
 #                                   library, the QEMU plugin and the unit tests), so that a
 #                                   warning only one optimizer level or compiler sees is caught
+# Each run ends with a line "test.sh: ...: N s", the time it took.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=plain
+tier=default
 fuzz_seconds=0
-case "${1:-}" in
+usage() {
+	echo "usage: scripts/test.sh [--full | --rest | --sanitize [--full] | --fuzz SECONDS | --build-matrix]" >&2
+	exit 2
+}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--full) tier=full ;;
+	--rest) tier=rest ;;
 	--sanitize) mode=asan ;;
-	--fuzz) mode=fuzz; fuzz_seconds=${2:?--fuzz needs SECONDS} ;;
+	--fuzz) mode=fuzz; fuzz_seconds=${2:?--fuzz needs SECONDS}; shift ;;
 	--build-matrix) mode=matrix ;;
-	"") ;;
-	*) echo "usage: scripts/test.sh [--sanitize | --fuzz SECONDS | --build-matrix]" >&2; exit 2 ;;
+	*) usage ;;
+	esac
+	shift
+done
+case $tier in
+default) tier_args=(-LE full) ;;
+full) tier_args=() ;;
+rest) tier_args=(-L full) ;;
 esac
+started=$SECONDS
 
 "$root/scripts/install-deps.sh"
 
@@ -28,13 +53,15 @@ case $mode in
 plain)
 	cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAMPLACE_WERROR=ON >/dev/null
 	cmake --build "$root/build" -j2
-	ctest --test-dir "$root/build" --output-on-failure -j2
+	ctest --test-dir "$root/build" --output-on-failure -j2 ${tier_args[@]+"${tier_args[@]}"}
+	echo "test.sh: $tier tier: $((SECONDS - started)) s"
 	;;
 asan)
 	cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DRAMPLACE_SANITIZE=ON -DRAMPLACE_WERROR=ON >/dev/null
 	cmake --build "$root/build-asan" -j2
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		ctest --test-dir "$root/build-asan" --output-on-failure -j2
+		ctest --test-dir "$root/build-asan" --output-on-failure -j2 ${tier_args[@]+"${tier_args[@]}"}
+	echo "test.sh: sanitized $tier tier: $((SECONDS - started)) s"
 	;;
 fuzz)
 	# -fno-sanitize-recover=all: a UBSan report aborts the run, or a fuzzer that hit undefined
@@ -42,24 +69,33 @@ fuzz)
 	CC=clang cmake -S "$root" -B "$root/build-fuzz" -DCMAKE_BUILD_TYPE=Debug -DRAMPLACE_FUZZ=ON \
 		-DRAMPLACE_WERROR=ON -DRAMPLACE_INTEGRATION=OFF -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" >/dev/null
 	cmake --build "$root/build-fuzz" -j2
-	passed=0
-	failed=0
-	for target in "$root"/build-fuzz/tests/fuzz_*; do
+	# two targets at a time, one a core; each result in its own file, printed in order
+	results=$(mktemp -d)
+	fuzz_one() { # TARGET: RESULTS/NAME.ok or .fail holds what to print
+		local target=$1 name corpus work
 		name=$(basename "$target")
 		corpus="$root/tests/fuzz/corpus/${name#fuzz_}"
 		work=$(mktemp -d)
 		[ -d "$corpus" ] && cp -r "$corpus"/. "$work"/
 		if "$target" -max_total_time="$fuzz_seconds" -max_len=65536 -timeout=10 \
 			-artifact_prefix="$root/build-fuzz/$name-" "$work" >"$work.log" 2>&1; then
-			echo "fuzz: $name: $(grep -Eo 'Done [0-9]+ runs' "$work.log" | tail -1) without a crash"
-			passed=$((passed + 1))
+			echo "fuzz: $name: $(grep -Eo 'Done [0-9]+ runs' "$work.log" | tail -1) without a crash" >"$results/$name.ok"
 		else
-			echo "fuzz: $name FAILED:"; tail -40 "$work.log"
-			failed=$((failed + 1))
+			{ echo "fuzz: $name FAILED:"; tail -40 "$work.log"; } >"$results/$name.fail"
 		fi
 		rm -rf "$work" "$work.log"
+	}
+	for target in "$root"/build-fuzz/tests/fuzz_*; do
+		while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n || true; done
+		fuzz_one "$target" &
 	done
+	wait
+	cat "$results"/* 2>/dev/null || true
+	passed=$(find "$results" -name '*.ok' | wc -l)
+	failed=$(find "$results" -name '*.fail' | wc -l)
+	rm -rf "$results"
 	echo "$passed passed, $failed failed"
+	echo "test.sh: fuzz: $((SECONDS - started)) s"
 	[ "$failed" -eq 0 ]
 	;;
 matrix)

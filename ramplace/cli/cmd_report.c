@@ -284,11 +284,23 @@ static int exports(const report_args *a, const rp_profile *p, const rp_run_row *
 	return rc;
 }
 
+/* Whether every run counted instructions exactly (the QEMU plugin): a sample is then one
+ * executed instruction, which the flat profile says. */
+static int all_exact(const rp_run_row *runs, size_t nruns)
+{
+	for (size_t i = 0; i < nruns; i++)
+		if (!runs[i].method || strcmp(runs[i].method, "exact") != 0)
+			return 0;
+	return nruns > 0;
+}
+
 static int print_report(const report_args *a, const rp_db_totals *t, const rp_arc_total *arcs, size_t narcs,
 			const rp_run_row *runs, size_t nruns, rp_err *err)
 {
 	rp_profile p;
 	rp_image *img = NULL;
+	rp_db_costs costs = { 0 };
+	uint64_t *stall = NULL;
 	int rc = rp_profile_build(&p, t, arcs, narcs, err);
 	if (rc)
 		return rc;
@@ -305,6 +317,11 @@ static int print_report(const report_args *a, const rp_db_totals *t, const rp_ar
 			goto out;
 		rp_report_addresses(stdout, &p, img, a->limit);
 	} else if (!to_stdout) {
+		if ((rc = cli_costs_load(&costs, a->db_path, err)) ||
+		    (rc = cli_costs_per_function(&stall, &costs, &p, err)))
+			goto out;
+		p.stall = stall;
+		p.exact = all_exact(runs, nruns);
 		printf("Flat profile: %llu samples in %zu run(s) on %zu build(s)\n", (unsigned long long)t->taken_count,
 		       t->nruns, t->nimages);
 		rp_report_flat(stdout, &p, a->limit);
@@ -314,12 +331,14 @@ static int print_report(const report_args *a, const rp_db_totals *t, const rp_ar
 			print_callers(t, arcs, narcs, a->limit);
 		if (a->elf_path)
 			rc = print_placement(t, a->elf_path, err);
-		if (!rc)   /* stall cycles beside the counts, when a flash model ran */
-			rc = cli_costs_print(stdout, a->db_path, t, a->limit, err);
+		if (!rc)   /* the model's totals and the data it charged */
+			cli_costs_print(stdout, &costs, t->nruns, a->limit);
 	}
 	if (!rc)
 		rc = exports(a, &p, runs, nruns, err);
 out:
+	free(stall);
+	rp_db_costs_release(&costs);
 	rp_image_free(img);
 	rp_profile_release(&p);
 	return rc;

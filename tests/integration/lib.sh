@@ -22,6 +22,11 @@
 #                         firmware's output on stdout, ARGS after -kernel; killed after
 #                         $fw_timeout seconds (60 unless the script sets it)
 #      nm_addr ELF NAME   the address of the first symbol NAME in ELF (arm-none-eabi-nm)
+#      need_corpus WHAT PATH...  sets $corpus to $RAMPLACE_CORPUS (the third-party trees of
+#                         docs/corpus.md) when every PATH (relative to it) exists; otherwise
+#                         says what is missing in one line and exits 77, which CTest reports as
+#                         "not run" (SKIP_RETURN_CODE), or fails the test when the corpus is
+#                         promised: CI=true or RAMPLACE_REQUIRE_CORPUS=1
 set -euo pipefail
 : "${RAMPLACE:?set RAMPLACE to the ramplace binary}"
 : "${RAMPLACE_SRC:?set RAMPLACE_SRC to the repository root}"
@@ -61,6 +66,27 @@ finish() {
 	echo "$passed passed, $failed failed"
 	if [ "$failed" -eq 0 ]; then exit 0; fi
 	exit 1
+}
+
+need_corpus() { # WHAT PATH...
+	local what=$1 p missing=""
+	shift
+	corpus=${RAMPLACE_CORPUS:-}
+	for p in "$@"; do
+		[ -n "$corpus" ] && [ -e "$corpus/$p" ] || missing=${missing:-$p}
+	done
+	if [ -z "$missing" ]; then
+		corpus=$(cd "$corpus" && pwd)
+		return 0
+	fi
+	local why="$what is not in the corpus: ${corpus:-RAMPLACE_CORPUS is not set}${corpus:+ has no $missing}"
+	why="$why (docs/corpus.md says which versions and how to set RAMPLACE_CORPUS=DIR)"
+	if [ "${CI:-}" = true ] || [ "${RAMPLACE_REQUIRE_CORPUS:-0}" = 1 ]; then
+		fail "$why; required here (CI=true or RAMPLACE_REQUIRE_CORPUS=1)"
+		finish
+	fi
+	echo "skipped: $why"
+	exit 77
 }
 
 fw_timeout=60

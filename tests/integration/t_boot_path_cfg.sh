@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: full (scripts/test.sh --full; tests/CMakeLists.txt reads this line)
 # t_boot_path_cfg.sh: the reset path read by control flow, not address order (issue 22). The
 # fixture (tests/data/bootpath-cfg, built by its build.sh) copies .ramtext with a volatile loop
 # and then calls main, after calling early_init() before the copy. Built three ways (the loop in

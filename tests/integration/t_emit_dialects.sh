@@ -29,6 +29,21 @@ fi
 run_fw "$work/lld/fw.elf" >"$work/lld.out"
 if cmp -s "$work/gnu.out" "$work/lld.out"; then pass "ld.lld firmware prints the same"; else fail "lld output differs"; fi
 
+# the same link with the objects named without a directory (the link run in the build folder),
+# as a build that calls the linker from where its objects are does: lld matches a file pattern
+# against the name the link gave, so "*/interp.o" alone left them in flash (issue 37, item 4)
+objs=$(cd "$work/lld" && ls -- *.o)
+if (cd "$work/lld" && arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -g --specs=rdimon.specs -nostartfiles -Wl,--gc-sections \
+	-T "$ex/mps2-an385.ld" -Wl,--build-id=sha1 -L. -Blld/ -fuse-ld=lld $objs -o nodir.elf) 2>"$work/nodir.err"; then
+	if "$RAMPLACE" check --plan "$work/ramtext.ld.plan" "$work/lld/nodir.elf" >"$work/nodir.check" 2>&1; then
+		pass "ld.lld with objects named without a directory: check passes"
+	else
+		fail "ld.lld with objects named without a directory:"; cat "$work/nodir.check"
+	fi
+else
+	fail "relink with objects named without a directory"; cat "$work/nodir.err"
+fi
+
 # the example links objects directly and newlib's archive: ESP-IDF's ldgen takes neither (it maps
 # the components' archives), so each is a comment with its reason and emit warns; the real ldgen
 # on component archives is t_espidf_ldgen.sh

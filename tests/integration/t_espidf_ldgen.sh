@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
+# tier: full (scripts/test.sh --full; tests/CMakeLists.txt reads this line)
 # t_espidf_ldgen.sh: `emit --format esp-idf` fed to ESP-IDF's own linker-script generator (issue
-# 24 item 4): ../shared/corpus/esp-idf-ldgen's ldgen.py with ESP-IDF's real .lf files (esp_common,
+# 24 item 4): the corpus's esp-idf-ldgen's ldgen.py with ESP-IDF's real .lf files (esp_common,
 # esp_system, esp_libc, freertos) and the real ESP32-C3 template (esp_system/ld/esp32c3/
 # sections.ld.in, preprocessed as ESP-IDF does: cpp, then its "\n" markers made line breaks),
 # with --check-mapping. The firmware is the bundled RV32 example (the ESP32-C3 is RV32IMC) built
@@ -24,16 +25,14 @@
 #     what DRAM holds of the same SRAM; `check` passes with every planned function in IRAM.
 # Not run: no emulator here runs an ESP32-C3; the profile is carried over by function name.
 # Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD; riscv64-unknown-elf-gcc with picolibc,
-# qemu-system-riscv32, python3-rich (ESP-IDF's kconfiglib), binutils-xtensa-lx106; RAMPLACE_CORPUS (default
-# ../shared/corpus beside the repository).
+# qemu-system-riscv32, python3-rich (ESP-IDF's kconfiglib), binutils-xtensa-lx106; RAMPLACE_CORPUS (docs/corpus.md;
+# without it the test is not run, and fails under CI=true).
 . "$(dirname "$0")/lib.sh"
 : "${RAMPLACE_BUILD:?}"
-corpus=${RAMPLACE_CORPUS:-$RAMPLACE_SRC/../shared/corpus}
+need_corpus "ESP-IDF's ldgen, its templates or pyparsing" esp-idf-ldgen/tools/ldgen/ldgen.py \
+	esp-idf/components/esp_system/ld/esp32c3 python/pyparsing esp-idf-kconfig
 ldgen=$corpus/esp-idf-ldgen/tools/ldgen/ldgen.py
 idf=$corpus/esp-idf/components
-if [ ! -f "$ldgen" ] || [ ! -d "$idf/esp_system/ld/esp32c3" ] || [ ! -d "$corpus/python/pyparsing" ]; then
-	fail "ESP-IDF's ldgen, its templates or pyparsing are not under $corpus (set RAMPLACE_CORPUS)"; finish
-fi
 /usr/bin/python3 -c 'import rich' 2>/dev/null || { fail "python3-rich is missing: run scripts/install-deps.sh"; finish; }
 ex=$RAMPLACE_SRC/examples/sifive-e-riscv
 shared=$RAMPLACE_SRC/examples/qemu-cortex-m3

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
+# tier: full (scripts/test.sh --full; tests/CMakeLists.txt reads this line)
 # t_freertos.sh: an RTOS nobody here wrote, as a standing test (issue 22). The FreeRTOS MPS2
-# AN385 demo from ../shared/corpus/freertos (its full demo: the kernel's own test tasks, trace
+# AN385 demo from the corpus's freertos (its full demo: the kernel's own test tasks, trace
 # hooks in every kernel call, naked handlers) is built with its own Makefile at -Os (as shipped)
 # and at -O2, with only README's additions (tests/data/freertos/setup.sh: the .ramtext section,
 # the copy loop, -L; plus a deterministic end after 5,500 ticks). For each level:
@@ -22,15 +23,11 @@
 # Before the reset path was read by control flow, `place` kept main and 215 functions in flash
 # at -Os (1.08x at 1 KiB, 1.18x at 8 KiB) and `check` failed every correct relink.
 # Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD; arm-none-eabi-gcc (newlib-nano),
-# qemu-system-arm; RAMPLACE_CORPUS (default ../shared/corpus beside the repository).
+# qemu-system-arm; RAMPLACE_CORPUS (docs/corpus.md; without it the
+# test is not run, and fails under CI=true).
 . "$(dirname "$0")/lib.sh"
 : "${RAMPLACE_BUILD:?}"
-corpus=${RAMPLACE_CORPUS:-$RAMPLACE_SRC/../shared/corpus}
-if [ ! -d "$corpus/freertos/FreeRTOS/Demo/CORTEX_MPS2_QEMU_IAR_GCC" ]; then
-	fail "the FreeRTOS corpus is not at $corpus/freertos (set RAMPLACE_CORPUS)"
-	finish
-fi
-corpus=$(cd "$corpus" && pwd)
+need_corpus "FreeRTOS's MPS2 demo" freertos/FreeRTOS/Demo/CORTEX_MPS2_QEMU_IAR_GCC
 plugin=$RAMPLACE_BUILD/libramplace-qemu.so
 "$RAMPLACE_SRC/tests/data/freertos/setup.sh" "$corpus/freertos" "$work/user"
 gcc_dir=$work/user/CORTEX_MPS2_QEMU_IAR_GCC/build/gcc

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: full (scripts/test.sh --full; tests/CMakeLists.txt reads this line)
 # t_layout.sh: place --trace (issue 26, docs/layout.md) on the bundled Cortex-M3 firmware, every
 # figure measured on the relinked firmware by the QEMU plugin under the same flash model:
 #  - the pricing: replaying the trace's runs for the layout as linked gives exactly the plugin's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: full (scripts/test.sh --full; tests/CMakeLists.txt reads this line)
 # t_layout_riscv.sh: place --trace on the bundled RISC-V firmware (RV32IMAC, GNU ld relaxing
 # calls), under a 2 KiB 2-way cache: the link model must predict what relaxation does to the
 # layout it chose. Reordering flash moves calls in and out of c.jal's 2 KiB reach, and ld

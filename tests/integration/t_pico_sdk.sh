@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: full (scripts/test.sh --full; tests/CMakeLists.txt reads this line)
 # t_pico_sdk.sh: ramplace inside a pico-sdk build (issue 24 item 3), link-level: pico-sdk 2.2.0
 # from the corpus builds the bundled workload (examples/qemu-cortex-m3's sources, pico_stdlib,
 # stdio on the UART) for RP2040 (Cortex-M0+) and RP2350 (Cortex-M33), with ramplace added as
@@ -24,14 +25,12 @@
 # Before issue 24 there was no pico dialect: the functions stayed in flash (an INCLUDE has no
 # place in pico's scripts) and check failed on every one.
 # Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD; cmake >= 3.21, arm-none-eabi-gcc;
-# RAMPLACE_CORPUS (default ../shared/corpus beside the repository).
+# RAMPLACE_CORPUS (docs/corpus.md; without it the
+# test is not run, and fails under CI=true).
 . "$(dirname "$0")/lib.sh"
 : "${RAMPLACE_BUILD:?}"
-corpus=${RAMPLACE_CORPUS:-$RAMPLACE_SRC/../shared/corpus}
+need_corpus "pico-sdk" pico-sdk/pico_sdk_init.cmake
 sdk=$corpus/pico-sdk
-if [ ! -f "$sdk/pico_sdk_init.cmake" ]; then
-	fail "pico-sdk is not at $sdk (set RAMPLACE_CORPUS)"; finish
-fi
 ex=$RAMPLACE_SRC/examples/qemu-cortex-m3
 cd "$work"
 mkdir -p proj

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: full (scripts/test.sh --full; tests/CMakeLists.txt reads this line)
 # t_record_faults.sh: `ramplace record` against a misbehaving gdbserver (fake_gdbserver.py).
 #
 # Unreachable or garbage-speaking gdbservers must end with exit status 2, one stderr line

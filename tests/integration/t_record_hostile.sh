@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: full (scripts/test.sh --full; tests/CMakeLists.txt reads this line)
 # t_record_hostile.sh: `ramplace record` against hostile gdbservers (fake_gdbserver.py's hostile
 # modes) stays closed: whatever the server sends (garbage, oversized or run-length bombs, bad
 # checksums, silence, endless console output or acks, a packet that never ends, a close

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
+# tier: full (scripts/test.sh --full; tests/CMakeLists.txt reads this line)
 # t_zephyr_relocate.sh: `emit --format zephyr` fed to Zephyr's own code relocation (issue 24
-# item 5): the real zephyr_code_relocate() (../shared/corpus/zephyr/cmake/modules/extensions.cmake)
+# item 5): the real zephyr_code_relocate() (the corpus's zephyr/cmake/modules/extensions.cmake)
 # and gen_relocate_app.py, on the bundled Cortex-M3 firmware built as Zephyr builds an application:
 # its sources compiled into a static library (libapp.a, CMake naming each member NAME.c.obj),
 # linked with a startup object, with compile_commands.json.
@@ -18,14 +19,13 @@
 # Before issue 24 the members of libapp.a gave no line at all and gen_relocate_app.py stopped:
 # "Disable CONFIG_CODE_DATA_RELOCATION if no file needs relocation".
 # Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD; cmake, arm-none-eabi-gcc, qemu-system-arm,
-# python3-pyelftools; RAMPLACE_CORPUS (default ../shared/corpus beside the repository).
+# python3-pyelftools; RAMPLACE_CORPUS (docs/corpus.md; without it the
+# test is not run, and fails under CI=true).
 . "$(dirname "$0")/lib.sh"
 : "${RAMPLACE_BUILD:?}"
-corpus=${RAMPLACE_CORPUS:-$RAMPLACE_SRC/../shared/corpus}
+need_corpus "Zephyr's code relocation" zephyr/scripts/build/gen_relocate_app.py \
+	zephyr/cmake/modules/extensions.cmake
 zephyr=$corpus/zephyr
-if [ ! -f "$zephyr/scripts/build/gen_relocate_app.py" ] || [ ! -f "$zephyr/cmake/modules/extensions.cmake" ]; then
-	fail "Zephyr's code relocation is not at $zephyr (set RAMPLACE_CORPUS)"; finish
-fi
 /usr/bin/python3 -c 'import elftools' 2>/dev/null || { fail "python3-pyelftools is missing: run scripts/install-deps.sh"; finish; }
 ex=$RAMPLACE_SRC/examples/qemu-cortex-m3
 cd "$work"

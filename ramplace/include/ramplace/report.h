@@ -43,6 +43,11 @@ typedef struct rp_profile {
 				       the text says "arcs" where gprof says "calls" */
 	char **names;               /* owned: names of the functions "<unknown>" rows went to */
 	size_t nnames, names_cap;
+	/* Set by the caller after rp_profile_build (which leaves them 0), borrowed: */
+	const uint64_t *stall;      /* per fns[i]: flash stall cycles under the model the plugin ran,
+				       printed beside each function's count; NULL: no model ran */
+	int exact;                  /* every run counted instructions (the QEMU plugin), each sample
+				       is one executed instruction */
 } rp_profile;
 
 /* Builds the model from totals and arcs (both must outlive it). Samples of "<unknown>" that lie

@@ -363,6 +363,9 @@ void rp_report_flat(FILE *out, const rp_profile *p, long limit)
 	per_call_unit(p, &scale, &prefix);
 	if (p->rate_hz > 0)
 		fprintf(out, "\nEach sample counts as %g seconds.\n", 1.0 / p->rate_hz);
+	else if (p->exact)
+		fprintf(out, "\nEach sample counts as 1 executed instruction (exact counts)%s.\n",
+			p->stall ? "; \"flash stall\" is the cycles its fetches and literal reads waited on flash" : "");
 	else
 		fprintf(out, "\nEach sample counts as 1 sample (no sampling rate known).\n");
 	/* sampled arcs count samples whose return address lay in the caller, not calls: no
@@ -373,10 +376,14 @@ void rp_report_flat(FILE *out, const rp_profile *p, long limit)
 		snprintf(unit, sizeof(unit), p->rate_hz > 0 ? "%cs/call" : "smp/call", prefix);
 	if (p->total <= 0)
 		fprintf(out, " no time accumulated\n\n");
-	fprintf(out, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "%  ", "cumulative", "self  ", "",
-		p->sampled_arcs ? "" : "self  ", p->sampled_arcs ? "" : "total ", "");
-	fprintf(out, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "time", p->unit, p->unit,
-		p->sampled_arcs ? "arcs" : "calls", unit, unit, "name");
+	fprintf(out, "%5.5s %10.10s %8.8s", "%  ", "cumulative", "self  ");
+	if (p->stall)
+		fprintf(out, " %12.12s", "flash stall");
+	fprintf(out, " %8.8s %8.8s %8.8s  %-8.8s\n", "", p->sampled_arcs ? "" : "self  ", p->sampled_arcs ? "" : "total ", "");
+	fprintf(out, "%5.5s %9.9s  %8.8s", "time", p->unit, p->unit);
+	if (p->stall)
+		fprintf(out, " %12.12s", "cycles");
+	fprintf(out, " %8.8s %8.8s %8.8s  %-8.8s\n", p->sampled_arcs ? "arcs" : "calls", unit, unit, "name");
 	long shown = 0;
 	for (size_t i = 0; i < p->nfns && (limit < 0 || shown < limit); i++) {
 		const rp_prof_fn *f = &p->fns[i];
@@ -388,6 +395,8 @@ void rp_report_flat(FILE *out, const rp_profile *p, long limit)
 			accum_count = RP_COUNT_MAX;
 		outside += f->outside;
 		print_flat_times(out, p, f, digits, total, accum, accum_count);
+		if (p->stall)
+			fprintf(out, " %12llu", (unsigned long long)p->stall[i]);
 		if (f->calls && !p->sampled_arcs)
 			fprintf(out, " %8llu %8.2f %8.2f  ", (unsigned long long)f->calls,
 				scale * f->self / (double)f->calls, scale * (f->self + f->child) / (double)f->calls);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# setup.sh: a user's copy of the FreeRTOS MPS2 AN385 demo (../shared/corpus/freertos), with
+# setup.sh: a user's copy of the FreeRTOS MPS2 AN385 demo (the corpus's freertos, docs/corpus.md), with
 # only what README's "Using it in your firmware" tells a user to add, for t_freertos.sh:
 #   setup.sh CORPUS_FREERTOS DEST
 # DEST/CORTEX_MPS2_QEMU_IAR_GCC is the demo's folder (the kernel and the common demo files stay
