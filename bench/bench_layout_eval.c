@@ -148,7 +148,7 @@ static int relinked_main(int argc, char **argv)
 		return 2;
 	}
 	if (rp_image_load(&rel, argv[2], &err) || rp_image_load(&img, argv[3], &err) ||
-	    rp_map_load(&map, argv[4], &err) || rp_map_read_alignments(map, 4, &err) ||
+	    rp_map_load(&map, argv[4], &err) || rp_map_read_alignments(map, 4, &err) || rp_map_read_ids(map, &err) ||
 	    rp_layout_trace_load(&t, map, img, argv[5], &err))
 		return fail(&err);
 	/* the relink's map, beside its ELF (fw.elf: fw.map), places what has no function (strings) */
@@ -288,7 +288,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (rp_image_load(&img, argv[1], &err) || rp_map_load(&map, argv[2], &err) ||
-	    rp_map_read_alignments(map, 4, &err) || rp_layout_trace_load(&t, map, img, argv[3], &err))
+	    rp_map_read_alignments(map, 4, &err) || rp_map_read_ids(map, &err) || rp_layout_trace_load(&t, map, img, argv[3], &err))
 		return fail(&err);
 	const char *ref = getenv("BENCH_LAYOUT_REFERENCE");
 	if (ref && *ref && rp_layout_trace_load(&reference, map, img, ref, &err))

@@ -76,6 +76,7 @@ typedef struct rp_map {
 				  ("lib.a(m.o)") where their archive's scan pulled them; in the
 				  map's strings (the array is owned) */
 	size_t ninputs;
+	int ids_read;          /* rp_map_read_ids ran */
 } rp_map;
 
 int rp_map_load(rp_map **out, const char *path, rp_err *err);
@@ -90,8 +91,12 @@ void rp_map_free(rp_map *map);
  * a multiple of 4 is 2-aligned; one that starts after a 2-byte gap is 4-aligned; otherwise the
  * alignment its object's other sections show, else default_align. Fails only on memory. */
 int rp_map_read_alignments(rp_map *map, uint64_t default_align, rp_err *err);
-/* (rp_map_read_alignments also collects, from RISC-V objects' relocations, the binds above, and
- * reads every loaded input's section headers for the sections' bfd_id and entry_sym.) */
+/* (rp_map_read_alignments also collects, from RISC-V objects' relocations, the binds above.) */
+/* Reads every loaded input's section headers, in ld's load order, for the sections' bfd_id and
+ * entry_sym (the keys of GNU ld's stub order, which only the link model needs: place --trace);
+ * once per map, later calls do nothing. Fails only on memory; an input it cannot read leaves
+ * the ids unknown from there on. */
+int rp_map_read_ids(rp_map *map, rp_err *err);
 
 /* The kept input section whose [addr, addr+size) holds addr, or NULL. */
 const rp_map_insec *rp_map_insec_at(const rp_map *map, uint64_t addr);

@@ -415,15 +415,39 @@ static int is_main(const bwalk *w, size_t t)
 	return t != SIZE_MAX && strcmp(w->img->funcs[t].name, "main") == 0 && !w->img->funcs[t].is_local;
 }
 
+/* The C library's functions that the standard declares never to return: the compiler lays other
+ * code after a call to them (at -Os, a reset handler's loop bodies after its `bl exit`). */
+static int standard_noreturn(const rp_func *fn)
+{
+	static const char *const names[] = { "exit", "_exit", "_Exit", "abort", "quick_exit" };
+	for (size_t k = 0; !fn->is_local && k < sizeof(names) / sizeof(names[0]); k++)
+		if (strcmp(fn->name, names[k]) == 0)
+			return 1;
+	return 0;
+}
+
+static int is_nop(const rp_insn *in)
+{
+	return strcmp(in->mnemonic, "nop") == 0 || strcmp(in->mnemonic, "nop.w") == 0 ||
+	       strcmp(in->mnemonic, "c.nop") == 0;
+}
+
 /* Whether function t may return to its caller: it has a return or an indirect jump, leaves
  * itself by a jump (a tail call), or runs off its end; a function with none of these (main's
- * endless loop, a scheduler that never comes back) does not, and the instructions after a call
- * to it are not where the call goes on (GCC lays other code there). Unreadable: it may. */
+ * endless loop, a scheduler that never comes back, exit) does not, and the instructions after a
+ * call to it are not where the call goes on (GCC lays other code there). A call that is the last
+ * instruction but padding does not run off the end: the compiler put nothing after it because
+ * the callee does not return (newlib's exit ends in `bl _exit; nop`, _exit in `bl _kill_shared;
+ * nop`). Unreadable: it may. */
 static int may_return(bwalk *w, size_t t)
 {
 	if (w->returns[t])
 		return w->returns[t] == 1;
 	const rp_func *fn = &w->img->funcs[t];
+	if (standard_noreturn(fn)) {
+		w->returns[t] = 2;
+		return 0;
+	}
 	uint64_t end = fn->addr + rp_image_func_extent(w->img, fn);
 	rp_err local = RP_ERR_INIT;
 	insns is = { NULL, 0, 0, &local };
@@ -435,12 +459,15 @@ static int may_return(bwalk *w, size_t t)
 		      !(reached = malloc(is.n)) || rp_cfg_build(&cfg, is.v, is.n, NULL, &local) != 0;
 	if (!returns && rp_cfg_reach(&cfg, NULL, reached, &local) != 0)
 		returns = 1;
+	size_t last = is.n;   /* the last instruction that is not padding */
+	while (last > 0 && is_nop(&is.v[last - 1]))
+		last--;
 	for (size_t i = 0; i < is.n && !returns; i++) {
 		const rp_insn *in = &is.v[i];
 		int leaves = (in->kind == RP_INSN_JUMP || in->kind == RP_INSN_CONDJUMP) &&
 			     (!in->has_target || in->target < fn->addr || in->target >= end);
-		returns = reached[i] && (leaves || (in->no_fallthrough && in->kind != RP_INSN_JUMP) ||
-					 (i + 1 == is.n && !in->no_fallthrough));
+		int off_end = last ? i + 1 == last && !in->no_fallthrough && in->kind != RP_INSN_CALL : i + 1 == is.n;
+		returns = reached[i] && (leaves || (in->no_fallthrough && in->kind != RP_INSN_JUMP) || off_end);
 	}
 	if (reached)
 		rp_cfg_release(&cfg);

@@ -286,5 +286,5 @@ int rp_map_read_alignments(rp_map *map, uint64_t default_align, rp_err *err)
 	if (!rc)
 		infer_alignments(map, idx, default_align);
 	free(idx);
-	return rc ? rc : rp_mapi_read_ids(map, err);
+	return rc;
 }

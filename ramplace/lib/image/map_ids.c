@@ -354,11 +354,12 @@ static int ids_of_input(rp_map *map, const size_t *idx, size_t n, const char *in
 	return rc;
 }
 
-int rp_mapi_read_ids(rp_map *map, rp_err *err)
+int rp_map_read_ids(rp_map *map, rp_err *err)
 {
 	size_t n = map->ninsecs;
-	if (!map->ninputs)
+	if (map->ids_read || !map->ninputs)
 		return 0;
+	map->ids_read = 1;
 	size_t *idx = malloc((n ? n : 1) * sizeof(size_t));
 	if (!idx)
 		return rp_err_nomem(err, "numbering input sections");

@@ -28,8 +28,5 @@ int rp_mapi_parse_lld(rp_map *map, const char *text, size_t len, rp_err *err);
 /* Opens path as given, else relative to the map's directory; -1 when neither is a readable
  * regular file (a FIFO named in a map must not block). */
 int rp_mapi_open_beside(const char *path, const char *map_path);
-/* The input sections' bfd_id and entry_sym (map_ids.c), from the objects of map->inputs.
- * Fails only on memory. */
-int rp_mapi_read_ids(rp_map *map, rp_err *err);
 
 #endif

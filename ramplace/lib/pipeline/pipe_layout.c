@@ -337,6 +337,8 @@ int pipe_layout_run(rp_pipeline *p, rp_err *err)
 	int rc = rp_strdup(&L->ram_outsec, p->placement.plans[0]->outsec, err);
 	if (!rc)
 		rc = rp_layout_trace_load(&L->trace, p->map, p->img, L->trace_path, err);
+	if (!rc)   /* GNU ld's stub order, read only where the link is modeled */
+		rc = rp_map_read_ids(p->map, err);
 	if (!rc)
 		rc = rp_layout_link_init(&L->link, p->img, p->map, L->trace, L->ram_outsec, err);
 	if (!rc)

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# tier: full (scripts/test.sh --full; tests/CMakeLists.txt reads this line)
+# t_boot_path_shapes_full.sh: t_boot_path_shapes.sh on every cell: the .ramtext copy first,
+# between the others or last (four orders of the three loops), -O0/-Os/-O2/-O3, and both
+# endings (32 startups).
+set -euo pipefail
+shapes=""
+for order in rdb drb dbr bdr; do
+	for opt in -O0 -Os -O2 -O3; do
+		for end in exit check; do
+			shapes="$shapes $order:$opt:$end"
+		done
+	done
+done
+SHAPES=$shapes exec bash "$(dirname "$0")/t_boot_path_shapes.sh"
