@@ -1,74 +1,99 @@
 #!/usr/bin/env bash
 # t_boot_path_shapes.sh: the reset path on the startup shapes users write (issue 37, item 1).
-# The bundled Cortex-M3 firmware gets a generated C Reset_Handler in plain .text, as README's
-# "Using it in your firmware" shows it: volatile copy and clear loops for .ramtext, .data and
-# .bss in a given order (the .ramtext copy first, between or last), a dsb/isb after the copy,
-# then `exit(main())` or `if (main() != 0) abort(); exit(0);`; built at a given -O level with
-# -ffunction-sections. At -Os GCC chains the loops' tests and lays the calls before the loop
-# bodies, each of which branches back to its test, right after `bl exit`: a call that falls
-# through into the first loop's body when exit is taken to return. Until exit was known not to
-# return, `place` kept main and its whole closure in flash there (13-37 % of the optimum on a
-# Lua firmware). For each shape: `place` on the flash-only build (an empty .ramtext, whose
-# bounds coincide with .data's) with a profile of main and three hot functions must move all
-# four and keep nothing the reset handler calls after the copy in flash; the relink must pass
-# `check` (which reads the relinked reset path the same way) and print what the flash-only
-# build printed.
-# SHAPES="ORDER:OPT:END ..." picks the cells (default: four, the -Os regression among them);
-# t_boot_path_shapes_full.sh runs every order x level x ending.
-# Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc (newlib), qemu-system-arm.
+# A bundled firmware gets a generated C startup, as README's "Using it in your firmware" shows
+# it: volatile copy and clear loops for .ramtext, .data and .bss in a given order (the .ramtext
+# copy first, between or last), a barrier after the copy (dsb/isb; fence.i), then
+# `exit(main())` or `if (main() != 0) abort(); exit(0);`; built at a given -O level with
+# -ffunction-sections. On Cortex-M3 (examples/qemu-cortex-m3) it is the Reset_Handler in plain
+# .text; on RV32 (examples/sifive-e-riscv) a naked assembly _start sets gp, sp and tp and calls
+# (call) or tail-jumps to (tail) the C start_c that holds the loops.
+# At -Os GCC chains the loops' tests and lays the calls before the loop bodies, each of which
+# branches back to its test, right after `bl exit`: a call that falls through into the first
+# loop's body when exit is taken to return. Until exit was known not to return, `place` kept main
+# and its whole closure in flash there (13-37 % of the optimum on a Lua firmware). For each
+# shape: `place` on the flash-only build (an empty .ramtext, whose bounds coincide with .data's)
+# with a profile of main and three hot functions must move all four (those the compiler kept)
+# and keep nothing called after the copy in flash; the relink must pass `check` (which reads the
+# relinked reset path the same way) and print what the flash-only build printed.
+# SHAPES="ARCH:ORDER:OPT:END ..." picks the cells (ARCH m3 or rv-call, rv-tail; default: six,
+# the -Os regression among them); t_boot_path_shapes_full.sh runs every order x level x ending
+# on each.
+# Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc (newlib), qemu-system-arm,
+# riscv64-unknown-elf-gcc (picolibc), qemu-system-riscv32.
 . "$(dirname "$0")/lib.sh"
-shapes=${SHAPES:-"rdb:-Os:exit rdb:-O2:exit drb:-Os:check dbr:-O3:exit"}
+shapes=${SHAPES:-"m3:rdb:-Os:exit m3:rdb:-O2:exit m3:drb:-Os:check m3:dbr:-O3:exit rv-call:rdb:-Os:exit rv-tail:drb:-O2:check"}
 tree=$work/tree
 mkdir -p "$tree/examples"
-cp -r "$RAMPLACE_SRC/examples/qemu-cortex-m3" "$tree/examples/"
+cp -r "$RAMPLACE_SRC/examples/qemu-cortex-m3" "$RAMPLACE_SRC/examples/sifive-e-riscv" "$tree/examples/"
 cp -r "$RAMPLACE_SRC/make" "$tree/"
-ex=$tree/examples/qemu-cortex-m3
-cp "$ex/startup.c" "$work/startup.orig.c"
+cp "$tree/examples/qemu-cortex-m3/startup.c" "$work/startup-m3.c"
+cp "$tree/examples/sifive-e-riscv/startup.c" "$work/startup-rv.c"
 
-# writes $ex/startup.c: the example's own, its Reset_Handler replaced by the shape's
-gen_startup() { # ORDER END
-	python3 - "$work/startup.orig.c" "$ex/startup.c" "$1" "$2" <<'PY'
+# writes the example's startup.c: its own, its entry replaced by the shape's
+gen_startup() { # ARCH ORDER END DEST
+	python3 - "$work/startup-${1%%-*}.c" "$4" "$1" "$2" "$3" <<'PY'
 import sys
-src, dst, order, end = sys.argv[1:5]
+src, dst, arch, order, end = sys.argv[1:6]
 s = open(src).read()
-old = s[s.index("BOOT_TEXT void Reset_Handler(void)"):s.index("/* Cortex-M3 vector table")]
+barrier = {"m3": 'dsb\\n\\tisb', "rv": '.option push\\n\\t.option arch, +zifencei\\n\\tfence.i\\n\\t.option pop'}[arch[:2]]
+bss = {"m3": "__bss_start__", "rv": "__bss_start"}[arch[:2]]
+bss_end = {"m3": "__bss_end__", "rv": "__bss_end"}[arch[:2]]
 loops = {
     "r": "\tfor (volatile uint32_t *d = __ramtext_start, *s = __ramtext_load; d < __ramtext_end;)\n"
-         "\t\t*d++ = *s++;\n\t__asm__ volatile(\"dsb\\n\\tisb\" ::: \"memory\");\n",
+         "\t\t*d++ = *s++;\n\t__asm__ volatile(\"" + barrier + "\" ::: \"memory\");\n",
     "d": "\tfor (volatile uint32_t *d = __data_start, *s = __data_load; d < __data_end;)\n\t\t*d++ = *s++;\n",
-    "b": "\tfor (volatile uint32_t *d = __bss_start__; d < __bss_end__;)\n\t\t*d++ = 0;\n",
+    "b": "\tfor (volatile uint32_t *d = " + bss + "; d < " + bss_end + ";)\n\t\t*d++ = 0;\n",
 }
 tail = {"exit": "\t__libc_init_array();\n\texit(main());\n",
         "check": "\t__libc_init_array();\n\tif (main() != 0)\n\t\tabort();\n\texit(0);\n"}[end]
-new = "void Reset_Handler(void)\n{\n" + "".join(loops[c] for c in order) + tail + "}\n\n"
-s = s.replace(old, new)
-# the generated handler replaces the helpers' only callers
-s = s.replace("BOOT_TEXT static void copy_words", "__attribute__((unused)) BOOT_TEXT static void copy_words")
-s = s.replace("BOOT_TEXT static void zero_words", "__attribute__((unused)) BOOT_TEXT static void zero_words")
+body = "".join(loops[c] for c in order) + tail
+if arch == "m3":
+    old = s[s.index("BOOT_TEXT void Reset_Handler(void)"):s.index("/* Cortex-M3 vector table")]
+    s = s.replace(old, "void Reset_Handler(void)\n{\n" + body + "}\n\n")
+    s = s.replace("BOOT_TEXT static void copy_words", "__attribute__((unused)) BOOT_TEXT static void copy_words")
+    s = s.replace("BOOT_TEXT static void zero_words", "__attribute__((unused)) BOOT_TEXT static void zero_words")
+else:
+    old = s[s.index("BOOT_TEXT __attribute__((naked, noreturn)) void _start(void)"):s.index("/* picolibc's semihosting exit")]
+    jump = "call start_c\\n\\tj .\\n\\t" if arch == "rv-call" else "tail start_c\\n\\t"
+    new = ("extern uint32_t __data_load[], __data_start[], __data_end[], __ramtext_load[], __ramtext_start[],\n"
+           "\t__ramtext_end[], __bss_start[], __bss_end[];\nint main(void);\nvoid __libc_init_array(void);\n"
+           "void exit(int) __attribute__((noreturn));\nvoid abort(void) __attribute__((noreturn));\n"
+           "void start_c(void);\n"
+           "BOOT_TEXT __attribute__((naked, noreturn)) void _start(void)\n{\n\t__asm__ volatile(\n"
+           "\t\t\".option push\\n\\t.option arch, +zicsr\\n\\t.option norelax\\n\\t\"\n"
+           "\t\t\"la gp, __global_pointer$\\n\\tla sp, _estack\\n\\tla tp, __tls_base\\n\\t\"\n"
+           "\t\t\"la t0, trap_entry\\n\\tcsrw mtvec, t0\\n\\t\"\n"
+           "\t\t\"" + jump + ".option pop\\n\\t\");\n}\n\n"
+           "void start_c(void)\n{\n" + body + "}\n\n")
+    s = s.replace(old, new)
 open(dst, "w").write(s)
 PY
 }
 
-run() { # ELF OUT: the firmware's output, status 0 required
-	timeout 60 qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
-		-semihosting-config enable=on,target=native -kernel "$1" </dev/null >"$2" 2>/dev/null
+run() { # ARCH ELF OUT: the firmware's output, status 0 required
+	local qemu=(qemu-system-arm -M mps2-an385)
+	[ "$1" = m3 ] || qemu=(qemu-system-riscv32 -M sifive_e -bios none)
+	timeout 60 "${qemu[@]}" -nographic -monitor none -serial none -chardev stdio,id=semi \
+		-semihosting-config enable=on,target=native,chardev=semi -kernel "$2" </dev/null >"$3" 2>/dev/null
 }
 
 cells=0
 for shape in $shapes; do
-	IFS=: read -r order opt end <<<"$shape"
-	cell="$order $opt $end"
-	d=$work/$order$opt$end
+	IFS=: read -r arch order opt end <<<"$shape"
+	cell="$arch $order $opt $end"
+	d=$work/$arch$order$opt$end
 	mkdir -p "$d"
-	gen_startup "$order" "$end"
+	ex=$tree/examples/qemu-cortex-m3 nm=arm-none-eabi-nm
+	[ "$arch" = m3 ] || ex=$tree/examples/sifive-e-riscv nm=riscv64-unknown-elf-nm
+	gen_startup "$arch" "$order" "$end" "$ex/startup.c"
 	flags="$opt -ffunction-sections"
 	if ! make -s -C "$ex" BUILD="$d/flash" ITERATIONS=3 EXTRA_CFLAGS="$flags" RAMPLACE="$RAMPLACE" >"$d/build.log" 2>&1; then
 		fail "$cell: the flash-only build"; cat "$d/build.log"; continue
 	fi
-	run "$d/flash/fw.elf" "$d/flash.out" || { fail "$cell: the flash-only firmware"; continue; }
+	run "$arch" "$d/flash/fw.elf" "$d/flash.out" || { fail "$cell: the flash-only firmware"; continue; }
 	want=""   # the hot functions the compiler kept (inlining may take one)
 	for fn in main vm_run crc32_update compare_records; do
-		a=$(nm_addr "$d/flash/fw.elf" "$fn")
+		a=$("$nm" "$d/flash/fw.elf" | awk -v n="$fn" '$3 == n && !f { print $1; f = 1 }')
 		[ -n "$a" ] && printf '0x%s 100\n' "$a" && want="$want$fn "
 	done >"$d/pcs.txt"
 	want=$(tr ' ' '\n' <<<"$want" | sed '/^$/d' | sort | tr '\n' ' ')
@@ -79,7 +104,7 @@ for shape in $shapes; do
 	fi
 	moved=$(awk '$1 == "func" { print $2 }' "$d/ramtext.ld.plan" | sort | tr '\n' ' ')
 	if [ "$moved" = "$want" ] && [[ $want == *"main "* ]] &&
-	   grep -q '^reset path: .* copies the code at 0x[0-9a-f]*; 0 function(s) called before that stay in flash' "$d/place.out"; then
+	   grep -q '^reset path: .* copies the code at 0x[0-9a-f]*[^;]*; 0 function(s) called before that stay in flash' "$d/place.out"; then
 		pass "$cell: place frees main and the hot functions (the reset path: $(grep -o 'copies the code at 0x[0-9a-f]*' "$d/place.out"))"
 	else
 		fail "$cell: place moved '$moved' of '$want'"; grep -E 'reset path|kept in flash' "$d/place.out" | head -8
@@ -90,7 +115,7 @@ for shape in $shapes; do
 		fail "$cell: the relink"; cat "$d/relink.log"; continue
 	fi
 	if "$RAMPLACE" check --plan "$d/ramtext.ld.plan" "$d/ram/fw.elf" >"$d/check.out" 2>&1 &&
-	   run "$d/ram/fw.elf" "$d/ram.out" && cmp -s "$d/flash.out" "$d/ram.out"; then
+	   run "$arch" "$d/ram/fw.elf" "$d/ram.out" && cmp -s "$d/flash.out" "$d/ram.out"; then
 		pass "$cell: check passes and the relinked firmware prints the same"
 	else
 		fail "$cell: check or the relinked run"; cat "$d/check.out"; diff "$d/flash.out" "$d/ram.out" | head -5

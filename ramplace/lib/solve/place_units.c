@@ -298,17 +298,50 @@ static uint64_t func_bytes(const ctx *c, size_t i)
 	return f->size + (c->cg ? c->cg->trailing[i] : 0);
 }
 
+/* The largest power of two dividing addr, at most cap. */
+static uint64_t addr_align(uint64_t addr, uint64_t cap)
+{
+	uint64_t a = 1;
+	while (a < cap && addr % (a * 2) == 0)
+		a *= 2;
+	return a;
+}
+
+/* Where the code before addr really ends when the function before it has no size (an assembly
+ * label): its extent runs to addr, over the zeros the linker filled in front of an aligned
+ * section. Each 2-byte zero granule is taken as fill (0x0000 is no instruction on RISC-V and
+ * no Thumb code ends in it), at most 4 KiB back. */
+static uint64_t end_before_fill(const ctx *c, uint64_t from, uint64_t addr)
+{
+	unsigned char g[2];
+	rp_err local = RP_ERR_INIT;
+	uint64_t end = addr;
+	while (end >= from + 2 && addr - end < 4096 && rp_image_read(c->img, end - 2, g, 2, &local) == 0 &&
+	       g[0] == 0 && g[1] == 0)
+		end -= 2;
+	return end;
+}
+
 /* Without a map, a function's alignment as its place in the link shows it: 2 past a multiple
- * of 4 is 2-aligned, after a 2-byte gap 4-aligned, otherwise what most functions show. */
+ * of 4 is 2-aligned, after a 2-byte gap 4-aligned; after a wider gap the linker filled, as much
+ * as its address allows (FreeRTOS's RV32 trap handler is `.align 8`, 256 bytes: guessed at 4,
+ * its relink came out 78 bytes over the plan), up to a page; otherwise what most functions show. */
 static uint64_t func_align(const ctx *c, size_t i)
 {
 	const rp_func *f = &c->img->funcs[i];
 	if (f->addr % 4)
 		return f->addr % 2 ? 1 : 2;
 	if (i > 0) {
-		uint64_t end = c->img->funcs[i - 1].addr + func_bytes(c, i - 1);
+		const rp_func *prev = &c->img->funcs[i - 1];
+		uint64_t end = prev->addr + func_bytes(c, i - 1);
+		if (!prev->size && end == f->addr)
+			end = end_before_fill(c, prev->addr, f->addr);
 		if (end % 4 == 2 && f->addr == end + 2)
 			return 4;
+		if (end < f->addr && f->addr - end >= 4) {
+			uint64_t a = addr_align(f->addr, 4096);
+			return a > c->nomap_align ? a : c->nomap_align;
+		}
 	}
 	return c->nomap_align;
 }
