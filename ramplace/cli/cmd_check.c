@@ -45,6 +45,7 @@ static const char usage[] =
 	"                        reaches code in flash (repeatable; the plan's own handlers,\n"
 	"                        place --ram-handler(s), are proved without it)\n"
 	"      --ram-handlers    the same for every vector-table handler but the reset handler\n"
+	"                        (RISC-V: every trap handler the code writes into mtvec)\n"
 	"  -h, --help            print this help\n";
 
 typedef struct check_args {

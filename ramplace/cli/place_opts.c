@@ -64,6 +64,7 @@ static const char usage[] =
 	"                        moved first; the plan records them and check proves that no\n"
 	"                        path from them reaches flash (repeatable)\n"
 	"      --ram-handlers    the same for every vector-table handler but the reset handler\n"
+	"                        (RISC-V: every trap handler the code writes into mtvec)\n"
 	"      --flash-wait-states N   cost model: report cycles, weigh crossing calls\n"
 	"      --flash-model SPEC  place by stall cycles saved under a flash model: ws:N,\n"
 	"                        art:ws=N,line=L, cache:rp2040|fe310|esp32 or\n"

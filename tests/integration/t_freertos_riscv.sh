@@ -9,9 +9,10 @@
 # (with the map: planned = linked, or below it where relaxation shrank a call), print what the
 # flash-only build printed, and, counted again, run faster by what place modeled (within 5 %);
 # each plan must reach >= 97 % of an exact knapsack over the same counts, computed here
-# (freertos/optimum.py). With --ram-handler freertos_risc_v_trap_handler (the trap handler main
-# installs in mtvec; found by name: the handlers are read from a Cortex-M vector table only) the
-# handler's whole static reach moves, and `check` proves the plan's handler reaches no flash.
+# (freertos/optimum.py). With --ram-handlers the trap handler main installs in mtvec
+# (freertos_risc_v_trap_handler, found from that write: riscv_traps.c) moves with its whole static
+# reach, and `check --ram-handlers` proves it reaches no flash; on the flash-only build it names
+# the path to flash.
 # Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD; riscv64-unknown-elf-gcc with picolibc,
 # qemu-system-riscv32; RAMPLACE_CORPUS (docs/corpus.md; without it the test is not run, and fails
 # under CI=true).
@@ -64,14 +65,16 @@ for opt in -O2 -Os; do
 		mkdir -p "$p"
 		opts=(--budget "$budget" --flash-model ws:5 -o "$p/ramtext.ld")
 		[ "$cell" != "${budget}-nomap" ] && opts+=(--map "$d/flash/RTOSDemo.map")
-		[ "$cell" = 8K-handlers ] && opts+=(--ram-handler freertos_risc_v_trap_handler)
+		[ "$cell" = 8K-handlers ] && opts+=(--ram-handlers)
 		name="$opt $cell"
 		if ! "$RAMPLACE" place "${opts[@]}" "$d/p.db" "$elf" >"$p/place.out" 2>&1; then
 			cat "$p/place.out"; fail "$name: place"; continue
 		fi
 		cp -a "$d/flash" "$p/obj"   # the same objects; the new fragment relinks them
 		if ! demo_make "$opt" "$p/obj" "$p"; then fail "$name: the relink"; continue; fi
-		if ! "$RAMPLACE" check --plan "$p/ramtext.ld.plan" "$p/obj/RTOSDemo.axf" >"$p/check.out" 2>&1; then
+		check_opts=(--plan "$p/ramtext.ld.plan")
+		[ "$cell" = 8K-handlers ] && check_opts+=(--ram-handlers)
+		if ! "$RAMPLACE" check "${check_opts[@]}" "$p/obj/RTOSDemo.axf" >"$p/check.out" 2>&1; then
 			cat "$p/check.out"; fail "$name: check"; continue
 		fi
 		diffb=$(grep -Eo 'difference [+-][0-9]+' "$p/check.out" | grep -Eo '[+-][0-9]+$' || true)
@@ -92,6 +95,14 @@ for opt in -O2 -Os; do
 		check "$name: check passes, same output, measured ${measured}x within 5 % of the modeled ${modeled}x" \
 			awk -v m="$measured" -v p="$modeled" 'BEGIN { exit !(m > 1 && m / p >= 0.95 && m / p <= 1.05) }'
 		check "$name: the plan reaches $pct % of the exact optimum (>= 97 %)" awk -v s="$pct" 'BEGIN { exit !(s >= 97) }'
+		if [ "$cell" = 1K-map ]; then   # a plan made without --ram-handlers leaves the handler's reach in flash
+			if ! "$RAMPLACE" check --ram-handlers --plan "$p/ramtext.ld.plan" "$p/obj/RTOSDemo.axf" >"$p/handlers.out" 2>&1 &&
+			   grep -q "^interrupt handler 'freertos_risc_v_trap_handler' reaches flash: freertos_risc_v_trap_handler -> " "$p/handlers.out"; then
+				pass "$name: check --ram-handlers finds the trap handler from mtvec and names its path to flash"
+			else
+				fail "$name: check --ram-handlers"; cat "$p/handlers.out"
+			fi
+		fi
 		if [ "$cell" = 8K-handlers ]; then
 			check "$name: the trap handler's reach is in RAM, as check proves ($(grep -m1 '^interrupt handlers' "$p/check.out"))" \
 				grep -Eq '^interrupt handlers: 1, reaching [1-9][0-9]* function\(s\), 0 path\(s\) to flash' "$p/check.out"

@@ -48,9 +48,13 @@ int rp_boot_analyze(rp_boot *out, const rp_image *img, const rp_callgraph *cg, c
 void rp_boot_release(rp_boot *b);
 
 /* The functions a Cortex-M vector table names past the reset handler (each once, in table
- * order): the interrupt and exception handlers. *out is the caller's to free. RP_EINPUT when the
- * image has no vector table. */
+ * order): the interrupt and exception handlers; on RISC-V, rp_riscv_trap_handlers's. *out is the
+ * caller's to free. RP_EINPUT when the image has no vector table (RISC-V: no mtvec write). */
 int rp_boot_vector_handlers(const rp_image *img, size_t **out, size_t *n, rp_err *err);
+/* A RISC-V image's trap handlers (riscv_traps.c): each function whose address the code writes
+ * into mtvec, or, for a vectored mtvec (address | 1), each `j` target of the table there; each
+ * once. *out is the caller's to free; none found is no error (*n = 0). */
+int rp_riscv_trap_handlers(const rp_image *img, size_t **out, size_t *n, rp_err *err);
 
 /* Writes "Reset_Handler -> _cstart -> memcpy": how the reset path reaches kept function f
  * (truncated with "..." to fit buf). */

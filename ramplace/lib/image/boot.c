@@ -177,6 +177,13 @@ int rp_boot_vector_handlers(const rp_image *img, size_t **out, size_t *n, rp_err
 {
 	*out = NULL;
 	*n = 0;
+	if (img->machine == EM_RISCV) {
+		int rc = rp_riscv_trap_handlers(img, out, n, err);
+		if (!rc && !*n)
+			rc = rp_err_set(err, RP_EINPUT, "%s: no trap handler found: no code writes a function's address "
+					"(or a table of jumps) into mtvec; name the handlers with --ram-handler NAME", img->path);
+		return rc;
+	}
 	const rp_func *reset = NULL;
 	vtable t;
 	rp_elfsyms syms;
