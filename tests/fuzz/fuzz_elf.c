@@ -1,8 +1,10 @@
 /* fuzz_elf.c: libFuzzer target for the image model: load any bytes as an ELF, then exercise
- * every lookup and the call decoder on each function found, and the libopcodes call graph and
- * reset-path analysis on the whole image. */
+ * every lookup and the call decoder on each function found, the interrupt handlers (a Cortex-M
+ * vector table, RISC-V's mtvec writes), and the libopcodes call graph and reset-path analysis on
+ * the whole image. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "ramplace/boot.h"
 #include "ramplace/callgraph.h"
@@ -32,6 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rp_calls_scan(img, f, ignore, NULL, &err);
 		rp_image_offset_to_addr(img, f->addr, &addr, &err);
 	}
+	size_t *handlers = NULL, nhandlers = 0;   /* the vector table, or (RISC-V) the mtvec writes */
+	if (img->nfuncs < 4096 && rp_boot_vector_handlers(img, &handlers, &nhandlers, &err) == 0)
+		free(handlers);
 	rp_callgraph *cg = NULL;
 	if (img->nfuncs < 4096 && rp_callgraph_build(&cg, img, &err) == 0) {
 		const char *outsecs[] = { ".ramtext" };

@@ -21,3 +21,6 @@ arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb $flags -T far.ld -Wl,--pic-veneer a.c 
 # ARMv6-M with b_entry far away: calls go through 16-byte Thumb-1 veneers, which the call
 # graph must see through
 arm-none-eabi-gcc -mcpu=cortex-m0plus -mthumb $flags -T far.ld a.c b.c -o arm-m0-far.elf
+# RISC-V trap handlers installed by writes to mtvec (direct and vectored): riscv_traps.c
+riscv64-unknown-elf-gcc -march=rv32imac_zicsr -mabi=ilp32 -nostdlib -Wl,-Ttext=0x20400000 -Wl,--build-id=sha1 \
+	mtvec.S -o riscv-mtvec.elf
