@@ -22,6 +22,8 @@
 #                         firmware's output on stdout, ARGS after -kernel; killed after
 #                         $fw_timeout seconds (60 unless the script sets it)
 #      nm_addr ELF NAME   the address of the first symbol NAME in ELF (arm-none-eabi-nm)
+#      cycles_of COUNTS   a QEMU plugin counts file's modeled cycles: instructions plus the stall
+#                         cycles its header states
 #      need_corpus WHAT PATH...  sets $corpus to $RAMPLACE_CORPUS (the third-party trees of
 #                         docs/corpus.md) when every PATH (relative to it) exists; otherwise
 #                         says what is missing in one line and exits 77, which CTest reports as
@@ -67,6 +69,8 @@ finish() {
 	if [ "$failed" -eq 0 ]; then exit 0; fi
 	exit 1
 }
+
+cycles_of() { awk '$2 == "insns-executed" || $2 == "stall-fetch" || $2 == "stall-read" { s += $3 } END { printf "%.0f\n", s }' "$1"; }
 
 need_corpus() { # WHAT PATH...
 	local what=$1 p missing=""

@@ -57,7 +57,6 @@ run() {
 	qemu_pid=""
 	return $status
 }
-cycles_of() { awk '$2 == "insns-executed" || $2 == "stall-fetch" || $2 == "stall-read" { s += $3 } END { printf "%.0f\n", s }' "$1"; }
 verdict() { sed -E 's/ : [0-9]+ \([0-9]+\)//' "$1.uart" | tr -d '\r'; }   # the check task's message, no timing
 
 for opt in -Os -O2; do

@@ -43,7 +43,6 @@ run() {
 	qemu_pid=""
 	return $status
 }
-cycles_of() { awk '$2 == "insns-executed" || $2 == "stall-fetch" || $2 == "stall-read" { s += $3 } END { printf "%.0f\n", s }' "$1"; }
 
 for opt in -O2 -Os; do
 	d=$work/$opt

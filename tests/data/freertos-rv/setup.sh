@@ -22,16 +22,7 @@ mkdir -p "$dest"
 cp -r "$corpus/FreeRTOS/Demo/RISC-V-Qemu-virt_GCC" "$dest/"
 chmod -R u+w "$demo"
 
-edit() { # FILE OLD NEW: replaces OLD once, fails when OLD is not there
-	python3 - "$@" <<'PY'
-import sys
-path, old, new = sys.argv[1], sys.argv[2], sys.argv[3]
-text = open(path).read()
-if old not in text:
-    sys.exit(f"setup.sh: {path}: the text to change is not there: {old[:60]!r}")
-open(path, "w").write(text.replace(old, new, 1))
-PY
-}
+. "$(dirname "$0")/../edit.sh"
 
 edit "$demo/fake_rom.lds" "	.text :
 	{" "	.ramtext : ALIGN(4)

@@ -25,16 +25,7 @@ cp -r "$corpus/FreeRTOS/Demo/CORTEX_MPS2_QEMU_IAR_GCC" "$dest/"
 chmod -R u+w "$demo"
 gcc_dir=$demo/build/gcc
 
-edit() { # FILE PYTHON-EXPR-OLD NEW: replaces OLD once, fails when OLD is not there
-	python3 - "$@" <<'PY'
-import sys
-path, old, new = sys.argv[1], sys.argv[2], sys.argv[3]
-text = open(path).read()
-if old not in text:
-    sys.exit(f"setup.sh: {path}: the text to change is not there: {old[:60]!r}")
-open(path, "w").write(text.replace(old, new, 1))
-PY
-}
+. "$(dirname "$0")/../edit.sh"
 
 edit "$demo/main.c" "#define mainCREATE_SIMPLE_BLINKY_DEMO_ONLY    1" "#define mainCREATE_SIMPLE_BLINKY_DEMO_ONLY    0"
 edit "$demo/main.c" "void vApplicationTickHook( void )
