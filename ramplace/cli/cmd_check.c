@@ -196,8 +196,9 @@ static void print_result(const rp_image *img, const rp_check_result *res, const 
 	       plan->outsec, (unsigned long long)res->planned_total, (unsigned long long)plan->used,
 	       (unsigned long long)plan->veneer_reserve, (unsigned long long)plan->nveneers,
 	       (unsigned long long)res->outsec_size, (long long)res->difference,
-	       img->machine == EM_RISCV && res->difference < -(long long)(plan->align ? plan->align : 4)
-		       ? " (GNU ld relaxed calls between moved functions: below the plan is fine)" : "");
+	       res->difference >= -(long long)(plan->align ? plan->align : 4) ? ""
+	       : plan->sizes_estimated ? " (a plan made without a map holds upper bounds: below it is fine)"
+	       : img->machine == EM_RISCV ? " (GNU ld relaxed calls between moved functions: below the plan is fine)" : "");
 }
 
 /* Keeps a copy of the plan's interrupt handlers for the proof after every plan is checked. */

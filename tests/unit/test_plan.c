@@ -62,7 +62,7 @@ static void test_round_trip(void **state)
 			 .region_origin = 0x20000000, .region_length = 0x10000, .budget = 1024,
 			 .veneer_reserve = 64, .used = 260, .total_samples = UINT64_MAX, .moved_samples = 900,
 			 .modeled_model = (char *)"cache:size=4096 ways", .modeled_before = 7577594264ull,
-			 .modeled_after = 3717035372ull, .dialect = (char *)"zephyr", .linker_lld = 1, .handlers = handlers, .nhandlers = 2, .units = units, .nunits = 3 };
+			 .modeled_after = 3717035372ull, .dialect = (char *)"zephyr", .linker_lld = 1, .sizes_estimated = 1, .handlers = handlers, .nhandlers = 2, .units = units, .nunits = 3 };
 	char *path = temp_path();
 	rp_err err = RP_ERR_INIT;
 	assert_int_equal(rp_plan_write(&plan, path, &err), 0);
@@ -93,6 +93,7 @@ static void test_round_trip(void **state)
 	assert_string_equal(back->modeled_model, "cache:size=4096 ways");
 	assert_string_equal(back->dialect, "zephyr");
 	assert_int_equal(back->linker_lld, 1);
+	assert_int_equal(back->sizes_estimated, 1);
 	assert_int_equal(back->nhandlers, 2);
 	assert_string_equal(back->handlers[0].name, "TIMER0_Handler");
 	assert_null(back->handlers[0].file);
@@ -226,6 +227,8 @@ static void test_hostile(void **state)
 	expect_error("ramplace-plan 1\nsamples 1 2\n", "p.plan:2: moved samples exceed the total");
 	expect_error("ramplace-plan 1\nhandler - x.c\n", "p.plan:2: handler has no name");
 	expect_error("ramplace-plan 1\nhandler h\n", "p.plan:2: missing fields: expected 'handler NAME FILE'");
+	expect_error("ramplace-plan 1\nsizes exact\n", "p.plan:2: unknown sizes 'exact' (only 'estimated'; a plan made with the map has no sizes line)");
+	expect_error("ramplace-plan 1\nsizes estimated\nsizes estimated\n", "p.plan:3: 'sizes' given twice");
 	expect_error("ramplace-plan 1\nlinker gold\n", "p.plan:2: unknown linker 'gold' (only 'lld'; GNU ld's plans have no linker line)");
 	expect_error("ramplace-plan 1\ndialect gcc\n", "p.plan:2: unknown dialect 'gcc' (zephyr, esp-idf or pico; GNU ld's plans have no dialect line)");
 	expect_error("ramplace-plan 1\nmodeled ws:5 1\n", "p.plan:2: missing fields: expected 'modeled MODEL BEFORE AFTER'");

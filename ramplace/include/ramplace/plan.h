@@ -66,6 +66,8 @@ typedef struct rp_plan {
 	char *data_plan;         /* a code plan's data plan beside it ("data-plan ramdata.ld.plan",
 				    a file name in the same directory), so check finds it; NULL: none */
 	int linker_lld;          /* "linker lld": made for ld.lld's thunks (0: GNU ld's veneers) */
+	int sizes_estimated;     /* "sizes estimated": made without a link map, each unit's bytes an
+				    upper bound read off the ELF (0: exact, from the map) */
 	rp_plan_func *handlers;  /* "handler NAME FILE": interrupt handlers whose whole static reach
 				    the plan moves to RAM (place --ram-handler(s)); check proves it */
 	size_t nhandlers;

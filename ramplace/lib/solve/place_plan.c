@@ -144,6 +144,7 @@ static int make_plan(ctx *c, size_t r, uint64_t total, rp_err *err)
 	if (rp_strdup(&plan->build_id, c->img->build_id, err) || rp_strdup(&plan->outsec, rg->outsec, err))
 		return err->code;
 	plan->linker_lld = c->img->linker_lld;
+	plan->sizes_estimated = c->map == NULL;
 	if (r == 0 && c->nhandler_roots) {   /* the first plan records them; check proves their reach */
 		if (!(plan->handlers = calloc(c->nhandler_roots, sizeof(*plan->handlers))))
 			return rp_err_nomem(err, "writing the plan");

@@ -102,6 +102,8 @@ static void write_header(FILE *fp, const rp_plan *plan)
 	}
 	if (plan->linker_lld)
 		fputs("linker lld\n", fp);
+	if (plan->sizes_estimated)
+		fputs("sizes estimated\n", fp);
 	for (size_t i = 0; i < plan->nhandlers; i++) {
 		fputs("handler ", fp);
 		put_field(fp, plan->handlers[i].name);
@@ -297,7 +299,8 @@ static int expect_fields(reader *rd, size_t n, const char *usage)
 
 enum { SEEN_BUILD_ID = 1, SEEN_OUTSEC = 2, SEEN_REGION = 4, SEEN_BUDGET = 8, SEEN_VENEER = 16,
        SEEN_USED = 32, SEEN_SAMPLES = 64, SEEN_VENEERS = 128, SEEN_ALIGN = 256, SEEN_KIND = 512,
-       SEEN_DATA_PLAN = 1024, SEEN_MODELED = 2048, SEEN_DIALECT = 4096, SEEN_LINKER = 8192 };
+       SEEN_DATA_PLAN = 1024, SEEN_MODELED = 2048, SEEN_DIALECT = 4096, SEEN_LINKER = 8192,
+       SEEN_SIZES = 16384 };
 #define SEEN_REQUIRED (SEEN_BUILD_ID | SEEN_OUTSEC | SEEN_BUDGET | SEEN_VENEER | SEEN_USED | SEEN_SAMPLES)
 
 static int mark_seen(reader *rd, unsigned bit, const char *key)
@@ -465,6 +468,14 @@ static int parse_header_key(reader *rd, const char *key)
 		if (strcmp(rd->fields[1], "lld") != 0)
 			return fail(rd, "unknown linker '%.64s' (only 'lld'; GNU ld's plans have no linker line)", rd->fields[1]);
 		plan->linker_lld = 1;
+		return 0;
+	}
+	if (strcmp(key, "sizes") == 0) {
+		if (mark_seen(rd, SEEN_SIZES, key) || expect_fields(rd, 2, "sizes estimated"))
+			return rd->err->code;
+		if (strcmp(rd->fields[1], "estimated") != 0)
+			return fail(rd, "unknown sizes '%.64s' (only 'estimated'; a plan made with the map has no sizes line)", rd->fields[1]);
+		plan->sizes_estimated = 1;
 		return 0;
 	}
 	if (strcmp(key, "dialect") == 0) {

@@ -359,7 +359,7 @@ int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result 
  * the section's end alignment; more means a size model that lies (unplanned code in the section,
  * veneers the plan did not expect). ld.lld lays out its thunks and padding its own way, and the
  * plan reserves for the worst: an lld link may come in below the plan, never above; so may a
- * RISC-V link that GNU ld relaxed. */
+ * RISC-V link that GNU ld relaxed, and a link of a plan made without a map. */
 static int check_accounting(const rp_image *img, const rp_plan *plan, const rp_section *outsec, rp_check_result *res,
 			    rp_err *err)
 {
@@ -381,6 +381,10 @@ static int check_accounting(const rp_image *img, const rp_plan *plan, const rp_s
 	 * bytes) comes within reach and shrinks to jal or c.jal (4 or 2): a relaxed link comes in
 	 * below the plan, never above it */
 	if (img->machine == EM_RISCV && res->difference < 0)
+		return 0;
+	/* without a map the plan's sizes are upper bounds read off the ELF (a function's alignment
+	 * guessed from its address, its literal pool from the gap after it): below is all that holds */
+	if (plan->sizes_estimated && res->difference < 0)
 		return 0;
 	/* the usual cause on Cortex-M0/M0+: veneers of another shape than the plan reserved for */
 	char why[200] = "";
