@@ -52,14 +52,22 @@ rest) tier_args=(-L "$long") ;;
 esac
 started=$SECONDS
 
+# CTest says "Skipped" without the reason; each test that was not run printed it in one line
+skip_reasons() { # BUILD-DIR
+	grep -h '^skipped: ' "$1"/Testing/Temporary/LastTest*.log 2>/dev/null | sort -u | sed 's/^/test.sh: not run: /' || true
+}
+
 "$root/scripts/install-deps.sh"
 
 case $mode in
 plain)
 	cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAMPLACE_WERROR=ON >/dev/null
 	cmake --build "$root/build" -j2
-	ctest --test-dir "$root/build" --output-on-failure -j2 ${tier_args[@]+"${tier_args[@]}"}
+	status=0
+	ctest --test-dir "$root/build" --output-on-failure -j2 ${tier_args[@]+"${tier_args[@]}"} || status=$?
+	skip_reasons "$root/build"
 	echo "test.sh: $tier tier: $((SECONDS - started)) s"
+	exit "$status"
 	;;
 asan)
 	# -O1, as the sanitizers' own documentation advises: the same reports, and the layout
@@ -67,9 +75,12 @@ asan)
 	cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-g -O1" \
 		-DRAMPLACE_SANITIZE=ON -DRAMPLACE_WERROR=ON >/dev/null
 	cmake --build "$root/build-asan" -j2
+	status=0
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		ctest --test-dir "$root/build-asan" --output-on-failure -j2 ${tier_args[@]+"${tier_args[@]}"}
+		ctest --test-dir "$root/build-asan" --output-on-failure -j2 ${tier_args[@]+"${tier_args[@]}"} || status=$?
+	skip_reasons "$root/build-asan"
 	echo "test.sh: sanitized $tier tier: $((SECONDS - started)) s"
+	exit "$status"
 	;;
 fuzz)
 	# -fno-sanitize-recover=all: a UBSan report aborts the run, or a fuzzer that hit undefined

@@ -83,7 +83,7 @@ need_corpus() { # WHAT PATH...
 		corpus=$(cd "$corpus" && pwd)
 		return 0
 	fi
-	local why="$what is not in the corpus: ${corpus:-RAMPLACE_CORPUS is not set}${corpus:+ has no $missing}"
+	local why="needs $what from the corpus: ${corpus:-RAMPLACE_CORPUS is not set}${corpus:+ has no $missing}"
 	why="$why (docs/corpus.md says which versions and how to set RAMPLACE_CORPUS=DIR)"
 	if [ "${CI:-}" = true ] || [ "${RAMPLACE_REQUIRE_CORPUS:-0}" = 1 ]; then
 		fail "$why; required here (CI=true or RAMPLACE_REQUIRE_CORPUS=1)"
