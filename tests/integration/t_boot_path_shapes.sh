@@ -4,9 +4,10 @@
 # it: volatile copy and clear loops for .ramtext, .data and .bss in a given order (the .ramtext
 # copy first, between or last), a barrier after the copy (dsb/isb; fence.i), then
 # `exit(main())` or `if (main() != 0) abort(); exit(0);`; built at a given -O level with
-# -ffunction-sections. On Cortex-M3 (examples/qemu-cortex-m3) it is the Reset_Handler in plain
-# .text; on RV32 (examples/sifive-e-riscv) a naked assembly _start sets gp, sp and tp and calls
-# (call) or tail-jumps to (tail) the C start_c that holds the loops.
+# -ffunction-sections. On Cortex-M3, M0+ and M33 (examples/qemu-cortex-m3, built with that -mcpu,
+# run on QEMU's M3 board) it is the Reset_Handler in plain .text; on RV32 (examples/sifive-e-riscv)
+# a naked assembly _start sets gp, sp and tp and calls (call) or tail-jumps to (tail) the C
+# start_c that holds the loops.
 # At -Os GCC chains the loops' tests and lays the calls before the loop bodies, each of which
 # branches back to its test, right after `bl exit`: a call that falls through into the first
 # loop's body when exit is taken to return. Until exit was known not to return, `place` kept main
@@ -15,13 +16,13 @@
 # with a profile of main and three hot functions must move all four (those the compiler kept)
 # and keep nothing called after the copy in flash; the relink must pass `check` (which reads the
 # relinked reset path the same way) and print what the flash-only build printed.
-# SHAPES="ARCH:ORDER:OPT:END ..." picks the cells (ARCH m3 or rv-call, rv-tail; default: six,
+# SHAPES="ARCH:ORDER:OPT:END ..." picks the cells (ARCH m3, m0p, m33, rv-call, rv-tail; default: seven,
 # the -Os regression among them); t_boot_path_shapes_full.sh runs every order x level x ending
 # on each.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc (newlib), qemu-system-arm,
 # riscv64-unknown-elf-gcc (picolibc), qemu-system-riscv32.
 . "$(dirname "$0")/lib.sh"
-shapes=${SHAPES:-"m3:rdb:-Os:exit m3:rdb:-O2:exit m3:drb:-Os:check m3:dbr:-O3:exit rv-call:rdb:-Os:exit rv-tail:drb:-O2:check"}
+shapes=${SHAPES:-"m3:rdb:-Os:exit m3:rdb:-O2:exit m3:drb:-Os:check m0p:dbr:-Os:exit m33:rdb:-O3:exit rv-call:rdb:-Os:exit rv-tail:drb:-O2:check"}
 tree=$work/tree
 mkdir -p "$tree/examples"
 cp -r "$RAMPLACE_SRC/examples/qemu-cortex-m3" "$RAMPLACE_SRC/examples/sifive-e-riscv" "$tree/examples/"
@@ -31,13 +32,15 @@ cp "$tree/examples/sifive-e-riscv/startup.c" "$work/startup-rv.c"
 
 # writes the example's startup.c: its own, its entry replaced by the shape's
 gen_startup() { # ARCH ORDER END DEST
-	python3 - "$work/startup-${1%%-*}.c" "$4" "$1" "$2" "$3" <<'PY'
+	local family=m3
+	[[ $1 == rv* ]] && family=rv
+	python3 - "$work/startup-$family.c" "$4" "$1" "$2" "$3" "$family" <<'PY'
 import sys
-src, dst, arch, order, end = sys.argv[1:6]
+src, dst, arch, order, end, fam = sys.argv[1:7]
 s = open(src).read()
-barrier = {"m3": 'dsb\\n\\tisb', "rv": '.option push\\n\\t.option arch, +zifencei\\n\\tfence.i\\n\\t.option pop'}[arch[:2]]
-bss = {"m3": "__bss_start__", "rv": "__bss_start"}[arch[:2]]
-bss_end = {"m3": "__bss_end__", "rv": "__bss_end"}[arch[:2]]
+barrier = {"m3": 'dsb\\n\\tisb', "rv": '.option push\\n\\t.option arch, +zifencei\\n\\tfence.i\\n\\t.option pop'}[fam]
+bss = {"m3": "__bss_start__", "rv": "__bss_start"}[fam]
+bss_end = {"m3": "__bss_end__", "rv": "__bss_end"}[fam]
 loops = {
     "r": "\tfor (volatile uint32_t *d = __ramtext_start, *s = __ramtext_load; d < __ramtext_end;)\n"
          "\t\t*d++ = *s++;\n\t__asm__ volatile(\"" + barrier + "\" ::: \"memory\");\n",
@@ -47,7 +50,7 @@ loops = {
 tail = {"exit": "\t__libc_init_array();\n\texit(main());\n",
         "check": "\t__libc_init_array();\n\tif (main() != 0)\n\t\tabort();\n\texit(0);\n"}[end]
 body = "".join(loops[c] for c in order) + tail
-if arch == "m3":
+if fam == "m3":
     old = s[s.index("BOOT_TEXT void Reset_Handler(void)"):s.index("/* Cortex-M3 vector table")]
     s = s.replace(old, "void Reset_Handler(void)\n{\n" + body + "}\n\n")
     s = s.replace("BOOT_TEXT static void copy_words", "__attribute__((unused)) BOOT_TEXT static void copy_words")
@@ -72,7 +75,7 @@ PY
 
 run() { # ARCH ELF OUT: the firmware's output, status 0 required
 	local qemu=(qemu-system-arm -M mps2-an385)
-	[ "$1" = m3 ] || qemu=(qemu-system-riscv32 -M sifive_e -bios none)
+	[[ $1 == rv* ]] && qemu=(qemu-system-riscv32 -M sifive_e -bios none)
 	timeout 60 "${qemu[@]}" -nographic -monitor none -serial none -chardev stdio,id=semi \
 		-semihosting-config enable=on,target=native,chardev=semi -kernel "$2" </dev/null >"$3" 2>/dev/null
 }
@@ -83,11 +86,15 @@ for shape in $shapes; do
 	cell="$arch $order $opt $end"
 	d=$work/$arch$order$opt$end
 	mkdir -p "$d"
-	ex=$tree/examples/qemu-cortex-m3 nm=arm-none-eabi-nm
-	[ "$arch" = m3 ] || ex=$tree/examples/sifive-e-riscv nm=riscv64-unknown-elf-nm
+	ex=$tree/examples/qemu-cortex-m3 nm=arm-none-eabi-nm cpu=()
+	[[ $arch == rv* ]] && ex=$tree/examples/sifive-e-riscv nm=riscv64-unknown-elf-nm
+	# ARMv6-M (M0+) is a subset of the M3's ARMv7-M, and this C compiles for the M33 to
+	# ARMv7-M instructions: both run on QEMU's Cortex-M3 board; their veneers are their own
+	[ "$arch" = m0p ] && cpu=("ARCH_FLAGS=-mcpu=cortex-m0plus -mthumb")
+	[ "$arch" = m33 ] && cpu=("ARCH_FLAGS=-mcpu=cortex-m33 -mthumb")
 	gen_startup "$arch" "$order" "$end" "$ex/startup.c"
 	flags="$opt -ffunction-sections"
-	if ! make -s -C "$ex" BUILD="$d/flash" ITERATIONS=3 EXTRA_CFLAGS="$flags" RAMPLACE="$RAMPLACE" >"$d/build.log" 2>&1; then
+	if ! make -s -C "$ex" BUILD="$d/flash" ITERATIONS=3 EXTRA_CFLAGS="$flags" RAMPLACE="$RAMPLACE" "${cpu[@]}" >"$d/build.log" 2>&1; then
 		fail "$cell: the flash-only build"; cat "$d/build.log"; continue
 	fi
 	run "$arch" "$d/flash/fw.elf" "$d/flash.out" || { fail "$cell: the flash-only firmware"; continue; }
@@ -110,7 +117,7 @@ for shape in $shapes; do
 		fail "$cell: place moved '$moved' of '$want'"; grep -E 'reset path|kept in flash' "$d/place.out" | head -8
 		continue
 	fi
-	if ! make -s -C "$ex" BUILD="$d/ram" ITERATIONS=3 EXTRA_CFLAGS="$flags" RAMPLACE="$RAMPLACE" \
+	if ! make -s -C "$ex" BUILD="$d/ram" ITERATIONS=3 EXTRA_CFLAGS="$flags" RAMPLACE="$RAMPLACE" "${cpu[@]}" \
 		RAMTEXT_LD="$d/ramtext.ld" >"$d/relink.log" 2>&1; then
 		fail "$cell: the relink"; cat "$d/relink.log"; continue
 	fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # t_plan_property.sh: planned bytes = linked bytes, on many random plans (issue 22 item 3, issue
-# 37 item 2). Each build of a bundled firmware (PROPERTY_BUILDS: ARCH:FLAGS, m3 for
-# examples/qemu-cortex-m3 on GNU ld, rv for examples/sifive-e-riscv on GNU ld with relaxation;
+# 37 item 2). Each build of a bundled firmware (PROPERTY_BUILDS: ARCH:FLAGS, m3, m0p or m33 for
+# examples/qemu-cortex-m3 built for that core on GNU ld, rv for examples/sifive-e-riscv on GNU ld
+# with relaxation;
 # FLAGS comma-separated: -Os packs 2-byte aligned Thumb functions beside 4-aligned ones, the M3
 # example builds without -ffunction-sections unless FLAGS add it) gets random profiles (every
 # function a random weight, a fixed seed per round, printed) and random budgets from 256 bytes
@@ -20,7 +21,7 @@ builds=${PROPERTY_BUILDS:-"m3:-Os m3:-O2"}
 cd "$work"
 run_any() { # ARCH ELF OUT
 	local qemu=(qemu-system-arm -M mps2-an385)
-	[ "$1" = m3 ] || qemu=(qemu-system-riscv32 -M sifive_e -bios none)
+	[ "$1" = rv ] && qemu=(qemu-system-riscv32 -M sifive_e -bios none)
 	timeout 60 "${qemu[@]}" -nographic -monitor none -serial none -chardev stdio,id=semi \
 		-semihosting-config enable=on,target=native,chardev=semi -kernel "$2" </dev/null >"$3" 2>/dev/null
 }
@@ -28,11 +29,14 @@ plans=0 runs=0 largest=0
 for build in $builds; do
 	arch=${build%%:*} opt=${build#*:}
 	flags=${opt//,/ }
-	ex=$RAMPLACE_SRC/examples/qemu-cortex-m3 nm=arm-none-eabi-nm
-	[ "$arch" = m3 ] || ex=$RAMPLACE_SRC/examples/sifive-e-riscv nm=riscv64-unknown-elf-nm
+	ex=$RAMPLACE_SRC/examples/qemu-cortex-m3 nm=arm-none-eabi-nm cpu=()
+	[ "$arch" = rv ] && ex=$RAMPLACE_SRC/examples/sifive-e-riscv nm=riscv64-unknown-elf-nm
+	# M0+ (16-byte veneers, Thumb-1) and M33 builds of the M3 example run on QEMU's M3 board
+	[ "$arch" = m0p ] && cpu=("ARCH_FLAGS=-mcpu=cortex-m0plus -mthumb")
+	[ "$arch" = m33 ] && cpu=("ARCH_FLAGS=-mcpu=cortex-m33 -mthumb")
 	d=$work/$arch${opt//,/_}   # no comma in a path: -Wl,-Map=PATH would split there
 	mkdir -p "$d"
-	make_fw "$ex" "$d/flash" ITERATIONS=5 EXTRA_CFLAGS="$flags"
+	make_fw "$ex" "$d/flash" ITERATIONS=5 EXTRA_CFLAGS="$flags" "${cpu[@]}"
 	run_any "$arch" "$d/flash/fw.elf" "$d/flash.out" || fail "$build: the flash-only build does not run"
 	"$nm" -S "$d/flash/fw.elf" | awk '($3 == "t" || $3 == "T") && $2 != "00000000" { print $1, $4 }' >"$d/funcs.txt"
 	worst_map="" worst_nomap=""
@@ -51,7 +55,7 @@ PY
 		# starts .data on the 4 KiB page after .ramtext: RAM has room for about 4 KiB of code there
 		# (place's free-RAM figure, 6104 bytes, does not see that page: a 5780-byte plan under a
 		# 6 KiB budget overflowed by 40 bytes, with place's warning)
-		budget=$(python3 -c "import random; random.seed($seed); print(random.choice([256, 512, 768, 1024, 1536, 2048, 3072, 4096] + ([6144, 8192, 12288, 16384] if '$arch' == 'm3' else [])))")
+		budget=$(python3 -c "import random; random.seed($seed); print(random.choice([256, 512, 768, 1024, 1536, 2048, 3072, 4096] + ([6144, 8192, 12288, 16384] if '$arch' != 'rv' else [])))")
 		rm -f "$d/p.db"
 		"$RAMPLACE" import --quiet --format pclist --force "$d/p.db" "$d/flash/fw.elf" "$d/pcs.txt"
 		for map in map nomap; do
@@ -62,7 +66,7 @@ PY
 			if ! "$RAMPLACE" place "${opts[@]}" "$d/p.db" "$d/flash/fw.elf" >"$p/place.out" 2>&1; then
 				cat "$p/place.out"; fail "$build round $round ($map, seed $seed, budget $budget): place"; continue
 			fi
-			make -s -C "$ex" BUILD="$d/relink" ITERATIONS=5 EXTRA_CFLAGS="$flags" RAMTEXT_LD="$p/ramtext.ld" >"$p/make.log" 2>&1 ||
+			make -s -C "$ex" BUILD="$d/relink" ITERATIONS=5 EXTRA_CFLAGS="$flags" "${cpu[@]}" RAMTEXT_LD="$p/ramtext.ld" >"$p/make.log" 2>&1 ||
 				{ cat "$p/make.log"; fail "$build round $round ($map, seed $seed, budget $budget): the relink"; continue; }
 			plans=$((plans + 1))
 			# --allow-empty: without -ffunction-sections and a map, no pattern can move a function
