@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # tier: full (scripts/test.sh --full; tests/CMakeLists.txt reads this line)
+# sanitizers: the default-tier test covers this code under ASan (t_boot_path_shapes.sh); this matrix runs in the plain build only
 # t_boot_path_shapes_full.sh: t_boot_path_shapes.sh on every cell: on Cortex-M3, M0+, M33 and on
 # RV32 (entered by a call and by a tail jump), the .ramtext copy first, between the others or
 # last (four orders of the three loops), -O0/-Os/-O2/-O3, and both endings: 160 startups.

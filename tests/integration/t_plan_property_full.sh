@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # tier: full (scripts/test.sh --full; tests/CMakeLists.txt reads this line)
+# sanitizers: the default-tier test covers this code under ASan (t_plan_property.sh); this matrix runs in the plain build only
 # t_plan_property_full.sh: t_plan_property.sh over both examples at every level, the Cortex-M3
 # one with and without -ffunction-sections and built for the M0+ (16-byte veneers) and the M33,
 # the RISC-V one with relaxation: 12 builds x 12 rounds x (map, no map) = 288 relinks, every
