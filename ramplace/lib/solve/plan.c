@@ -321,6 +321,20 @@ static int header_number(reader *rd, unsigned bit, const char *key, const char *
 	return 0;
 }
 
+/* "KEY WORD", once, with WORD its one value: sets *flag; why_none says what its absence means. */
+static int header_flag(reader *rd, unsigned bit, const char *key, const char *word, const char *why_none, int *flag)
+{
+	char usage[64];
+	snprintf(usage, sizeof(usage), "%s %s", key, word);
+	if (mark_seen(rd, bit, key) || expect_fields(rd, 2, usage))
+		return rd->err->code;
+	if (strcmp(rd->fields[1], word) != 0)
+		return rp_err_set(rd->err, RP_EINPUT, "%s:%zu: unknown %s '%.64s' (only '%s'; %s)", rd->name, rd->lineno, key,
+				  rd->fields[1], word, why_none);
+	*flag = 1;
+	return 0;
+}
+
 static int header_string(reader *rd, unsigned bit, const char *key, const char *usage, char **out)
 {
 	if (mark_seen(rd, bit, key) || expect_fields(rd, 2, usage))
@@ -462,22 +476,11 @@ static int parse_header_key(reader *rd, const char *key)
 		return parse_modeled(rd);
 	if (strcmp(key, "handler") == 0)
 		return parse_handler(rd);
-	if (strcmp(key, "linker") == 0) {
-		if (mark_seen(rd, SEEN_LINKER, key) || expect_fields(rd, 2, "linker lld"))
-			return rd->err->code;
-		if (strcmp(rd->fields[1], "lld") != 0)
-			return fail(rd, "unknown linker '%.64s' (only 'lld'; GNU ld's plans have no linker line)", rd->fields[1]);
-		plan->linker_lld = 1;
-		return 0;
-	}
-	if (strcmp(key, "sizes") == 0) {
-		if (mark_seen(rd, SEEN_SIZES, key) || expect_fields(rd, 2, "sizes estimated"))
-			return rd->err->code;
-		if (strcmp(rd->fields[1], "estimated") != 0)
-			return fail(rd, "unknown sizes '%.64s' (only 'estimated'; a plan made with the map has no sizes line)", rd->fields[1]);
-		plan->sizes_estimated = 1;
-		return 0;
-	}
+	if (strcmp(key, "linker") == 0)
+		return header_flag(rd, SEEN_LINKER, key, "lld", "GNU ld's plans have no linker line", &plan->linker_lld);
+	if (strcmp(key, "sizes") == 0)
+		return header_flag(rd, SEEN_SIZES, key, "estimated", "a plan made with the map has no sizes line",
+				   &plan->sizes_estimated);
 	if (strcmp(key, "dialect") == 0) {
 		if (header_string(rd, SEEN_DIALECT, key, "dialect NAME", &plan->dialect))
 			return rd->err->code;
