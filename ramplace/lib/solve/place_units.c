@@ -309,8 +309,9 @@ static uint64_t addr_align(uint64_t addr, uint64_t cap)
 
 /* Where the code before addr really ends when the function before it has no size (an assembly
  * label): its extent runs to addr, over the zeros the linker filled in front of an aligned
- * section. Each 2-byte zero granule is taken as fill (0x0000 is no instruction on RISC-V and
- * no Thumb code ends in it), at most 4 KiB back. */
+ * section. Each 2-byte zero granule is taken as fill, at most 4 KiB back: 0x0000 is no
+ * instruction on RISC-V; on Thumb it is `movs r0, r0`, which no compiler ends a function with,
+ * and a zero taken for fill only makes the alignment guessed after it larger (conservative). */
 static uint64_t end_before_fill(const ctx *c, uint64_t from, uint64_t addr)
 {
 	unsigned char g[2];
