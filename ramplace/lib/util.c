@@ -239,8 +239,10 @@ static int is_suffix_at(const char *hit, const char *suffix)
 const char *rp_clone_parent(const char *name, char *buf, size_t bufsize)
 {
 	size_t cut = strlen(name);
-	for (size_t i = 0; i < sizeof(clone_suffixes) / sizeof(clone_suffixes[0]); i++) {
-		const char *hit = strstr(name, clone_suffixes[i]);
+	/* every suffix starts with '.': none before the first one (most names have none) */
+	const char *dot = memchr(name, '.', cut);
+	for (size_t i = 0; dot && i < sizeof(clone_suffixes) / sizeof(clone_suffixes[0]); i++) {
+		const char *hit = strstr(dot, clone_suffixes[i]);
 		/* a clone suffix never starts the name: ".part.0" alone is not a clone of "" */
 		if (hit && hit != name && (size_t)(hit - name) < cut && is_suffix_at(hit, clone_suffixes[i]))
 			cut = (size_t)(hit - name);
@@ -350,6 +352,84 @@ void rp_sort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const
 		qsort_r(base, n, size, cmp, arg);
 }
 
+/* rp_sort_keyed: an LSD radix sort of (key, position) pairs, 11 bits a pass, passes over digits
+ * that every key shares skipped (addresses below 1 MiB need two), then the records moved once
+ * and each run of equal keys put in cmp's order. glibc's merge sort called cmp n log n times,
+ * a fifth of `place` at 50,000 functions. */
+typedef struct keyed_pos {
+	uint64_t key;
+	size_t at;
+} keyed_pos;
+
+#define RADIX_BITS 11
+#define RADIX_SIZE (1u << RADIX_BITS)
+
+static void radix_pass(keyed_pos *from, keyed_pos *to, size_t n, unsigned shift, size_t *count)
+{
+	memset(count, 0, RADIX_SIZE * sizeof(size_t));
+	for (size_t i = 0; i < n; i++)
+		count[(from[i].key >> shift) & (RADIX_SIZE - 1)]++;
+	for (size_t d = 0, sum = 0; d < RADIX_SIZE; d++) {
+		size_t c = count[d];
+		count[d] = sum;
+		sum += c;
+	}
+	for (size_t i = 0; i < n; i++)
+		to[count[(from[i].key >> shift) & (RADIX_SIZE - 1)]++] = from[i];
+}
+
+/* Sorts pairs by key; returns the buffer holding the result (pairs or tmp). */
+static keyed_pos *radix_sort(keyed_pos *pairs, keyed_pos *tmp, size_t n, size_t *count)
+{
+	uint64_t all_or = 0, all_and = ~(uint64_t)0;
+	for (size_t i = 0; i < n; i++) {
+		all_or |= pairs[i].key;
+		all_and &= pairs[i].key;
+	}
+	for (unsigned shift = 0; shift < 64; shift += RADIX_BITS) {
+		if ((((all_or ^ all_and) >> shift) & (RADIX_SIZE - 1)) == 0)
+			continue;   /* every key has this digit */
+		radix_pass(pairs, tmp, n, shift, count);
+		keyed_pos *swap = pairs;
+		pairs = tmp;
+		tmp = swap;
+	}
+	return pairs;
+}
+
+void rp_sort_keyed(void *base, size_t n, size_t size, uint64_t (*key)(const void *),
+		   int (*cmp)(const void *, const void *))
+{
+	keyed_pos *pairs = n >= 256 ? malloc(n * sizeof(keyed_pos)) : NULL;
+	keyed_pos *tmp = pairs ? malloc(n * sizeof(keyed_pos)) : NULL;
+	size_t *count = tmp ? malloc(RADIX_SIZE * sizeof(size_t)) : NULL;
+	char *copy = count ? malloc(n * size) : NULL;
+	if (!copy) {   /* small, or no memory for the buffers: the comparison sort */
+		free(pairs);
+		free(tmp);
+		free(count);
+		rp_sort(base, n, size, cmp);
+		return;
+	}
+	char *b = base;
+	for (size_t i = 0; i < n; i++)
+		pairs[i] = (keyed_pos){ key(b + i * size), i };
+	keyed_pos *sorted = radix_sort(pairs, tmp, n, count);
+	memcpy(copy, base, n * size);
+	for (size_t i = 0; i < n; i++)
+		memcpy(b + i * size, copy + sorted[i].at * size, size);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && sorted[j].key == sorted[i].key; j++)
+			;
+		if (j - i > 1)
+			rp_sort(b + i * size, j - i, size, cmp);
+	}
+	free(pairs);
+	free(tmp);
+	free(count);
+	free(copy);
+}
+
 /* The name index: the entries sorted by (hash of name, name, sub, index), so that one name's
  * entries are contiguous and in (sub, index) order, plus an open-addressing table from a name to
  * its run of entries. A lookup hashes the name once and compares strings only on a hash match
@@ -364,12 +444,22 @@ static int cmp_opt(const char *a, const char *b)
 }
 
 /* FNV-1a, 64 bits: names are short and this is called once per entry and per lookup. */
-static uint64_t name_hash(const char *s)
+uint64_t rp_str_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603u;
-	for (; *s; s++)
+	for (; s && *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211u;
 	return h;
+}
+
+static uint64_t name_hash(const char *s)
+{
+	return rp_str_hash(s);
+}
+
+static uint64_t name_entry_key(const void *a)
+{
+	return ((const rp_name_entry *)a)->hash;
 }
 
 static int name_entry_cmp(const void *a, const void *b)
@@ -409,7 +499,7 @@ void rp_name_index_sort(rp_name_index *ix)
 {
 	for (size_t i = 0; i < ix->n; i++)
 		ix->e[i].hash = name_hash(ix->e[i].name);
-	rp_sort(ix->e, ix->n, sizeof(rp_name_entry), name_entry_cmp);
+	rp_sort_keyed(ix->e, ix->n, sizeof(rp_name_entry), name_entry_key, name_entry_cmp);
 	/* one slot per name: the start of its run (+1, 0 marks a free slot) and the run's length */
 	for (size_t i = 0, len; i < ix->n; i += len) {
 		for (len = 1; i + len < ix->n && ix->e[i + len].hash == ix->e[i].hash &&

@@ -32,12 +32,14 @@ static int record(void *ctx, const rp_insn *in)
 	return 0;
 }
 
-static void decode_all(const rp_image *img, int prefilter, trace *t)
+/* mode: 0 libopcodes for all, 1 prefilter, 2 prefilter reporting branches and references only */
+static void decode_all(const rp_image *img, int mode, trace *t)
 {
 	rp_disasm *d = NULL;
 	rp_err err = RP_ERR_INIT;
 	assert_int_equal(rp_disasm_new(&d, img, &err), 0);
-	rp_disasm_set_prefilter(d, prefilter);
+	rp_disasm_set_prefilter(d, mode != 0);
+	rp_disasm_set_branches_only(d, mode == 2);
 	for (size_t i = 0; i < img->nfuncs; i++) {
 		const rp_func *f = &img->funcs[i];
 		if (f->section < img->nsections && img->sections[f->section].is_exec)
@@ -46,25 +48,54 @@ static void decode_all(const rp_image *img, int prefilter, trace *t)
 	rp_disasm_free(d);
 }
 
-/* Same instructions (returns and other ends of flow included), mnemonics aside; returns how many the prefilter passed without libopcodes. */
+static int same_insn(const rp_insn *a, const rp_insn *b)
+{
+	return a->addr == b->addr && a->len == b->len && a->kind == b->kind && a->has_target == b->has_target &&
+	       a->target == b->target && a->site_len == b->site_len && a->nrefs == b->nrefs &&
+	       a->no_fallthrough == b->no_fallthrough &&
+	       memcmp(a->refs, b->refs, a->nrefs * sizeof(a->refs[0])) == 0 &&
+	       memcmp(a->ref_words, b->ref_words, a->nrefs * sizeof(a->ref_words[0])) == 0;
+}
+
+/* What a walk that only looks at flow and references needs from an instruction. */
+static int speaks(const rp_insn *in)
+{
+	return in->kind != RP_INSN_OTHER || in->has_target || in->nrefs || in->no_fallthrough;
+}
+
+/* Same instructions (returns and other ends of flow included), mnemonics aside; and with
+ * branches_only, every instruction that names a target, an address or ends the flow is still
+ * reported, the same, in order. Returns how many the prefilter passed without libopcodes. */
 static size_t compare(const rp_image *img)
 {
-	trace on = { 0 }, off = { 0 };
+	trace on = { 0 }, off = { 0 }, brief = { 0 };
 	decode_all(img, 1, &on);
 	decode_all(img, 0, &off);
+	decode_all(img, 2, &brief);
 	assert_int_equal(on.n, off.n);
 	for (size_t i = 0; i < on.n; i++) {
 		const rp_insn *a = &on.insns[i], *b = &off.insns[i];
-		if (a->addr != b->addr || a->len != b->len || a->kind != b->kind || a->has_target != b->has_target ||
-		    a->target != b->target || a->site_len != b->site_len || a->nrefs != b->nrefs ||
-		    a->no_fallthrough != b->no_fallthrough ||
-		    memcmp(a->refs, b->refs, sizeof(a->refs)) != 0 || memcmp(a->ref_words, b->ref_words, sizeof(a->ref_words)) != 0)
+		if (!same_insn(a, b))
 			fail_msg("%s: instruction at 0x%llx differs: '%s' len %u kind %d (libopcodes: len %u kind %d)",
 				 img->path, (unsigned long long)a->addr, b->mnemonic, a->len, a->kind, b->len, b->kind);
 	}
+	size_t k = 0;
+	for (size_t i = 0; i < on.n; i++) {
+		const rp_insn *a = &on.insns[i];
+		if (k < brief.n && brief.insns[k].addr == a->addr) {
+			if (!same_insn(&brief.insns[k], a))
+				fail_msg("%s: branches-only walk differs at 0x%llx", img->path, (unsigned long long)a->addr);
+			k++;
+		} else if (speaks(a)) {
+			fail_msg("%s: branches-only walk left out 0x%llx", img->path, (unsigned long long)a->addr);
+		}
+	}
+	assert_int_equal(k, brief.n);
+	assert_true(brief.n < on.n || on.n == 0);
 	assert_int_equal(off.fast, 0);
 	free(on.insns);
 	free(off.insns);
+	free(brief.insns);
 	return on.fast;
 }
 

@@ -2,7 +2,9 @@
  * random records with many duplicate names and subs (NULL among them), every lookup, with and
  * without the second key, finds the first record in (sub, index) order, and rp_name_index_next
  * walks exactly that name's records in that order; names that are absent, and an empty index,
- * find nothing. */
+ * find nothing. And rp_sort_keyed, the radix sort under the index, leaves records in exactly the
+ * order rp_sort gives them, for keys narrow and full-width, with many ties, at every size around
+ * its switch to the comparison sort. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -118,11 +120,58 @@ static void test_empty(void **state)
 	rp_name_index_release(&ix);
 }
 
+typedef struct keyed_rec {
+	uint64_t key;
+	uint32_t second;
+	uint32_t serial;
+} keyed_rec;
+
+static uint64_t rec_key(const void *a)
+{
+	return ((const keyed_rec *)a)->key;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const keyed_rec *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->second != y->second)
+		return x->second < y->second ? -1 : 1;
+	return x->serial < y->serial ? -1 : x->serial > y->serial;
+}
+
+static void test_sort_keyed_as_sort(void **state)
+{
+	(void)state;
+	static const size_t sizes[] = { 0, 1, 2, 255, 256, 257, 5000 };
+	/* keys: few distinct (ties), addresses below 1 MiB, full 64-bit hashes, only high bits */
+	static const uint64_t masks[] = { 0x7, 0xfffff, ~0ull, 0xff00000000000000ull };
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+		for (size_t mi = 0; mi < sizeof(masks) / sizeof(masks[0]); mi++) {
+			size_t n = sizes[si];
+			keyed_rec *a = calloc(n ? n : 1, sizeof(keyed_rec)), *b = calloc(n ? n : 1, sizeof(keyed_rec));
+			assert_non_null(a);
+			assert_non_null(b);
+			for (size_t i = 0; i < n; i++)
+				a[i] = (keyed_rec){ rng() & masks[mi], (uint32_t)(rng() % 3), (uint32_t)i };
+			memcpy(b, a, n * sizeof(keyed_rec));
+			rp_sort(a, n, sizeof(keyed_rec), rec_cmp);
+			rp_sort_keyed(b, n, sizeof(keyed_rec), rec_key, rec_cmp);
+			assert_memory_equal(a, b, (n ? n : 1) * sizeof(keyed_rec));
+			for (size_t i = 1; i < n; i++)
+				assert_true(rec_cmp(&b[i - 1], &b[i]) < 0);
+			free(a);
+			free(b);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matches_scan),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_sort_keyed_as_sort),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

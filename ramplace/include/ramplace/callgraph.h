@@ -46,7 +46,6 @@ typedef struct rp_callgraph {
 				  put after a naked function's code, `.ltorg`); 0 for most. Its input
 				  section holds them: moving the function moves them (issue 22) */
 	size_t nfuncs;
-	size_t ninsns;         /* instructions decoded */
 	struct rp_disasm *disasm; /* owned: the decoder, kept for the reset-path walk (boot.h) so
 				     that the mapping symbols are read once; NULL if none was made */
 } rp_callgraph;

@@ -34,7 +34,8 @@ typedef struct rp_insn {
 	int has_target;          /* direct (or auipc-resolved) target known */
 	uint64_t target;         /* Thumb bit cleared */
 	size_t nrefs;
-	uint64_t refs[RP_INSN_MAX_REFS];     /* addresses named by the instruction (not the target) */
+	uint64_t refs[RP_INSN_MAX_REFS];     /* addresses named by the instruction (not the target);
+						the first nrefs are set, the rest undefined */
 	uint64_t ref_words[RP_INSN_MAX_REFS];/* the 32-bit word stored there (ARM pools), else the address */
 	int no_fallthrough;      /* control never goes on to the next instruction: a return (bx lr,
 				    pop {..., pc}, ret, mret), a jump through a register or a table
@@ -58,6 +59,11 @@ typedef int (*rp_insn_fn)(void *ctx, const rp_insn *insn);
  * off: every instruction through libopcodes. Kinds, targets, refs
  * and lengths are the same either way (tests/unit/test_callgraph.c compares them). */
 void rp_disasm_set_prefilter(rp_disasm *d, int on);
+
+/* On: with the prefilter, the instructions it finds can neither branch nor name an address are
+ * not passed to the callback at all (a walk that looks only at calls, jumps and references, the
+ * call graph's, skips most of an image); off (the default): every instruction. */
+void rp_disasm_set_branches_only(rp_disasm *d, int on);
 
 /* Decodes f's bytes. Returns 0, RP_EINPUT when f's bytes are not in the file, or fn's value. */
 int rp_disasm_func(rp_disasm *d, const rp_func *f, rp_insn_fn fn, void *ctx, rp_err *err);

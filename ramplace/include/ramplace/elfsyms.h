@@ -26,6 +26,11 @@ typedef struct rp_elfsyms {
 int rp_elfsyms_load(rp_elfsyms *out, const rp_image *img, rp_err *err);
 void rp_elfsyms_release(rp_elfsyms *s);
 
+/* img's symbols, read on the first call and kept with the image (rp_image_free releases them):
+ * the reset path, the free-RAM figure and check each ask, and a load per question read 50,000
+ * symbols three times in one `place`. Not for images shared between threads. */
+int rp_image_syms(const rp_image *img, const rp_elfsyms **out, rp_err *err);
+
 /* The first symbol with this exact name, or NULL. */
 const rp_elfsym *rp_elfsyms_find(const rp_elfsyms *s, const char *name);
 

@@ -55,6 +55,7 @@ typedef struct rp_image {
 	size_t nfuncs;
 	rp_name_index by_name;  /* funcs by (name, file), for rp_image_func_by_name; built by the
 				   loaders ({0}: an image put together by hand is scanned) */
+	struct rp_elfsyms *syms_cache; /* every symbol, read on first use (rp_image_syms, elfsyms.h) */
 	rp_section *sections;
 	size_t nsections;
 	rp_segment *segments;
@@ -124,6 +125,10 @@ const rp_section *rp_image_section(const rp_image *img, const char *name);
 /* Copies len bytes at virtual address vma (from the file contents of a PROGBITS section).
  * Returns 0, or RP_EINPUT when the range is not backed by file contents. */
 int rp_image_read(const rp_image *img, uint64_t vma, void *buf, size_t len, rp_err *err);
+
+/* The len bytes at vma as they are in the loaded file, without a copy (valid while img lives),
+ * or NULL where rp_image_read would fail. */
+const uint8_t *rp_image_bytes_at(const rp_image *img, uint64_t vma, size_t len);
 
 /* The 32-bit data word at p in the image's byte order (literal pools, vector and copy tables). */
 uint64_t rp_image_word32(const rp_image *img, const unsigned char *p);

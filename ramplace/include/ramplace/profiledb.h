@@ -30,6 +30,7 @@
 
 #define RP_DB_SCHEMA_VERSION 4
 
+/* A connection, used by one thread at a time (opened without SQLite's per-call mutex). */
 typedef struct rp_db rp_db;
 
 typedef struct rp_run_info {

@@ -90,6 +90,15 @@ const char *rp_escape_name(const char *name, char *buf, size_t bufsize);
 void rp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 void rp_sort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *arg);
 
+/* rp_sort for records whose order is first that of an unsigned 64-bit key (an address, a hash)
+ * and then cmp's: the same result, in linear time for the key (a radix sort), cmp called only
+ * within runs of equal keys. cmp must order by key first. */
+void rp_sort_keyed(void *base, size_t n, size_t size, uint64_t (*key)(const void *),
+		   int (*cmp)(const void *, const void *));
+
+/* A 64-bit hash of a string (FNV-1a; NULL hashes as ""), the same in every run. */
+uint64_t rp_str_hash(const char *s);
+
 /* A name index: records looked up by (name, sub) through a hash table instead of a scan, with
  * sub an optional second key (a defining file, an object; NULL sorts first). The strings are
  * borrowed from the records and must outlive the index. Fill: rp_name_index_init(ix, n), then

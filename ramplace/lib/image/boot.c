@@ -186,12 +186,10 @@ int rp_boot_vector_handlers(const rp_image *img, size_t **out, size_t *n, rp_err
 	}
 	const rp_func *reset = NULL;
 	vtable t;
-	rp_elfsyms syms;
+	const rp_elfsyms *syms = NULL;
 	rp_err ignored = RP_ERR_INIT;
-	int have_syms = rp_elfsyms_load(&syms, img, &ignored) == 0;
-	int found = vector_table(img, have_syms ? &syms : NULL, &t, &reset);
-	if (have_syms)
-		rp_elfsyms_release(&syms);
+	int have_syms = rp_image_syms(img, &syms, &ignored) == 0;
+	int found = vector_table(img, have_syms ? syms : NULL, &t, &reset);
 	if (!found)
 		return rp_err_set(err, RP_EINPUT, "%s: no Cortex-M vector table (.vectors, .isr_vector, .vector_table or "
 				  ".intvecs whose second word is the reset handler, or a symbol such as __vectors or "
@@ -822,6 +820,11 @@ static int by_address(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static uint64_t address_key(const void *a)
+{
+	return *(const uint64_t *)a;
+}
+
 /* The addresses symbols name (not numbers, files or sections), sorted, each once. */
 static int symbol_addresses(const rp_elfsyms *syms, uint64_t **out, size_t *n, rp_err *err)
 {
@@ -831,7 +834,7 @@ static int symbol_addresses(const rp_elfsyms *syms, uint64_t **out, size_t *n, r
 	for (size_t i = 0; i < syms->nsyms; i++)
 		if (!syms->syms[i].absolute && syms->syms[i].type != STT_FILE && syms->syms[i].type != STT_SECTION)
 			(*out)[(*n)++] = syms->syms[i].value & ~(uint64_t)1;   /* a Thumb function's address */
-	rp_sort(*out, *n, sizeof(uint64_t), by_address);
+	rp_sort_keyed(*out, *n, sizeof(uint64_t), address_key, by_address);
 	size_t k = 0;
 	for (size_t i = 0; i < *n; i++)
 		if (k == 0 || (*out)[i] != (*out)[k - 1])
@@ -855,15 +858,12 @@ int rp_boot_analyze(rp_boot *out, const rp_image *img, const rp_callgraph *cg, c
 	for (size_t i = 0; i < nf; i++)
 		out->via[i] = SIZE_MAX;
 	/* read once: the vector table by symbol, the section's bounds, where tables end */
-	rp_elfsyms syms;
+	const rp_elfsyms *syms = NULL;
 	rp_err syms_err = RP_ERR_INIT;
-	int have_syms = rp_elfsyms_load(&syms, img, &syms_err) == 0;
-	const rp_func *reset = find_reset(img, have_syms ? &syms : NULL, out->found_by, sizeof(out->found_by));
-	if (!reset) {
-		if (have_syms)
-			rp_elfsyms_release(&syms);
+	int have_syms = rp_image_syms(img, &syms, &syms_err) == 0;
+	const rp_func *reset = find_reset(img, have_syms ? syms : NULL, out->found_by, sizeof(out->found_by));
+	if (!reset)
 		return 0;
-	}
 	out->reset = (size_t)(reset - img->funcs);
 	bounds b = { .n = 0 };
 	bwalk w = { img, &b, NULL, out, calloc(nf, 1), calloc(nf, 1), err, NULL, 0 };
@@ -872,9 +872,8 @@ int rp_boot_analyze(rp_boot *out, const rp_image *img, const rp_callgraph *cg, c
 		*err = syms_err;
 		rc = err->code;
 	} else {
-		collect_bounds(&b, img, &syms, outsecs, noutsecs);
-		rc = symbol_addresses(&syms, &w.symaddrs, &w.nsymaddrs, err);
-		rp_elfsyms_release(&syms);
+		collect_bounds(&b, img, syms, outsecs, noutsecs);
+		rc = symbol_addresses(syms, &w.symaddrs, &w.nsymaddrs, err);
 	}
 	if (!rc && (!w.state || !w.returns))
 		rc = rp_err_nomem(err, "analysing the reset path");

@@ -183,7 +183,7 @@ static void set_inner(build_ctx *b, const rp_image *img, size_t i)
  * last instruction). Without a map, that is the only sign that moving it moves those bytes. */
 static void note_trailing(build_ctx *b, const rp_insn *in)
 {
-	if (b->img->machine != EM_ARM || in->kind != RP_INSN_OTHER)
+	if (!in->nrefs || b->img->machine != EM_ARM || in->kind != RP_INSN_OTHER)
 		return;
 	unsigned width = strncmp(in->mnemonic, "ldrd", 4) == 0 || strncmp(in->mnemonic, "vldr", 4) == 0 ? 8 : 4;
 	for (size_t k = 0; k < in->nrefs; k++) {
@@ -198,7 +198,6 @@ static void note_trailing(build_ctx *b, const rp_insn *in)
 static int on_insn(void *p, const rp_insn *in)
 {
 	build_ctx *b = p;
-	b->cg->ninsns++;
 	if (in->kind != RP_INSN_OTHER && in->has_target) {
 		const rp_func *t = entered(b, in->target);
 		size_t ti = t ? (size_t)(t - b->img->funcs) : SIZE_MAX;
@@ -315,6 +314,8 @@ int rp_callgraph_build(rp_callgraph **out, const rp_image *img, rp_err *err)
 	int rc = cg->address_taken && cg->trailing ? starts_build(&b.starts, img, err) : rp_err_nomem(err, "building the call graph");
 	if (!rc)
 		rc = rp_disasm_new(&d, img, err);
+	if (!rc)
+		rp_disasm_set_branches_only(d, 1);   /* on_insn looks at nothing else */
 	for (size_t i = 0; !rc && i < img->nfuncs; i++) {
 		const rp_func *f = &img->funcs[i];
 		if (f->section >= img->nsections || !img->sections[f->section].is_exec)
@@ -325,6 +326,8 @@ int rp_callgraph_build(rp_callgraph **out, const rp_image *img, rp_err *err)
 		if (rc == RP_EINPUT)
 			rc = 0;   /* no file bytes (NOBITS): nothing to decode */
 	}
+	if (d)
+		rp_disasm_set_branches_only(d, 0);   /* the reset-path walk wants every instruction */
 	cg->disasm = d;
 	if (!rc) {
 		scan_data_words(cg, img, &b.starts);

@@ -141,3 +141,26 @@ const rp_elfsym *rp_elfsyms_find(const rp_elfsyms *s, const char *name)
 			return &s->syms[i];
 	return NULL;
 }
+
+int rp_image_syms(const rp_image *img, const rp_elfsyms **out, rp_err *err)
+{
+	static const rp_elfsyms none = { NULL, 0, NULL };
+	*out = img->syms_cache;
+	if (*out)
+		return 0;
+	if (!img->bytes || !img->nbytes) {   /* an image put together by hand: nothing to keep */
+		*out = &none;
+		return 0;
+	}
+	rp_elfsyms *loaded = malloc(sizeof(*loaded));
+	if (!loaded)
+		return rp_err_nomem(err, "reading symbols");
+	int rc = rp_elfsyms_load(loaded, img, err);
+	if (rc) {
+		free(loaded);
+		return rc;
+	}
+	((rp_image *)(uintptr_t)img)->syms_cache = loaded;   /* a cache: the image's content is unchanged */
+	*out = loaded;
+	return 0;
+}

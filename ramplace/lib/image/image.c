@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ramplace/elfsyms.h"
 #include "ramplace/image.h"
 #include "ramplace/util.h"
 #include "image_arch.h"
@@ -315,6 +316,11 @@ static void content_hash(rp_image *img)
 	img->build_id_is_hash = 1;
 }
 
+static uint64_t func_key_addr(const void *a)
+{
+	return ((const rp_func *)a)->addr;
+}
+
 static int func_cmp_addr(const void *a, const void *b)
 {
 	const rp_func *x = a, *y = b;
@@ -344,7 +350,7 @@ static int load_all(loader *ld, rp_err *err)
 	    (rc = load_sections(ld, err)) || (rc = rp_image_arch_check(ld->img, ld->e_flags, err)) ||
 	    (rc = load_symbols(ld, err)))
 		return rc;
-	rp_sort(ld->img->funcs, ld->img->nfuncs, sizeof(rp_func), func_cmp_addr);
+	rp_sort_keyed(ld->img->funcs, ld->img->nfuncs, sizeof(rp_func), func_key_addr, func_cmp_addr);
 	drop_untyped_labels(ld->img);
 	ld->img->riscv_rvc = ld->img->machine == EM_RISCV && (ld->e_flags & 1);
 	if (ld->img->nfuncs == 0)
@@ -411,6 +417,9 @@ void rp_image_free(rp_image *img)
 		free(img->sections[i].name);
 	free(img->funcs);
 	rp_name_index_release(&img->by_name);
+	if (img->syms_cache)
+		rp_elfsyms_release(img->syms_cache);
+	free(img->syms_cache);
 	free(img->sections);
 	free(img->segments);
 	free(img->bytes);
@@ -546,7 +555,7 @@ uint64_t rp_image_word32(const rp_image *img, const unsigned char *p)
 			       : (uint64_t)p[3] << 24 | (uint64_t)p[2] << 16 | (uint64_t)p[1] << 8 | p[0];
 }
 
-int rp_image_read(const rp_image *img, uint64_t vma, void *buf, size_t len, rp_err *err)
+const uint8_t *rp_image_bytes_at(const rp_image *img, uint64_t vma, size_t len)
 {
 	for (size_t i = 0; i < img->nsections; i++) {
 		const rp_section *s = &img->sections[i];
@@ -555,11 +564,19 @@ int rp_image_read(const rp_image *img, uint64_t vma, void *buf, size_t len, rp_e
 			continue;
 		if (s->file_offset > img->nbytes || s->size > img->nbytes - s->file_offset)
 			continue; /* a corrupt header pointing past the end of the file */
-		memcpy(buf, img->bytes + s->file_offset + (vma - s->vma), len);
-		return 0;
+		return img->bytes + s->file_offset + (vma - s->vma);
 	}
-	return rp_err_set(err, RP_EINPUT, "%s: no file contents at address 0x%llx (%zu bytes)",
-			  img->path, (unsigned long long)vma, len);
+	return NULL;
+}
+
+int rp_image_read(const rp_image *img, uint64_t vma, void *buf, size_t len, rp_err *err)
+{
+	const uint8_t *p = rp_image_bytes_at(img, vma, len);
+	if (!p)
+		return rp_err_set(err, RP_EINPUT, "%s: no file contents at address 0x%llx (%zu bytes)",
+				  img->path, (unsigned long long)vma, len);
+	memcpy(buf, p, len);
+	return 0;
 }
 
 int rp_image_offset_to_addr(const rp_image *img, uint64_t offset, uint64_t *vaddr, rp_err *err)

@@ -110,6 +110,9 @@ static int next_line(parser *ps, line *ln)
 	ln->ntok = 0;
 	size_t i = 0;
 	while (i < n && ln->ntok < MAX_TOKENS) {
+		/* a map's columns are padded with runs of 16 and more spaces: eight at a time */
+		for (uint64_t w; i + 8 <= n && (memcpy(&w, start + i, 8), w == 0x2020202020202020ull);)
+			i += 8;
 		while (i < n && is_blank(start[i]))
 			i++;
 		if (i == n)

@@ -74,31 +74,28 @@ int rp_budget_reserves(const rp_image *img, const rp_map_region *region, rp_ram_
 	*n = 0;
 	if (has_stack_section(img, region))
 		return 0;
-	rp_elfsyms syms;
-	int rc = rp_elfsyms_load(&syms, img, err);
+	const rp_elfsyms *syms;
+	int rc = rp_image_syms(img, &syms, err);
 	if (rc)
 		return rc;
 	uint64_t v = 0;
-	const char *name = first_abs(&syms, stack_names, &v);
+	const char *name = first_abs(syms, stack_names, &v);
 	if (name)
 		out[(*n)++] = (rp_ram_reserve){ "stack", name, v };
-	if ((name = first_abs(&syms, heap_names, &v)))
+	if ((name = first_abs(syms, heap_names, &v)))
 		out[(*n)++] = (rp_ram_reserve){ "heap", name, v };
-	rp_elfsyms_release(&syms);
 	return 0;
 }
 
 /* Whether the ELF says the heap ends at the region's end: __HeapLimit there. */
 static int heap_to_end(const rp_image *img, const rp_map_region *region)
 {
-	rp_elfsyms syms;
+	const rp_elfsyms *syms;
 	rp_err ignored = RP_ERR_INIT;
-	if (rp_elfsyms_load(&syms, img, &ignored))
+	if (rp_image_syms(img, &syms, &ignored))
 		return 0;
-	const rp_elfsym *s = rp_elfsyms_find(&syms, "__HeapLimit");
-	int at_end = s && !s->absolute && s->value == region->origin + region->length;
-	rp_elfsyms_release(&syms);
-	return at_end;
+	const rp_elfsym *s = rp_elfsyms_find(syms, "__HeapLimit");
+	return s && !s->absolute && s->value == region->origin + region->length;
 }
 
 /* ESP-IDF's shared SRAM (the ELF has .dram0.dummy, which skips in DRAM the IRAM in use): the
