@@ -45,7 +45,10 @@
 # a LINK_DEPENDS of TARGET (a new placement relinks), and adds the targets
 #   <target>-profile          run RECORD_COMMAND and `ramplace record` into PROFILE (with
 #                             QEMU_COMMAND: the plugin's exact counts, imported into PROFILE)
-#   <target>-ramplace         place from PROFILE and the current ELF (the HTML report beside the fragment: FRAGMENT.html), relink, `ramplace check`
+#   <target>-ramplace         place from PROFILE and the current ELF (the HTML report beside the fragment: FRAGMENT.html), relink, `ramplace check`;
+#                             when the link disagrees with the plan (more bytes, a region
+#                             overflow, a jump out of reach), place again with what it measured,
+#                             a few rounds (make/ramplace-converge.sh)
 #   <target>-ramplace-check   `ramplace check` the current ELF against the plan
 # `RAMPLACE_FORCE=1 cmake --build ... -t <target>-ramplace` places even from a stale profile.
 #
@@ -104,6 +107,8 @@ else()   # installed: share/ramplace/runtime beside share/ramplace/cmake
   set(_ramplace_runtime_default "${_RAMPLACE_MODULE_DIR}/../runtime")
 endif()
 set(RAMPLACE_RUNTIME_DIR "${_ramplace_runtime_default}" CACHE PATH "ramplace's target-side sampling runtime sources")
+set(RAMPLACE_CONVERGE_HELPER "${_RAMPLACE_MODULE_DIR}/../make/ramplace-converge.sh"
+    CACHE FILEPATH "Script that places, relinks and checks, correcting the plan when the link disagrees")
 set(RAMPLACE_RENAMED_LINK_HELPER "${_RAMPLACE_MODULE_DIR}/../make/ramplace-link-renamed.sh"
     CACHE FILEPATH "Link launcher that renames planned sections to pico-sdk's .time_critical.*")
 
@@ -203,7 +208,7 @@ function(ramplace_add_placement)
   if(NOT RP_NO_FUNCTION_SECTIONS)
     target_compile_options(${tgt} PRIVATE -ffunction-sections)
   endif()
-  set(emit_command)
+  set(emit_args)
   set(dialect_args)
   if(RP_DIALECT STREQUAL "pico")
     string(REGEX REPLACE "\\.ld$" "" renames "${fragment}")
@@ -222,7 +227,7 @@ function(ramplace_add_placement)
     set_target_properties(${tgt} PROPERTIES C_LINKER_LAUNCHER "${launcher}" CXX_LINKER_LAUNCHER "${launcher}")
     set_property(TARGET ${tgt} APPEND PROPERTY LINK_DEPENDS "${renames}")
     set(dialect_args --dialect pico)
-    set(emit_command COMMAND "${RAMPLACE_EXECUTABLE}" emit --format pico --plan "${plan}" -o "${renames}")
+    set(emit_args --emit-pico "${renames}")
   else()
     target_link_options(${tgt} PRIVATE "-L${fragment_dir}")
     set_property(TARGET ${tgt} APPEND PROPERTY LINK_DEPENDS "${fragment}")
@@ -244,13 +249,13 @@ function(ramplace_add_placement)
     USES_TERMINAL VERBATIM)
   endif()
   # The nested build relinks TARGET with the fragment just written; TARGET itself was brought up
-  # to date before, so the placement sees the ELF and map as they are now.
+  # to date before, so the placement sees the ELF and map as they are now. The helper checks the
+  # relink and, when the linker disagrees with the plan, places again with what it measured.
   add_custom_target(${tgt}-ramplace
-    COMMAND "${RAMPLACE_EXECUTABLE}" place --budget "${RP_BUDGET}" --map "${map}" -o "${fragment}"
+    COMMAND "${RAMPLACE_CONVERGE_HELPER}" --ramplace "${RAMPLACE_EXECUTABLE}" ${emit_args}
+            --budget "${RP_BUDGET}" --map "${map}" -o "${fragment}"
             --html "${fragment}.html" ${dialect_args} ${config_args} ${RP_PLACE_ARGS} "${profile}" "${elf}"
-    ${emit_command}
-    COMMAND "${CMAKE_COMMAND}" --build "${CMAKE_BINARY_DIR}" --target ${tgt} --config $<CONFIG>
-    COMMAND "${RAMPLACE_EXECUTABLE}" check --plan "${plan}" "${elf}"
+            -- "${CMAKE_COMMAND}" --build "${CMAKE_BINARY_DIR}" --target ${tgt} --config $<CONFIG>
     DEPENDS ${tgt}
     COMMENT "Placing ${tgt}'s hot functions into ${RP_BUDGET} of RAM"
     USES_TERMINAL VERBATIM)

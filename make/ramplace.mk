@@ -14,7 +14,9 @@
 #
 #   make profile    run RAMPLACE_RECORD_COMMAND (the firmware under a gdbserver) and record it
 #                   into RAMPLACE_PROFILE with `ramplace record`
-#   make ramplace   place from RAMPLACE_PROFILE and the current ELF (report: RAMPLACE_OUTPUT.html), relink, `ramplace check`
+#   make ramplace   place from RAMPLACE_PROFILE and the current ELF (report: RAMPLACE_OUTPUT.html), relink, `ramplace check`;
+#                   when the link disagrees with the plan, place again with what it measured
+#                   (ramplace-converge.sh, a few rounds, one line each)
 #   make check      `ramplace check` the current ELF against the fragment's plan
 #
 # (also as ramplace-profile / ramplace-check; RAMPLACE_SHORT_TARGETS := no drops the short
@@ -56,6 +58,7 @@ RAMPLACE_MK_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
 ramplace_saved_goal := $(.DEFAULT_GOAL)
 RAMPLACE ?= ramplace
 RAMPLACE_RECORD_HELPER ?= $(RAMPLACE_MK_DIR)ramplace-record.sh
+RAMPLACE_CONVERGE_HELPER ?= $(RAMPLACE_MK_DIR)ramplace-converge.sh
 RAMPLACE_MAP ?= $(basename $(RAMPLACE_ELF)).map
 RAMPLACE_FRAGMENT ?= $(dir $(RAMPLACE_ELF))ramtext.ld
 RAMPLACE_FRAGMENT_FROM ?=
@@ -125,15 +128,16 @@ ramplace-profile: $(RAMPLACE_ELF)
 endif
 
 # Place from the ELF as it is now, then relink it with the new fragment (a sub-make, since the
-# ELF this rule depended on is out of date only after the recipe's first line), then check.
+# ELF this rule depended on is out of date only after the recipe's first line), then check;
+# when the link disagrees with the plan, place again with what it measured (ramplace-converge.sh).
 ramplace: $(RAMPLACE_ELF)
 	@test -n "$(RAMPLACE_BUDGET)" || { echo "ramplace.mk: set RAMPLACE_BUDGET (e.g. 16K)" >&2; exit 2; }
-	$(RAMPLACE) place --budget $(RAMPLACE_BUDGET) --map $(RAMPLACE_MAP) -o $(RAMPLACE_OUTPUT) \
+	$(RAMPLACE_CONVERGE_HELPER) --ramplace $(RAMPLACE) \
+		--budget $(RAMPLACE_BUDGET) --map $(RAMPLACE_MAP) -o $(RAMPLACE_OUTPUT) \
 		--html $(RAMPLACE_OUTPUT).html \
 		$(if $(RAMPLACE_CONFIG),--config $(RAMPLACE_CONFIG)) $(if $(RAMPLACE_FORCE),--force) \
-		$(RAMPLACE_PLACE_FLAGS) $(RAMPLACE_PROFILE) $(RAMPLACE_ELF)
-	$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $(RAMPLACE_ELF)
-	$(RAMPLACE) check --plan $(RAMPLACE_PLAN) $(RAMPLACE_ELF)
+		$(RAMPLACE_PLACE_FLAGS) $(RAMPLACE_PROFILE) $(RAMPLACE_ELF) \
+		-- $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $(RAMPLACE_ELF)
 
 ramplace-check: $(RAMPLACE_ELF)
 	$(RAMPLACE) check --plan $(RAMPLACE_PLAN) $(RAMPLACE_ELF)

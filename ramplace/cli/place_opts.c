@@ -40,6 +40,10 @@ static const char usage[] =
 	"      --veneer-size N   bytes per RAM->flash call veneer (default: the architecture's\n"
 	"                        and the linker's: 8 on ARMv7-M, 16 on ARMv6-M, 12 with ld.lld,\n"
 	"                        0 on RISC-V)\n"
+	"      --link-reserve N  keep N bytes of the budget free: what the last link added\n"
+	"                        beyond its plan (the build loop, ramplace-converge.sh, sets it\n"
+	"                        when a link disagreed); the plan records it and check allows\n"
+	"                        the link that much above the plan\n"
 	"      --linker gnu|lld  the linker that will use the fragment (default: the one that\n"
 	"                        linked firmware.elf, from its .comment)\n"
 	"      --dialect gnu|zephyr|esp-idf|pico  what will move the functions: the GNU ld\n"
@@ -145,7 +149,7 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 		{ "plan", required_argument, NULL, 'P' },   { "map", required_argument, NULL, 'm' },
 		{ "exclude", required_argument, NULL, 'x' }, { "region", required_argument, NULL, 'r' },
 		{ "align", required_argument, NULL, 'a' },  { "veneer-size", required_argument, NULL, 'v' },
-		{ "output-section", required_argument, NULL, 'S' },
+		{ "output-section", required_argument, NULL, 'S' }, { "link-reserve", required_argument, NULL, 'R' },
 		{ "allow-boot-path", no_argument, NULL, 'B' }, { "quiet", no_argument, NULL, 'q' },
 		{ "min-mapped", required_argument, NULL, 'M' }, { "force", no_argument, NULL, 'F' },
 		{ "config", required_argument, NULL, 'c' }, { "pin", required_argument, NULL, 'p' },
@@ -217,6 +221,7 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 			a->pipe.opts.veneer_size = (int64_t)n;
 			break;
 		case 'S': a->pipe.opts.outsec = optarg; outsec_given = 1; break;
+		case 'R': rc = rp_parse_size(&a->pipe.opts.link_reserve, optarg, "--link-reserve", err); break;
 		case 'B': a->pipe.opts.keep_boot_path = 0; break;
 		case 'q': a->quiet = 1; break;
 		case 'H': a->html = optarg; break;

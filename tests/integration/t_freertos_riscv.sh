@@ -19,30 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 : "${RAMPLACE_BUILD:?}"
 need_corpus "FreeRTOS's RV32 demo for QEMU virt" freertos/FreeRTOS/Demo/RISC-V-Qemu-virt_GCC freertos/FreeRTOS/Source
-plugin=$RAMPLACE_BUILD/libramplace-qemu.so
-"$RAMPLACE_SRC/tests/data/freertos-rv/setup.sh" "$corpus/freertos" "$work/user"
-demo=$work/user/RISC-V-Qemu-virt_GCC
-qemu_pid=""
-on_exit 'stop_pid "$qemu_pid"'
-
-demo_make() { # OPT BUILD-DIR FRAGMENT-DIR
-	make -s -j2 -C "$demo" PICOLIBC=1 FREERTOS_ROOT="$corpus/freertos/FreeRTOS" OPT="$1" BUILD_DIR="$2" \
-		RAMPLACE_FRAGMENT_DIR="$3" >"$2.make.log" 2>&1 || { tail -20 "$2.make.log"; return 1; }
-}
-
-# run ELF OUT [COUNTS]: the UART in OUT; with COUNTS, under the plugin with the ws:5 model on the
-# fake ROM. -icount shift=5, sleep=off: guest time follows instructions, the run is repeatable.
-run() {
-	local plug=()
-	[ -n "${3:-}" ] && plug=(-plugin "$plugin,out=$3,mode=insn,model=ws:5,flash=80000000-80080000")
-	timeout 300 qemu-system-riscv32 -M virt -net none -bios none -nographic -monitor none -serial stdio \
-		-icount shift=5,sleep=off -kernel "$1" "${plug[@]}" </dev/null >"$2" 2>"$2.err" &
-	qemu_pid=$!
-	local status=0
-	wait_pid "$qemu_pid" 300 || status=$?
-	qemu_pid=""
-	return $status
-}
+. "$(dirname "$0")/freertos/demo_rv.sh"
 
 for opt in -O2 -Os; do
 	d=$work/$opt

@@ -54,11 +54,15 @@ typedef struct rp_place_opts {
 	int all_handlers;         /* every vector-table handler but the reset handler, likewise */
 	int zero_budget_ok;       /* a budget of 0 places nothing instead of failing (place --trace
 				     with --budget 0: the flash layout alone) */
+	uint64_t link_reserve;    /* bytes of the first region's budget kept free for what a previous
+				     link added beyond its plan (the build loop's correction,
+				     make/ramplace-converge.sh); recorded in the plan, which check
+				     then allows that much above it */
 } rp_place_opts;
 
 
 #define RP_PLACE_OPTS_INIT { 0, 4, -1, ".ramtext", NULL, NULL, 0, 1, NULL, 0, NULL, 0, NULL, 0, \
-			     RP_COST_MODEL_INIT, 0, NULL, 0, 10.0, 0, 0.0001, RP_DIALECT_GNU, NULL, 0, 0, 0 }
+			     RP_COST_MODEL_INIT, 0, NULL, 0, 10.0, 0, 0.0001, RP_DIALECT_GNU, NULL, 0, 0, 0, 0 }
 
 typedef struct rp_placement {
 	rp_plan *plan;            /* plans[0] */

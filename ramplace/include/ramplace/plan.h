@@ -62,6 +62,9 @@ typedef struct rp_plan {
 	uint64_t moved_samples;
 	uint64_t nveneers;       /* veneers expected in the section (optional key, 0 when absent) */
 	uint64_t align;          /* unit alignment (optional key, 0 when absent: 4 assumed) */
+	uint64_t link_reserve;   /* "link-reserve BYTES": budget kept free for what the previous link
+				    added beyond its plan (place --link-reserve, the build loop's
+				    correction); check allows the link that much above the plan */
 	int is_data;             /* "kind data": units are read-only data objects (.ramdata), not code */
 	char *data_plan;         /* a code plan's data plan beside it ("data-plan ramdata.ld.plan",
 				    a file name in the same directory), so check finds it; NULL: none */

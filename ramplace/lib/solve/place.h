@@ -49,6 +49,7 @@ typedef struct region {
 				     the output section is not in a memory of the map yet */
 	int budget_round;         /* the solvers see the budget rounded down to the veneer block's
 				     alignment (place_solve.c: the padding before it overflowed) */
+	uint64_t link_reserve;    /* of the budget, kept free (--link-reserve): the solvers do not see it */
 } region;
 
 typedef struct ctx {
@@ -140,8 +141,10 @@ int pl_build_arcs(const ctx *c, const size_t *item_of, rp_ilp_arc **out, size_t 
 size_t pl_region_veneers(const ctx *c, int r); /* distinct callees outside region r called from it */
 /* The padding before GNU ld's veneer block after code_bytes of code (0 without veneers). */
 uint64_t pl_veneer_pad(const ctx *c, uint64_t code_bytes, size_t nveneers);
-/* Region r's budget as the solvers see it: whole, or rounded down to the veneer block's
- * alignment when a first answer overflowed with the block's padding (place_solve.c). */
+/* Region r's budget less its link reserve (--link-reserve): what the plan may fill. */
+uint64_t pl_usable_budget(const ctx *c, size_t r);
+/* Region r's budget as the solvers see it: the usable one, whole or rounded down to the veneer
+ * block's alignment when a first answer overflowed with the block's padding (place_solve.c). */
 uint64_t pl_solver_budget(const ctx *c, size_t r);
 void pl_count_cycles(ctx *c, uint64_t total);  /* out->cycles_*: the cost model's figures */
 

@@ -197,8 +197,14 @@ uint64_t pl_veneer_pad(const ctx *c, uint64_t code_bytes, size_t nveneers)
 	return round_up(code_bytes, c->veneer_block_align) - code_bytes;
 }
 
-uint64_t pl_solver_budget(const ctx *c, size_t r)
+uint64_t pl_usable_budget(const ctx *c, size_t r)
 {
 	uint64_t b = c->regions[r].budget;
+	return b > c->regions[r].link_reserve ? b - c->regions[r].link_reserve : 0;
+}
+
+uint64_t pl_solver_budget(const ctx *c, size_t r)
+{
+	uint64_t b = pl_usable_budget(c, r);
 	return c->regions[r].budget_round && c->veneer_block_align > 1 ? b - b % c->veneer_block_align : b;
 }

@@ -160,10 +160,12 @@ int pl_resolve_regions(ctx *c, rp_err *err)
 	for (size_t r = 0; r < n && !rc; r++) {
 		const rp_region_cfg *cfg = o->nregions ? &o->regions[r] : NULL;
 		region *rg = &c->regions[r];
-		*rg = cfg ? (region){ cfg->name, cfg->outsec, NULL, cfg->budget, cfg->align, cfg->speed, 0, 0 }
-			  : (region){ NULL, o->outsec, NULL, o->budget, o->align, 1.0, 0, 0 };
+		*rg = cfg ? (region){ cfg->name, cfg->outsec, NULL, cfg->budget, cfg->align, cfg->speed, 0, 0, 0 }
+			  : (region){ NULL, o->outsec, NULL, o->budget, o->align, 1.0, 0, 0, 0 };
 		rc = find_map_region(c, r, cfg ? cfg->memory : o->region, err);
 	}
+	if (n)
+		c->regions[0].link_reserve = o->link_reserve;
 	if (!rc)
 		rc = refuse_shared_auto(c, err);
 	for (size_t r = 0; r < n && !rc; r++)

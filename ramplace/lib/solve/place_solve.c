@@ -33,11 +33,11 @@ static void fill_remaining(ctx *c, size_t *cand, size_t n)
 	uint64_t used = pl_bytes_used(c);
 	for (size_t k = 0; k < n; k++) {
 		unit *u = &c->units[cand[k]];
-		if (u->chosen || used + u->size > c->regions[0].budget)
+		if (u->chosen || used + u->size > pl_usable_budget(c, 0))
 			continue;
 		u->chosen = 1;
 		uint64_t with = pl_bytes_used(c);
-		if (with > c->regions[0].budget)
+		if (with > pl_usable_budget(c, 0))
 			u->chosen = 0;
 		else
 			used = with;
@@ -224,7 +224,7 @@ static size_t mark_overflows(ctx *c)
 			if (c->units[u].chosen && c->units[u].region == (int)r)
 				code += c->units[u].size + (uint64_t)pl_relax_delta(c, u, 0);
 		size_t nv = pl_region_veneers(c, (int)r);
-		if (code + nv * c->veneer + pl_veneer_pad(c, code, nv) > c->regions[r].budget) {
+		if (code + nv * c->veneer + pl_veneer_pad(c, code, nv) > pl_usable_budget(c, r)) {
 			c->regions[r].budget_round = 1;
 			n++;
 		}

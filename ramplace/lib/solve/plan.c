@@ -93,6 +93,8 @@ static void write_header(FILE *fp, const rp_plan *plan)
 		fprintf(fp, "veneers %llu\n", (unsigned long long)plan->nveneers);
 	if (plan->align)
 		fprintf(fp, "align %llu\n", (unsigned long long)plan->align);
+	if (plan->link_reserve)
+		fprintf(fp, "link-reserve %llu\n", (unsigned long long)plan->link_reserve);
 	if (plan->is_data)
 		fputs("kind data\n", fp);
 	if (plan->data_plan) {
@@ -300,7 +302,7 @@ static int expect_fields(reader *rd, size_t n, const char *usage)
 enum { SEEN_BUILD_ID = 1, SEEN_OUTSEC = 2, SEEN_REGION = 4, SEEN_BUDGET = 8, SEEN_VENEER = 16,
        SEEN_USED = 32, SEEN_SAMPLES = 64, SEEN_VENEERS = 128, SEEN_ALIGN = 256, SEEN_KIND = 512,
        SEEN_DATA_PLAN = 1024, SEEN_MODELED = 2048, SEEN_DIALECT = 4096, SEEN_LINKER = 8192,
-       SEEN_SIZES = 16384 };
+       SEEN_SIZES = 16384, SEEN_LINK_RESERVE = 32768 };
 #define SEEN_REQUIRED (SEEN_BUILD_ID | SEEN_OUTSEC | SEEN_BUDGET | SEEN_VENEER | SEEN_USED | SEEN_SAMPLES)
 
 static int mark_seen(reader *rd, unsigned bit, const char *key)
@@ -468,6 +470,8 @@ static int parse_header_key(reader *rd, const char *key)
 			return rp_err_wrap(rd->err, "%s:%zu", rd->name, rd->lineno);
 		return 0;
 	}
+	if (strcmp(key, "link-reserve") == 0)
+		return header_number(rd, SEEN_LINK_RESERVE, key, "link-reserve BYTES", &plan->link_reserve);
 	if (strcmp(key, "kind") == 0)
 		return parse_kind(rd);
 	if (strcmp(key, "data-plan") == 0)

@@ -250,18 +250,17 @@ static int count_veneers(const rp_image *img, const rp_section *outsec, rp_check
 	res->veneer_bytes = 0;
 	if ((!outsec || outsec->size == 0) && !res->nby_memory)
 		return 0;
-	rp_elfsyms syms;
-	int rc = rp_elfsyms_load(&syms, img, err);
+	const rp_elfsyms *syms;
+	int rc = rp_image_syms(img, &syms, err);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < syms.nsyms; i++) {
-		uint64_t addr = syms.syms[i].value & ~(uint64_t)1; /* Thumb bit */
-		if (!rp_image_is_veneer_name(syms.syms[i].name) || !(in_section(outsec, addr) || in_holder(img, res, addr)))
+	for (size_t i = 0; i < syms->nsyms; i++) {
+		uint64_t addr = syms->syms[i].value & ~(uint64_t)1; /* Thumb bit */
+		if (!rp_image_is_veneer_name(syms->syms[i].name) || !(in_section(outsec, addr) || in_holder(img, res, addr)))
 			continue;
 		res->nveneers++;
-		res->veneer_bytes += syms.syms[i].size ? syms.syms[i].size : img->veneer_size;
+		res->veneer_bytes += syms->syms[i].size ? syms->syms[i].size : img->veneer_size;
 	}
-	rp_elfsyms_release(&syms);
 	return 0;
 }
 
@@ -374,6 +373,9 @@ static int check_accounting(const rp_image *img, const rp_plan *plan, const rp_s
 	 * room kept free, not a prediction: only claiming too little is wrong then */
 	int exact = plan->nveneers > 0 || plan->veneer_reserve == 0;
 	if (off <= align || (!exact && res->difference <= 0))
+		return 0;
+	/* the build loop measured this much more on the previous link and kept it free */
+	if (res->difference > 0 && off <= plan->link_reserve + align)
 		return 0;
 	if (img->linker_lld && res->difference < 0)
 		return 0;   /* lld pads and places thunks its own way: below the plan is all that holds */
