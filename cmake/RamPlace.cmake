@@ -16,7 +16,9 @@
 #                                   <target>-profile then imports the project plugin's exact
 #                                   counts instead of recording through the gdbstub (biased on
 #                                   QEMU: it stops only between translation blocks)
-#     [FLASH_MODEL ws:5]            with QEMU_COMMAND: the plugin's flash model (docs/cost-models.md)
+#     [FLASH_MODEL ws:5]            with QEMU_COMMAND: the plugin's flash model (docs/cost-models.md);
+#                                   a cache or accelerator model (cache:..., art:...) also records
+#                                   the access trace, and <target>-ramplace places with --trace
 #     [FLASH_RANGE LO-HI]           with QEMU_COMMAND: the flash addresses, hex (required then)
 #     [QEMU_PLUGIN path]            libramplace-qemu.so (default: beside RAMPLACE_EXECUTABLE, or
 #                                   ../lib/ramplace/ from it when installed)
@@ -90,14 +92,17 @@ macro(_ramplace_exact_profile_target tgt elf profile)
       set(RP_QEMU_PLUGIN "${_rp_bin_dir}/../lib/ramplace/libramplace-qemu.so")
     endif()
   endif()
-  string(REPLACE "," ",," _rp_model "${RP_FLASH_MODEL}")
   add_custom_target(${tgt}-profile
-    COMMAND ${RP_QEMU_COMMAND} -kernel "${elf}"
-            -plugin "${RP_QEMU_PLUGIN},out=${profile}.counts,mode=insn,model=${_rp_model},flash=${RP_FLASH_RANGE}"
-    COMMAND "${RAMPLACE_EXECUTABLE}" import --quiet "${profile}" "${elf}" "${profile}.counts"
+    COMMAND "${RAMPLACE_QEMU_PROFILE_HELPER}" --ramplace "${RAMPLACE_EXECUTABLE}" --plugin "${RP_QEMU_PLUGIN}"
+            --model "${RP_FLASH_MODEL}" --flash "${RP_FLASH_RANGE}" "${profile}" "${elf}" -- ${RP_QEMU_COMMAND}
     DEPENDS ${tgt}
     COMMENT "Exact counts of ${tgt} from the QEMU plugin (flash model ${RP_FLASH_MODEL}) into ${profile}"
     USES_TERMINAL VERBATIM)
+  # under a cache or an accelerator the profile run also records the access trace, and place
+  # prices the relinked layout on it (without, a small promise moves nothing: pipe_guard.c)
+  if(RP_FLASH_MODEL MATCHES "^(cache|art):")
+    list(APPEND RP_PLACE_ARGS --flash-model "${RP_FLASH_MODEL}" --trace "${profile}.trace")
+  endif()
 endmacro()
 set(RAMPLACE_RECORD_HELPER "${_RAMPLACE_MODULE_DIR}/../make/ramplace-record.sh"
     CACHE FILEPATH "Script that runs the gdbserver command and ramplace record")
@@ -107,6 +112,8 @@ else()   # installed: share/ramplace/runtime beside share/ramplace/cmake
   set(_ramplace_runtime_default "${_RAMPLACE_MODULE_DIR}/../runtime")
 endif()
 set(RAMPLACE_RUNTIME_DIR "${_ramplace_runtime_default}" CACHE PATH "ramplace's target-side sampling runtime sources")
+set(RAMPLACE_QEMU_PROFILE_HELPER "${_RAMPLACE_MODULE_DIR}/../make/ramplace-qemu-profile.sh"
+    CACHE FILEPATH "Script that takes the QEMU plugin's counts (and, under a cache model, the access trace)")
 set(RAMPLACE_CONVERGE_HELPER "${_RAMPLACE_MODULE_DIR}/../make/ramplace-converge.sh"
     CACHE FILEPATH "Script that places, relinks and checks, correcting the plan when the link disagrees")
 set(RAMPLACE_RENAMED_LINK_HELPER "${_RAMPLACE_MODULE_DIR}/../make/ramplace-link-renamed.sh"

@@ -38,7 +38,7 @@ install(FILES ${PROJECT_BINARY_DIR}/install/ramplaceConfig.cmake
               ${PROJECT_BINARY_DIR}/ramplaceConfigVersion.cmake cmake/RamPlace.cmake
         DESTINATION ${RAMPLACE_SHARE_DIR}/cmake)
 install(FILES make/ramplace.mk DESTINATION ${RAMPLACE_SHARE_DIR}/make)
-install(PROGRAMS make/ramplace-record.sh make/ramplace-link-renamed.sh make/ramplace-converge.sh DESTINATION ${RAMPLACE_SHARE_DIR}/make)
+install(PROGRAMS make/ramplace-record.sh make/ramplace-link-renamed.sh make/ramplace-converge.sh make/ramplace-qemu-profile.sh DESTINATION ${RAMPLACE_SHARE_DIR}/make)
 # the target-side sampling runtime, compiled into firmware (ramplace_runtime_library())
 file(GLOB RAMPLACE_RUNTIME_FILES ramplace/runtime/*.c ramplace/runtime/*.h)
 install(FILES ${RAMPLACE_RUNTIME_FILES} DESTINATION ${RAMPLACE_SHARE_DIR}/runtime)

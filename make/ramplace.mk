@@ -46,7 +46,9 @@
 #                          the project's plugin instead of recording through the gdbstub (whose
 #                          halting samples are biased on QEMU: it stops only between translation
 #                          blocks, in host time), with the stall cycles of RAMPLACE_FLASH_MODEL
-#                          (default ws:5) over RAMPLACE_FLASH_RANGE (LO-HI, hex; required then)
+#                          (default ws:5) over RAMPLACE_FLASH_RANGE (LO-HI, hex; required then);
+#                          under a cache or accelerator model (cache:..., art:...) also the access
+#                          trace, and `make ramplace` places with --trace on it
 #   RAMPLACE_QEMU_PLUGIN   libramplace-qemu.so (default: beside RAMPLACE)
 
 ifndef RAMPLACE_ELF
@@ -59,6 +61,7 @@ ramplace_saved_goal := $(.DEFAULT_GOAL)
 RAMPLACE ?= ramplace
 RAMPLACE_RECORD_HELPER ?= $(RAMPLACE_MK_DIR)ramplace-record.sh
 RAMPLACE_CONVERGE_HELPER ?= $(RAMPLACE_MK_DIR)ramplace-converge.sh
+RAMPLACE_QEMU_PROFILE_HELPER ?= $(RAMPLACE_MK_DIR)ramplace-qemu-profile.sh
 RAMPLACE_MAP ?= $(basename $(RAMPLACE_ELF)).map
 RAMPLACE_FRAGMENT ?= $(dir $(RAMPLACE_ELF))ramtext.ld
 RAMPLACE_FRAGMENT_FROM ?=
@@ -74,7 +77,6 @@ RAMPLACE_QEMU_COMMAND ?=
 RAMPLACE_QEMU_PLUGIN ?= $(dir $(RAMPLACE))libramplace-qemu.so
 RAMPLACE_FLASH_MODEL ?= ws:5
 RAMPLACE_FLASH_RANGE ?=
-ramplace_comma := ,
 RAMPLACE_ADD_FLAGS ?= yes
 RAMPLACE_SHORT_TARGETS ?= yes
 
@@ -115,11 +117,13 @@ endif
 ramplace-FORCE:
 
 ifneq ($(strip $(RAMPLACE_QEMU_COMMAND)),)
-# QEMU: exact counts and flash stall cycles from the plugin (a doubled comma is a literal one to QEMU)
+# QEMU: exact counts and flash stall cycles from the plugin; under a cache or accelerator model
+# also the access trace, which `make ramplace` then places with (ramplace-qemu-profile.sh)
 ramplace-profile: $(RAMPLACE_ELF)
 	@test -n "$(RAMPLACE_FLASH_RANGE)" || { echo "ramplace.mk: set RAMPLACE_FLASH_RANGE (e.g. 0-400000) with RAMPLACE_QEMU_COMMAND" >&2; exit 2; }
-	$(RAMPLACE_QEMU_COMMAND) -kernel $(RAMPLACE_ELF) -plugin $(RAMPLACE_QEMU_PLUGIN),out=$(RAMPLACE_PROFILE).counts,mode=insn,model=$(subst $(ramplace_comma),$(ramplace_comma)$(ramplace_comma),$(RAMPLACE_FLASH_MODEL)),flash=$(RAMPLACE_FLASH_RANGE) >/dev/null
-	$(RAMPLACE) import --quiet $(RAMPLACE_PROFILE) $(RAMPLACE_ELF) $(RAMPLACE_PROFILE).counts
+	$(RAMPLACE_QEMU_PROFILE_HELPER) --ramplace $(RAMPLACE) --plugin $(RAMPLACE_QEMU_PLUGIN) \
+		--model '$(RAMPLACE_FLASH_MODEL)' --flash $(RAMPLACE_FLASH_RANGE) $(RAMPLACE_PROFILE) $(RAMPLACE_ELF) \
+		-- $(RAMPLACE_QEMU_COMMAND)
 else
 ramplace-profile: $(RAMPLACE_ELF)
 	$(RAMPLACE_RECORD_HELPER) --ramplace $(RAMPLACE) --remote $(RAMPLACE_REMOTE) \
@@ -136,6 +140,7 @@ ramplace: $(RAMPLACE_ELF)
 		--budget $(RAMPLACE_BUDGET) --map $(RAMPLACE_MAP) -o $(RAMPLACE_OUTPUT) \
 		--html $(RAMPLACE_OUTPUT).html \
 		$(if $(RAMPLACE_CONFIG),--config $(RAMPLACE_CONFIG)) $(if $(RAMPLACE_FORCE),--force) \
+		$(if $(and $(strip $(RAMPLACE_QEMU_COMMAND)),$(filter cache:% art:%,$(RAMPLACE_FLASH_MODEL))),--flash-model '$(RAMPLACE_FLASH_MODEL)' --trace $(RAMPLACE_PROFILE).trace) \
 		$(RAMPLACE_PLACE_FLAGS) $(RAMPLACE_PROFILE) $(RAMPLACE_ELF) \
 		-- $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $(RAMPLACE_ELF)
 

@@ -4,7 +4,10 @@
 # records it; `make ramplace` places, relinks and checks; the relinked firmware prints the same;
 # `make check` passes. Then a stale profile (taken on another firmware) is refused with exit 2
 # and the fragment left alone, and RAMPLACE_FORCE=1 places anyway. A renamed function is named
-# as such. Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc, qemu-system-arm, python3.
+# as such. Under a cache model (RAMPLACE_FLASH_MODEL=cache:...), `make profile` also records the
+# access trace and `make ramplace` places with --trace on it (issue 37 item 7: without it a
+# placement under a cache can come out slower than flash), the relink passing check.
+# Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc, qemu-system-arm, python3.
 . "$(dirname "$0")/lib.sh"
 ex=$RAMPLACE_SRC/examples/qemu-cortex-m3
 b=$work/b
@@ -58,6 +61,26 @@ if RAMPLACE_FORCE=1 mk ramplace RAMPLACE_PROFILE="$work/stale.db" >"$work/force.
 else
 	fail "forced placement failed:"; cat "$work/force.log"
 fi
+
+# a cache model: the profile run records the access trace, the placement prices layouts on it
+c=$work/cache
+cache=cache:size=2048,ways=2,line=16,penalty=50
+mkc() { make -s -C "$ex" BUILD="$c" ITERATIONS=5 RAMPLACE="$RAMPLACE" BUDGET=1K RAMPLACE_FLASH_MODEL="$cache" "$@"; }
+mkc >/dev/null
+run_fw "$c/fw.elf" >"$work/cache-flash.out"
+if mkc profile >"$work/cache-profile.log" 2>&1 && [ -s "$c/profile.db.trace" ]; then
+	pass "under $cache, make profile records the access trace ($(grep -o 'windows of .*' "$work/cache-profile.log"))"
+else
+	cat "$work/cache-profile.log"; fail "make profile under $cache: no trace"
+fi
+if mkc ramplace >"$work/cache-ramplace.log" 2>&1 && grep -q '^layout: ' "$work/cache-ramplace.log" &&
+   grep -q "^check: " "$work/cache-ramplace.log"; then
+	pass "make ramplace places with the trace ($(grep -m1 '^layout: ' "$work/cache-ramplace.log" | cut -c1-100)...) and checks"
+else
+	cat "$work/cache-ramplace.log"; fail "make ramplace under $cache"
+fi
+run_fw "$c/fw.elf" >"$work/cache-ram.out"
+check "the placement under the cache prints what the flash build printed" cmp -s "$work/cache-flash.out" "$work/cache-ram.out"
 
 # renamed: profile on one build, rename crc32_update in another build dir; the old ELF is still there
 make -s -C "$ex" BUILD="$work/r1" ITERATIONS=40 RAMPLACE="$RAMPLACE" >/dev/null

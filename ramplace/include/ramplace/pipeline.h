@@ -117,6 +117,14 @@ typedef struct rp_pipe_layout {
 	char *fragment_path;         /* flashtext.ld as written (owned) */
 } rp_pipe_layout;
 
+/* Under a cache or an accelerator without --trace (pipe_guard.c): a plan that promises less
+ * than floor of the modeled cycles is not worth the layout change of its relink. */
+typedef struct rp_pipe_guard {
+	double share;             /* the plan's modeled gain, of the cycles before */
+	double floor;             /* what it had to reach */
+	int held_back;            /* 1: below it, nothing moved */
+} rp_pipe_guard;
+
 /* --timings: seconds of each stage. */
 typedef struct rp_pipe_times {
 	double elf, map, profile, place, write;
@@ -150,6 +158,7 @@ typedef struct rp_pipeline {
 	double mapped_share;
 	const rp_db_totals *weights; /* samples, or cycles under a flash model */
 	rp_placement placement;
+	rp_pipe_guard guard;
 	rp_pipe_figures figures;
 	rp_pipe_times times;
 } rp_pipeline;

@@ -131,6 +131,8 @@ int rp_pipeline_run(rp_pipeline *p, rp_err *err)
 		rc = pipe_data_place(&p->data, p->first_fragment, p->img, p->map, p->have_profile ? p->weights : NULL,
 				     &p->opts, &p->placement, err);
 	if (!rc)
+		rc = pipe_cache_guard(p, err);
+	if (!rc)
 		rc = pipe_layout_run(p, err);
 	if (!rc && p->have_profile) {
 		pipe_cycles_figures(&p->cycles, &p->placement, &p->opts, &p->figures);

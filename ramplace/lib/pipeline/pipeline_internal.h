@@ -4,7 +4,8 @@
  *   pipeline.c     the driver: loads, judges the profile, weighs, places, writes
  *   pipe_cycles.c  the currency: flash models, stall cycles, the modeled before and after
  *   pipe_data.c    read-only data placed beside the code (--data)
- *   pipe_layout.c  the flash layout on the access trace (--trace) */
+ *   pipe_layout.c  the flash layout on the access trace (--trace)
+ *   pipe_guard.c   without the trace, under a cache: a small promise moves nothing */
 #ifndef RAMPLACE_PIPELINE_INTERNAL_H
 #define RAMPLACE_PIPELINE_INTERNAL_H
 
@@ -34,6 +35,11 @@ int pipe_data_write(const rp_pipe_data *a, rp_err *err);
  * so a script that INCLUDEs it links. */
 int pipe_data_write_empty(rp_pipe_data *a, const char *first_fragment, rp_err *err);
 void pipe_data_release(rp_pipe_data *a);
+
+/* After the placement, without --trace, under a cache or accelerator model: when the plan's
+ * modeled gain is below what a relink's layout change costs, the placement is replaced by an
+ * empty one (p->guard says so). */
+int pipe_cache_guard(rp_pipeline *p, rp_err *err);
 
 /* --trace: after the placement, before its figures: cuts the plan to the units that pay under
  * the model and chooses the flash order. RP_EUSAGE without a map, a single model, one region,
