@@ -8,9 +8,9 @@
 #   ramplace-qemu-profile.sh --ramplace BIN --plugin SO --model SPEC --flash LO-HI \
 #                            PROFILE ELF -- QEMU-COMMAND...   (up to, not including, -kernel)
 #
-# The counts come first; the trace is a second run in windows of 4,000 accesses, one every
-# 1/1,024 of the first run's instructions (docs/layout.md: a whole trace of a long run is too
-# large), written to PROFILE.trace. Exit status: QEMU's or ramplace's when one fails.
+# The counts come first; the trace is a second run, whole for a run under 40 M instructions,
+# else in windows of 4,000 accesses, one every 1/1,024 of the first run's instructions
+# (docs/layout.md: a whole trace of a long run is too large), written to PROFILE.trace. Exit status: QEMU's or ramplace's when one fails.
 set -euo pipefail
 ramplace=ramplace plugin="" model=ws:5 flash=""
 while [ $# -gt 0 ]; do
@@ -36,9 +36,12 @@ case "$model" in
 	cache:*|art:*)
 		insns=$(awk '$2 == "insns-executed" { print $3 }' "$profile.counts")
 		period=$(( ${insns:-0} / 1024 ))
-		[ "$period" -ge 4000 ] || period=4000   # a short run: traced whole
-		"$@" -kernel "$elf" -plugin "$plugin,out=$profile.trace.counts,mode=insn,model=$spec,flash=$flash,trace=$profile.trace,trace-window=4000,trace-period=$period" >/dev/null
-		echo "ramplace-qemu-profile: $model: the access trace in $profile.trace (windows of 4000 accesses every $period), for place --trace"
+		windows=",trace-window=4000,trace-period=$period" how="windows of 4000 accesses every $period"
+		if [ "$period" -lt 40000 ]; then   # a short run (under 40 M instructions): traced whole
+			windows="" how="the whole run"
+		fi
+		"$@" -kernel "$elf" -plugin "$plugin,out=$profile.trace.counts,mode=insn,model=$spec,flash=$flash,trace=$profile.trace$windows" >/dev/null
+		echo "ramplace-qemu-profile: $model: the access trace in $profile.trace ($how), for place --trace"
 		;;
 	*)
 		rm -f "$profile.trace"   # an earlier model's trace would outlive it

@@ -297,9 +297,13 @@ typedef struct rp_layout_units {
 } rp_layout_units;
 
 /* ordered: 0 keeps the old order (the RAM set only). The prefixes take up to three pricings per
- * unit; the improvement of the best at most RP_LAYOUT_MAX_EVALUATIONS in all. RP_EUSAGE when
+ * unit; the improvement of the best at most RP_LAYOUT_MAX_EVALUATIONS in all, and at most
+ * RP_LAYOUT_MAX_RUNS_PRICED runs of the trace priced (a long trace gets fewer improvements:
+ * a pricing replays every run, and 600 of an interpreter's 4.7 M runs took 413 s). A count of
+ * work, not a clock, so the same inputs give the same layout on any machine. RP_EUSAGE when
  * min_kept exceeds nunits. */
 #define RP_LAYOUT_MAX_EVALUATIONS 600
+#define RP_LAYOUT_MAX_RUNS_PRICED 150000000ull
 /* A layout is chosen over a simpler one (nothing moved, or the solver's placement, in the
  * link's order) only when it prices lower by this share of the run's cycles: a sampled trace's
  * error (layout_search.c, docs/layout.md); traced whole, where the link model matches the

@@ -4,8 +4,9 @@
  * can cost more than the misses they save), and for each, the hot sections that stay in flash
  * laid first: by fetches per byte, and as call chains (Pettis-Hansen: the heaviest call arcs
  * joined first); then the best is improved by moving single sections while that pays, and by
- * line alignment of the ordered sections and the load image. The number of evaluations is
- * bounded (not the time), so the same inputs give the same layout on any machine. Owns the
+ * line alignment of the ordered sections and the load image. The number of evaluations, and
+ * of trace runs priced, is bounded (not the time), so the same inputs give the same layout on
+ * any machine. Owns the
  * choice's order. Workload: tens of units, a few hundred hot sections, a few hundred
  * evaluations of a few hundred thousand runs. */
 #include <stdlib.h>
@@ -372,13 +373,19 @@ int rp_layout_search(const rp_layout_trace *t, const rp_layout_link *link, const
 	if (!rc)
 		rc = consider(&start[0], best.k, best.order, best.norder, &best.sh, &best.cost, err);
 	uint64_t line = cfg->kind == RP_FM_WS ? cfg->width : cfg->line;
+	/* the improvements' share of the work: what the prefixes left of RP_LAYOUT_MAX_RUNS_PRICED */
+	uint64_t priced = (uint64_t)s.evaluations * (t->nruns ? t->nruns : 1);
+	uint64_t affordable = priced < RP_LAYOUT_MAX_RUNS_PRICED ? (RP_LAYOUT_MAX_RUNS_PRICED - priced) / (t->nruns ? t->nruns : 1) : 0;
+	size_t cap = s.evaluations + (affordable < RP_LAYOUT_MAX_EVALUATIONS ? (size_t)affordable : RP_LAYOUT_MAX_EVALUATIONS);
+	if (cap > RP_LAYOUT_MAX_EVALUATIONS)
+		cap = RP_LAYOUT_MAX_EVALUATIONS;
 	for (int i = 0; !rc && ordered && i < 3; i++) {
 		int again = start[i].norder == 0;
 		for (int j = 0; j < i; j++)
 			again |= start[j].norder && start[j].k == start[i].k;
 		if (again)
 			continue;
-		size_t left = s.evaluations < RP_LAYOUT_MAX_EVALUATIONS ? RP_LAYOUT_MAX_EVALUATIONS - s.evaluations : 0;
+		size_t left = s.evaluations < cap ? cap - s.evaluations : 0;
 		size_t limit = s.evaluations + left / (size_t)(3 - i);
 		rc = improve(&s, &start[i], line, limit, err);
 		if (!rc)
