@@ -8,7 +8,7 @@
 #   ramplace-qemu-profile.sh --ramplace BIN --plugin SO --model SPEC --flash LO-HI \
 #                            PROFILE ELF -- QEMU-COMMAND...   (up to, not including, -kernel)
 #
-# The counts come first; the trace is a second run, whole for a run under 40 M instructions,
+# The counts come first; the trace is a second run, whole for a run of up to 4 M instructions,
 # else in windows of 4,000 accesses, one every 1/1,024 of the first run's instructions
 # (docs/layout.md: a whole trace of a long run is too large), written to PROFILE.trace. Exit status: QEMU's or ramplace's when one fails.
 set -euo pipefail
@@ -37,7 +37,7 @@ case "$model" in
 		insns=$(awk '$2 == "insns-executed" { print $3 }' "$profile.counts")
 		period=$(( ${insns:-0} / 1024 ))
 		windows=",trace-window=4000,trace-period=$period" how="windows of 4000 accesses every $period"
-		if [ "$period" -lt 40000 ]; then   # a short run (under 40 M instructions): traced whole
+		if [ "$period" -le 4000 ]; then   # a short run (4 M instructions): windows would touch, traced whole
 			windows="" how="the whole run"
 		fi
 		"$@" -kernel "$elf" -plugin "$plugin,out=$profile.trace.counts,mode=insn,model=$spec,flash=$flash,trace=$profile.trace$windows" >/dev/null
