@@ -65,11 +65,11 @@ fi
 # a cache model: the profile run records the access trace, the placement prices layouts on it
 c=$work/cache
 cache=cache:size=2048,ways=2,line=16,penalty=50
-mkc() { make -s -C "$ex" BUILD="$c" ITERATIONS=5 RAMPLACE="$RAMPLACE" BUDGET=1K RAMPLACE_FLASH_MODEL="$cache" "$@"; }
+mkc() { make -s -C "$ex" BUILD="$c" ITERATIONS=2 RAMPLACE="$RAMPLACE" BUDGET=1K RAMPLACE_FLASH_MODEL="$cache" "$@"; }
 mkc >/dev/null
 run_fw "$c/fw.elf" >"$work/cache-flash.out"
 if mkc profile >"$work/cache-profile.log" 2>&1 && [ -s "$c/profile.db.trace" ]; then
-	pass "under $cache, make profile records the access trace ($(grep -o 'windows of .*' "$work/cache-profile.log"))"
+	pass "under $cache, make profile records the access trace ($(grep -o '(.*)' "$work/cache-profile.log" | tr -d '()'))"
 else
 	cat "$work/cache-profile.log"; fail "make profile under $cache: no trace"
 fi
