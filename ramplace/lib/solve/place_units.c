@@ -102,6 +102,29 @@ static int unite_same_names(ctx *c, rp_err *err)
 	return 0;
 }
 
+/* RISC-V without a map: a jump into another function's entry (j, c.j, a branch) may be one of
+ * fixed reach (R_RISCV_JAL from a hand-written `j other`) or a tail call relaxation shortened;
+ * only the objects' relocations tell (map_align.c binds them with --map). Either way the two
+ * ends move together: a plan that splits a fixed jump does not link. */
+static int bind_image_jumps(ctx *c, rp_err *err)
+{
+	if (c->img->machine != EM_RISCV || !c->cg)
+		return 0;
+	size_t nbound = 0;
+	for (size_t e = 0; e < c->cg->nedges; e++) {
+		const rp_cg_edge *ed = &c->cg->edges[e];
+		if (!ed->nbranches || find(c->parent, ed->from) == find(c->parent, ed->to))
+			continue;
+		unite(c->parent, ed->from, ed->to);
+		nbound++;
+	}
+	if (!nbound)
+		return 0;
+	return pl_note(c, err, "no --map: %zu jump(s) into another function (j, c.j, a branch) tie their two ends to one "
+		       "memory: a jump of fixed reach split by the move would not link, and only the objects' relocations "
+		       "(--map) tell one from a tail call the linker shortened", nbound);
+}
+
 /* What a linker pattern moves moves together: functions sharing an input section (or, without a
  * map, a name) are one unit. */
 int pl_group_by_input_section(ctx *c, rp_err *err)
@@ -109,7 +132,8 @@ int pl_group_by_input_section(ctx *c, rp_err *err)
 	if (!c->map) {
 		for (size_t i = 0; i < c->img->nfuncs; i++)
 			c->insec_of[i] = SIZE_MAX;
-		return unite_same_names(c, err);
+		int rc = unite_same_names(c, err);
+		return rc ? rc : bind_image_jumps(c, err);
 	}
 	size_t n = c->map->ninsecs;
 	size_t *owner = malloc((n ? n : 1) * sizeof(size_t));

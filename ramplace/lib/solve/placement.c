@@ -123,11 +123,12 @@ int rp_place(const rp_image *img, const rp_map *map, const rp_db_totals *totals,
 	if ((rc = pl_resolve_regions(&c, err)) || (rc = pl_attribute_samples(&c, totals, err)))
 		goto done;
 	pl_group_clones(&c);
-	if ((rc = read_func_sections(&c, err)) || (rc = pl_group_by_input_section(&c, err)))
+	/* the call graph before the units: without a map, RISC-V jumps into other functions bind */
+	if ((rc = build_callgraph(&c, err)) || (rc = read_func_sections(&c, err)) || (rc = pl_group_by_input_section(&c, err)))
 		goto done;
 	if ((rc = pl_build_units(&c, err)))
 		goto done;
-	if ((rc = pl_index_units(&c, err)) || (rc = build_callgraph(&c, err)) || (rc = pl_size_units(&c, err)) ||
+	if ((rc = pl_index_units(&c, err)) || (rc = pl_size_units(&c, err)) ||
 	    (rc = pl_collect_callees(&c, err)) || (rc = pl_note_shared_text(&c, err)))
 		goto done;
 	if ((rc = pl_apply_exclusions(&c, err)) || (rc = pl_solve(&c, err)) || (rc = pl_record_reasons(&c, err)))
