@@ -36,7 +36,8 @@ static const char usage[] =
 	"      --allow-boot-path functions the reset path runs before the copy may sit in RAM:\n"
 	"                        they are listed, not failed: for a firmware whose reset path\n"
 	"                        you know better than the analysis, placed with place's option\n"
-	"                        of the same name (or allow-boot-path: yes in ramplace.yaml)\n"
+	"                        of the same name (or allow-boot-path: yes in ramplace.yaml);\n"
+	"                        a plan made so says it (boot-path allowed), and is honoured\n"
 	"      --profile NEW.db  the relinked firmware's exact counts and flash stall cycles (QEMU\n"
 	"                        plugin model=): its modeled cycles, and with --baseline the\n"
 	"                        speed-up achieved against the one the plan predicted\n"
@@ -55,6 +56,7 @@ typedef struct check_args {
 	int quiet;            /* failures only, no summaries */
 	int allow_empty;      /* --allow-empty: a plan with no unit is not a failure */
 	int allow_boot_path;  /* --allow-boot-path: reset-path findings are notes, not failures */
+	int plan_allows_boot_path; /* a plan was made with place --allow-boot-path (its boot-path line) */
 	const char *profile, *baseline;   /* --profile, --baseline: the move in cycles */
 	const char **handler_globs;       /* --ram-handler (owned array, borrowed strings) */
 	size_t nhandler_globs;
@@ -230,6 +232,8 @@ static int check_one(const char *plan_path, const rp_image *img, check_args *a, 
 	int rc = rp_plan_read(&plan, plan_path, err);
 	/* everything passes trivially on an empty plan: in CI that is a loop that did nothing */
 	/* a data plan may move nothing: the code plan beside it is what shows the loop did something */
+	if (!rc && plan->allow_boot_path)
+		a->plan_allows_boot_path = 1;
 	if (!rc && plan->nunits == 0 && !a->allow_empty && !plan->is_data) {
 		printf("%s: the plan moves nothing (no profile, or nothing worth moving): nothing to check; "
 		       "--allow-empty when that is expected\n", plan_path);
@@ -281,10 +285,11 @@ static int run_check(check_args *a, rp_err *err)
 	rp_image *img = NULL;
 	const char **outsecs = calloc(a->nplans, sizeof(char *));
 	size_t failures = 0, nreset = 0;
-	int boot_allowed = a->allow_boot_path;
 	int rc = outsecs ? rp_image_load(&img, a->elf_path, err) : rp_err_nomem(err, "checking");
 	for (size_t i = 0; !rc && i < a->nplans; i++)
 		rc = check_one(a->plans[i], img, a, &outsecs[i], &failures, err);
+	int boot_allowed = a->allow_boot_path || a->plan_allows_boot_path;
+	const char *allowed_by = a->allow_boot_path ? " (allowed by --allow-boot-path)" : " (allowed: the plan was made with --allow-boot-path)";
 	if (!rc && a->nplans && a->nloader_loaded == a->nplans) {
 		if (!a->quiet)
 			printf("reset path: not a constraint: ESP-IDF's second-stage bootloader loads IRAM before the "
@@ -298,7 +303,7 @@ static int run_check(check_args *a, rp_err *err)
 			printf("%s%s\n", boot_allowed ? "allowed: " : "", res.failures[i]);
 		if (!rc && !a->quiet)
 			printf("reset path: %zu function%s run before the copy, %zu in RAM%s\n", nreset, nreset == 1 ? "" : "s",
-			       res.nfailures, boot_allowed ? " (allowed by --allow-boot-path)" : "");
+			       res.nfailures, boot_allowed ? allowed_by : "");
 		if (!boot_allowed)
 			failures += res.nfailures;
 		rp_check_result_release(&res);

@@ -61,6 +61,8 @@ static const char usage[] =
 	"      --allow-boot-path also move what the reset handler calls before the copy: for\n"
 	"                        when you know better than the analysis (unsafe otherwise);\n"
 	"                        give check the same option; config: allow-boot-path: yes\n"
+	"      --reset-path      say how the reset path was read: where the copy is, and each\n"
+	"                        call on the way with why it runs before or after the copy\n"
 	"      --pin GLOB        always move matching functions (repeatable)\n"
 	"      --closure GLOB    move matching functions and everything they call (repeatable)\n"
 	"      --ram-handler GLOB  interrupt handlers whose whole static reach (calls, tail\n"
@@ -151,6 +153,7 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 		{ "align", required_argument, NULL, 'a' },  { "veneer-size", required_argument, NULL, 'v' },
 		{ "output-section", required_argument, NULL, 'S' }, { "link-reserve", required_argument, NULL, 'R' },
 		{ "allow-boot-path", no_argument, NULL, 'B' }, { "quiet", no_argument, NULL, 'q' },
+		{ "reset-path", no_argument, NULL, 'Z' },
 		{ "min-mapped", required_argument, NULL, 'M' }, { "force", no_argument, NULL, 'F' },
 		{ "config", required_argument, NULL, 'c' }, { "pin", required_argument, NULL, 'p' },
 		{ "closure", required_argument, NULL, 'C' }, { "flash-wait-states", required_argument, NULL, 'W' },
@@ -223,6 +226,7 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 		case 'S': a->pipe.opts.outsec = optarg; outsec_given = 1; break;
 		case 'R': rc = rp_parse_size(&a->pipe.opts.link_reserve, optarg, "--link-reserve", err); break;
 		case 'B': a->pipe.opts.keep_boot_path = 0; break;
+		case 'Z': a->pipe.opts.explain_reset = 1; break;
 		case 'q': a->quiet = 1; break;
 		case 'H': a->html = optarg; break;
 		case 'f': rc = rp_pipe_cycles_option(&a->pipe.cycles, optarg, err); break;

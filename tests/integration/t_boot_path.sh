@@ -3,9 +3,11 @@
 # with memcpy and clears .bss with memset (tests/data/bootpath), while memcpy is also the
 # hottest function of the workload. `ramplace place` must keep memcpy (and memset) in flash
 # and say why, and still move the hot code called after the copy; the relinked firmware runs.
-# Forcing memcpy into RAM (--allow-boot-path) must be caught by `ramplace check` (exit 1, the
-# reset-path line) and indeed bricks the firmware in QEMU; `check --allow-boot-path` (a user who
-# knows better) lists it and passes.
+# Forcing memcpy into RAM (--allow-boot-path) indeed bricks the firmware in QEMU: the plan
+# records the option (boot-path allowed) and `check` honours it, listing memcpy as allowed (issue
+# 37 item 1: a user who knows better should not have to repeat it); the same plan without that
+# line (as a hand-edited fragment would be) must be caught by `check` (exit 1, the reset-path
+# line), and `check --allow-boot-path` lists it and passes.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc, qemu-system-arm.
 . "$(dirname "$0")/lib.sh"
 qemu_pid=""
@@ -73,16 +75,26 @@ if run "$work/good/fw.elf"; then pass "safe placement runs"; else fail "safe pla
 "$RAMPLACE" place --budget 1K --allow-boot-path --map "$work/flash/fw.map" -o "$work/bad.ld" \
 	"$work/profile.db" "$work/flash/fw.elf" >/dev/null
 build "$work/bad" "$work/bad.ld"
+check "the plan records --allow-boot-path" grep -q '^boot-path allowed$' "$work/bad.ld.plan"
 status=0
-"$RAMPLACE" check --plan "$work/bad.ld.plan" "$work/bad/fw.elf" >"$work/check-bad.out" 2>&1 || status=$?
+"$RAMPLACE" check --plan "$work/bad.ld.plan" "$work/bad/fw.elf" >"$work/check-plan.out" 2>&1 || status=$?
+if [ "$status" -eq 0 ] && grep -q "^allowed: reset path: 'memcpy' runs before Reset_Handler copies the code" "$work/check-plan.out" &&
+   grep -q '^reset path: .* (allowed: the plan was made with --allow-boot-path)$' "$work/check-plan.out"; then
+	pass "check honours the plan's boot-path line: memcpy listed as allowed, exit 0"
+else
+	cat "$work/check-plan.out"; fail "check of a plan made with --allow-boot-path (status $status)"
+fi
+grep -v '^boot-path allowed$' "$work/bad.ld.plan" >"$work/bad-unvouched.plan"
+status=0
+"$RAMPLACE" check --plan "$work/bad-unvouched.plan" "$work/bad/fw.elf" >"$work/check-bad.out" 2>&1 || status=$?
 if [ "$status" -eq 1 ] && grep -q "^reset path: 'memcpy' runs before Reset_Handler copies the code" "$work/check-bad.out"; then
-	pass "check flags memcpy in RAM on the reset path (exit 1)"
+	pass "without that line check flags memcpy in RAM on the reset path (exit 1)"
 else
 	cat "$work/check-bad.out"; fail "check did not flag the reset path (status $status)"
 fi
 # a user who knows better says so to check with place's option: listed, not failed
 status=0
-"$RAMPLACE" check --allow-boot-path --plan "$work/bad.ld.plan" "$work/bad/fw.elf" >"$work/check-allowed.out" 2>&1 || status=$?
+"$RAMPLACE" check --allow-boot-path --plan "$work/bad-unvouched.plan" "$work/bad/fw.elf" >"$work/check-allowed.out" 2>&1 || status=$?
 if [ "$status" -eq 0 ] && grep -q "^allowed: reset path: 'memcpy' runs before Reset_Handler copies the code" "$work/check-allowed.out" &&
    grep -q '^reset path: .* (allowed by --allow-boot-path)$' "$work/check-allowed.out"; then
 	pass "check --allow-boot-path lists the reset-path functions in RAM and passes"

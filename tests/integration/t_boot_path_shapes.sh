@@ -105,10 +105,13 @@ for shape in $shapes; do
 	done >"$d/pcs.txt"
 	want=$(tr ' ' '\n' <<<"$want" | sed '/^$/d' | sort | tr '\n' ' ')
 	"$RAMPLACE" import --quiet "$d/p.db" "$d/flash/fw.elf" "$d/pcs.txt"
-	if ! "$RAMPLACE" place --budget 4K --min-share 0 --map "$d/flash/fw.map" -o "$d/ramtext.ld" "$d/p.db" \
+	if ! "$RAMPLACE" place --budget 4K --min-share 0 --reset-path --map "$d/flash/fw.map" -o "$d/ramtext.ld" "$d/p.db" \
 		"$d/flash/fw.elf" >"$d/place.out" 2>&1; then
 		fail "$cell: place"; cat "$d/place.out"; continue
 	fi
+	# --reset-path says where main is called and why that is after the copy
+	check "$cell: --reset-path names the call of main and judges it after the copy" \
+		grep -Eq '^reset path: 0x[0-9a-f]+: [A-Za-z_]+ calls main: after the copy: every path to this call passes the copy' "$d/place.out"
 	moved=$(awk '$1 == "func" { print $2 }' "$d/ramtext.ld.plan" | sort | tr '\n' ' ')
 	if [ "$moved" = "$want" ] && [[ $want == *"main "* ]] &&
 	   grep -q '^reset path: .* copies the code at 0x[0-9a-f]*[^;]*; 0 function(s) called before that stay in flash' "$d/place.out"; then

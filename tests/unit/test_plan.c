@@ -60,7 +60,7 @@ static void test_round_trip(void **state)
 	rp_plan_func handlers[] = { { (char *)"TIMER0_Handler", NULL }, { (char *)"isr tick", (char *)"timers.c" } };
 	rp_plan plan = { .build_id = (char *)"0123abcd", .outsec = (char *)".ramtext", .region = (char *)"RAM",
 			 .region_origin = 0x20000000, .region_length = 0x10000, .budget = 1024,
-			 .veneer_reserve = 64, .used = 260, .total_samples = UINT64_MAX, .moved_samples = 900, .link_reserve = 88,
+			 .veneer_reserve = 64, .used = 260, .total_samples = UINT64_MAX, .moved_samples = 900, .link_reserve = 88, .allow_boot_path = 1,
 			 .modeled_model = (char *)"cache:size=4096 ways", .modeled_before = 7577594264ull,
 			 .modeled_after = 3717035372ull, .dialect = (char *)"zephyr", .linker_lld = 1, .sizes_estimated = 1, .handlers = handlers, .nhandlers = 2, .units = units, .nunits = 3 };
 	char *path = temp_path();
@@ -76,6 +76,7 @@ static void test_round_trip(void **state)
 	assert_non_null(strstr(text, "unit %2D tab%09here.c 0 0 0\n"));
 	assert_non_null(strstr(text, "samples 18446744073709551615 900\n"));
 	assert_non_null(strstr(text, "link-reserve 88\n"));
+	assert_non_null(strstr(text, "boot-path allowed\n"));
 	assert_non_null(strstr(text, "modeled cache:size=4096%20ways 7577594264 3717035372\n"));
 	free(text);
 
@@ -89,6 +90,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(back->budget, 1024);
 	assert_int_equal(back->veneer_reserve, 64);
 	assert_int_equal(back->link_reserve, 88);
+	assert_int_equal(back->allow_boot_path, 1);
 	assert_int_equal(back->used, 260);
 	assert_true(back->total_samples == UINT64_MAX);
 	assert_int_equal(back->moved_samples, 900);
@@ -209,6 +211,8 @@ static void test_hostile(void **state)
 	expect_error("ramplace-plan 1\nbuild-id ab\nbuild-id cd\n", "p.plan:3: 'build-id' given twice");
 	expect_error("ramplace-plan 1\nlink-reserve 8\nlink-reserve 8\n", "p.plan:3: 'link-reserve' given twice");
 	expect_error("ramplace-plan 1\nlink-reserve x\n", "p.plan:2: link-reserve 'x' is not a decimal number");
+	expect_error("ramplace-plan 1\nboot-path maybe\n",
+		     "p.plan:2: unknown boot-path 'maybe' (only 'allowed'; a plan made without --allow-boot-path has no boot-path line)");
 	expect_error("ramplace-plan 1\nwhat 1\n", "p.plan:2: unknown key 'what'");
 	expect_error("ramplace-plan 1\nbudget\n", "p.plan:2: missing fields: expected 'budget BYTES'");
 	expect_error("ramplace-plan 1\nbudget 1 2\n", "p.plan:2: too many fields: expected 'budget BYTES'");

@@ -23,6 +23,20 @@
 #include "ramplace/error.h"
 #include "ramplace/image.h"
 
+/* A call the walk judged (place --reset-path prints them): at addr, caller calls callee. */
+typedef enum rp_boot_site_kind {
+	RP_BOOT_SITE_BEFORE = 0,  /* may run before the copy: a path reaches it without the copy */
+	RP_BOOT_SITE_AFTER,       /* every path to it passes the copy (or the call on the way to it) */
+	RP_BOOT_SITE_WAY,         /* the call on the way down to the copier */
+	RP_BOOT_SITE_MAIN         /* main, where the walk stopped without finding the copy */
+} rp_boot_site_kind;
+
+typedef struct rp_boot_site {
+	uint64_t addr;
+	size_t caller, callee;
+	rp_boot_site_kind kind;
+} rp_boot_site;
+
 typedef struct rp_boot {
 	size_t reset;             /* function index, SIZE_MAX when there is none */
 	char found_by[64];        /* "the vector table (.vectors)", "the ELF entry point", ... */
@@ -39,6 +53,8 @@ typedef struct rp_boot {
 	size_t *via;              /* per kept function: the function it is reached from (SIZE_MAX for
 				     the reset handler), for rp_boot_chain */
 	size_t nkeep;
+	rp_boot_site *sites;      /* every call the walk judged, in the order it judged them */
+	size_t nsites;
 } rp_boot;
 
 /* outsecs: the output sections holding code that the reset handler copies (".ramtext"...).

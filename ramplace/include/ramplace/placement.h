@@ -58,11 +58,13 @@ typedef struct rp_place_opts {
 				     link added beyond its plan (the build loop's correction,
 				     make/ramplace-converge.sh); recorded in the plan, which check
 				     then allows that much above it */
+	int explain_reset;        /* the notes say how each call on the reset path was judged
+				     (place --reset-path) */
 } rp_place_opts;
 
 
 #define RP_PLACE_OPTS_INIT { 0, 4, -1, ".ramtext", NULL, NULL, 0, 1, NULL, 0, NULL, 0, NULL, 0, \
-			     RP_COST_MODEL_INIT, 0, NULL, 0, 10.0, 0, 0.0001, RP_DIALECT_GNU, NULL, 0, 0, 0, 0 }
+			     RP_COST_MODEL_INIT, 0, NULL, 0, 10.0, 0, 0.0001, RP_DIALECT_GNU, NULL, 0, 0, 0, 0, 0 }
 
 typedef struct rp_placement {
 	rp_plan *plan;            /* plans[0] */

@@ -69,6 +69,8 @@ typedef struct rp_plan {
 	char *data_plan;         /* a code plan's data plan beside it ("data-plan ramdata.ld.plan",
 				    a file name in the same directory), so check finds it; NULL: none */
 	int linker_lld;          /* "linker lld": made for ld.lld's thunks (0: GNU ld's veneers) */
+	int allow_boot_path;     /* "boot-path allowed": made with place --allow-boot-path, so what the
+				    reset path runs before the copy may be in RAM; check honours it */
 	int sizes_estimated;     /* "sizes estimated": made without a link map, each unit's bytes an
 				    upper bound read off the ELF (0: exact, from the map) */
 	rp_plan_func *handlers;  /* "handler NAME FILE": interrupt handlers whose whole static reach

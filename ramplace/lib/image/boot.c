@@ -291,6 +291,18 @@ static size_t callee_at(const bwalk *w, const rp_insn *in, size_t self)
 }
 
 /* Records that t, kept, is reached from `from` (the first way found stays). */
+/* Records the walk's judgement of the call at addr (caller -> callee). */
+static int note_site(bwalk *w, uint64_t addr, size_t caller, size_t callee, rp_boot_site_kind kind)
+{
+	rp_boot *o = w->out;
+	rp_boot_site *bigger = realloc(o->sites, (o->nsites + 1) * sizeof(*bigger));
+	if (!bigger)
+		return rp_err_nomem(w->err, "analysing the reset path");
+	o->sites = bigger;
+	o->sites[o->nsites++] = (rp_boot_site){ addr, caller, callee, kind };
+	return 0;
+}
+
 static int reach(bwalk *w, size_t **list, size_t *n, size_t t, size_t from)
 {
 	if (w->out->via[t] == SIZE_MAX && t != w->out->reset)
@@ -695,6 +707,8 @@ static int split_copier(bwalk *w, size_t f, const insns *is, const unsigned char
 		size_t t = callee_at(w, &is->v[i], f);
 		if (t != SIZE_MAX)
 			rc = after[i] ? push(&o->post, &o->npost, t, w->err) : reach(w, &o->pre, &o->npre, t, f);
+		if (!rc && t != SIZE_MAX)
+			rc = note_site(w, is->v[i].addr, f, t, after[i] ? RP_BOOT_SITE_AFTER : RP_BOOT_SITE_BEFORE);
 	}
 	for (size_t k = 0; k < cp.n; k++)
 		free(cp.sets[k]);
@@ -727,18 +741,24 @@ static int walk_callees(bwalk *w, size_t f, const insns *is, unsigned depth, int
 				*status = W_MAIN;
 				way = i;
 				rc = push(&o->post, &o->npost, t, w->err);
+				if (!rc)
+					rc = note_site(w, is->v[i].addr, f, t, RP_BOOT_SITE_MAIN);
 				continue;
 			}
 			int sub = W_NONE;
-			size_t npre = o->npre;
+			size_t npre = o->npre, nsites = o->nsites;
 			if (w->state[t] == 0 && depth < MAX_DEPTH)
 				rc = walk(w, t, depth + 1, &sub);
-			if (!rc && sub == W_NONE)
+			if (!rc && sub == W_NONE) {
 				o->npre = npre;   /* what t's walk listed is in t's closure: t alone is the root */
+				o->nsites = nsites;
+			}
 			if (!rc && sub != W_NONE) {
 				*status = sub;
 				way = i;
 				rc = reach(w, &o->path, &o->npath, t, f);
+				if (!rc)
+					rc = note_site(w, is->v[i].addr, f, t, RP_BOOT_SITE_WAY);
 			}
 		}
 	}
@@ -758,6 +778,8 @@ static int walk_callees(bwalk *w, size_t f, const insns *is, unsigned depth, int
 			continue;
 		int after = way != SIZE_MAX && all[i] && !past[i];
 		rc = after ? push(&o->post, &o->npost, t, w->err) : reach(w, &o->pre, &o->npre, t, f);
+		if (!rc)
+			rc = note_site(w, is->v[i].addr, f, t, after ? RP_BOOT_SITE_AFTER : RP_BOOT_SITE_BEFORE);
 	}
 	free(avoid);
 	free(all);
@@ -906,6 +928,7 @@ void rp_boot_release(rp_boot *b)
 	free(b->post);
 	free(b->keep);
 	free(b->via);
+	free(b->sites);
 	memset(b, 0, sizeof(*b));
 	b->reset = b->copier = b->main_func = SIZE_MAX;
 }

@@ -20,8 +20,27 @@ static void keep(ctx *c, size_t fi, const char *why)
 	}
 }
 
-static int boot_notes(ctx *c, rp_err *err)
+/* place --reset-path: each call the walk judged, where, and why it runs before or after the copy. */
+static int site_notes(ctx *c, rp_err *err)
 {
+	const rp_boot *b = &c->boot;
+	const rp_func *f = c->img->funcs;
+	int rc = 0;
+	for (size_t i = 0; !rc && c->opts->explain_reset && i < b->nsites; i++) {
+		const rp_boot_site *s = &b->sites[i];
+		const char *why = s->kind == RP_BOOT_SITE_WAY ? "on the way to the copy: kept in flash itself, what it calls judged below"
+				: s->kind == RP_BOOT_SITE_MAIN ? "main, and no copy was found before it: what runs before main stays in flash"
+				: s->kind == RP_BOOT_SITE_AFTER ? "after the copy: every path to this call passes the copy (or the call on the way to it) first; free to move"
+				: "before the copy: a path reaches this call without passing the copy; kept in flash with its closure";
+		rc = pl_note(c, err, "reset path: 0x%llx: %s calls %s: %s", (unsigned long long)s->addr, f[s->caller].name,
+			     f[s->callee].name, why);
+	}
+	return rc;
+}
+
+static int boot_summary(ctx *c, rp_err *err)
+{
+	int rc;
 	const rp_boot *b = &c->boot;
 	const rp_func *f = c->img->funcs;
 	char list[400] = "";
@@ -41,11 +60,18 @@ static int boot_notes(ctx *c, rp_err *err)
 	}
 	for (size_t i = 0; i < b->npost; i++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "", f[b->post[i]].name);
-	int rc = pl_note(c, err, "reset path: %s (found by %s) copies the code at 0x%llx%s; %zu function(s) called before that stay in flash with their closure (%zu functions)",
+	rc = pl_note(c, err, "reset path: %s (found by %s) copies the code at 0x%llx%s; %zu function(s) called before that stay in flash with their closure (%zu functions)",
 		      f[b->reset].name, b->found_by, (unsigned long long)b->copy_site, where, b->npre, b->nkeep - 1);
 	if (!rc && b->npost)
 		rc = pl_note(c, err, "reset path: called after the copy, free to move: %s", list);
 	return rc;
+}
+
+/* The summary, then (--reset-path) each call judged. */
+static int boot_notes(ctx *c, rp_err *err)
+{
+	int rc = boot_summary(c, err);
+	return rc ? rc : site_notes(c, err);
 }
 
 static int keep_boot_path(ctx *c, rp_err *err)

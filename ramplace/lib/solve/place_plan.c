@@ -140,6 +140,7 @@ static int make_plan(ctx *c, size_t r, uint64_t total, rp_err *err)
 	c->out->plans[c->out->nplans++] = plan;
 	plan->budget = rg->budget;
 	plan->link_reserve = rg->link_reserve;
+	plan->allow_boot_path = !c->opts->keep_boot_path;
 	plan->total_samples = total;
 	plan->align = rg->align;
 	if (rp_strdup(&plan->build_id, c->img->build_id, err) || rp_strdup(&plan->outsec, rg->outsec, err))

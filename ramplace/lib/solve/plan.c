@@ -95,6 +95,8 @@ static void write_header(FILE *fp, const rp_plan *plan)
 		fprintf(fp, "align %llu\n", (unsigned long long)plan->align);
 	if (plan->link_reserve)
 		fprintf(fp, "link-reserve %llu\n", (unsigned long long)plan->link_reserve);
+	if (plan->allow_boot_path)
+		fputs("boot-path allowed\n", fp);
 	if (plan->is_data)
 		fputs("kind data\n", fp);
 	if (plan->data_plan) {
@@ -302,7 +304,7 @@ static int expect_fields(reader *rd, size_t n, const char *usage)
 enum { SEEN_BUILD_ID = 1, SEEN_OUTSEC = 2, SEEN_REGION = 4, SEEN_BUDGET = 8, SEEN_VENEER = 16,
        SEEN_USED = 32, SEEN_SAMPLES = 64, SEEN_VENEERS = 128, SEEN_ALIGN = 256, SEEN_KIND = 512,
        SEEN_DATA_PLAN = 1024, SEEN_MODELED = 2048, SEEN_DIALECT = 4096, SEEN_LINKER = 8192,
-       SEEN_SIZES = 16384, SEEN_LINK_RESERVE = 32768 };
+       SEEN_SIZES = 16384, SEEN_LINK_RESERVE = 32768, SEEN_BOOT_PATH = 65536 };
 #define SEEN_REQUIRED (SEEN_BUILD_ID | SEEN_OUTSEC | SEEN_BUDGET | SEEN_VENEER | SEEN_USED | SEEN_SAMPLES)
 
 static int mark_seen(reader *rd, unsigned bit, const char *key)
@@ -470,6 +472,9 @@ static int parse_header_key(reader *rd, const char *key)
 			return rp_err_wrap(rd->err, "%s:%zu", rd->name, rd->lineno);
 		return 0;
 	}
+	if (strcmp(key, "boot-path") == 0)
+		return header_flag(rd, SEEN_BOOT_PATH, key, "allowed", "a plan made without --allow-boot-path has no boot-path line",
+				   &plan->allow_boot_path);
 	if (strcmp(key, "link-reserve") == 0)
 		return header_number(rd, SEEN_LINK_RESERVE, key, "link-reserve BYTES", &plan->link_reserve);
 	if (strcmp(key, "kind") == 0)
