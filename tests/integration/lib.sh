@@ -100,6 +100,19 @@ run_fw() { # ELF [QEMU ARGS...]
 	timeout "$fw_timeout" qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
 		-semihosting-config enable=on,target=native -kernel "$elf" "$@"
 }
+# bounded_run SECONDS OUT ERR COMMAND...: COMMAND (a QEMU) with stdin from /dev/null, stdout in
+# OUT and stderr in ERR, in the background so that an exit trap ends it by its process id
+# (qemu_pid: on_exit 'stop_pid "$qemu_pid"'), waited for at most SECONDS; its status
+bounded_run() {
+	local secs=$1 out=$2 errf=$3
+	shift 3
+	timeout "$secs" "$@" </dev/null >"$out" 2>"$errf" &
+	qemu_pid=$!
+	local status=0
+	wait_pid "$qemu_pid" "$secs" || status=$?
+	qemu_pid=""
+	return $status
+}
 make_fw() { # SRC-DIR OUT-DIR [MAKE ARGS...]: make -C SRC-DIR BUILD=OUT-DIR; on failure the log is
 	# shown and the test ends, failed
 	local src=$1 dir=$2

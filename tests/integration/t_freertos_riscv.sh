@@ -23,9 +23,7 @@ need_corpus "FreeRTOS's RV32 demo for QEMU virt" freertos/FreeRTOS/Demo/RISC-V-Q
 
 for opt in -O2 -Os; do
 	d=$work/$opt
-	mkdir -p "$d/frag"
-	echo '/* empty */' >"$d/frag/ramtext.ld"
-	if ! demo_make "$opt" "$d/flash" "$d/frag"; then fail "$opt: the demo does not build"; continue; fi
+	if ! flash_build "$opt" "$d"; then fail "$opt: the demo does not build"; continue; fi
 	elf=$d/flash/RTOSDemo.axf
 	if ! run "$elf" "$d/flash.out" "$d/flash.counts" || ! grep -q '^Hello FreeRTOS!' "$d/flash.out" ||
 	   [ "$(grep -c ': Rx: Blink' "$d/flash.out")" -lt 2 ]; then

@@ -28,9 +28,7 @@ pp_run() { run "$1" "$2"; }
 
 for opt in -O2 -Os; do
 	d=$work/$opt
-	mkdir -p "$d/frag"
-	echo '/* empty */' >"$d/frag/ramtext.ld"
-	if ! demo_make "$opt" "$d/flash" "$d/frag"; then fail "$opt: the demo does not build"; continue; fi
+	if ! flash_build "$opt" "$d"; then fail "$opt: the demo does not build"; continue; fi
 	elf=$d/flash/RTOSDemo.axf
 	if ! pp_run "$elf" "$d/flash.out" || ! grep -q '^Hello FreeRTOS!' "$d/flash.out"; then
 		fail "$opt: the flash-only demo: $(head -c 200 "$d/flash.out")"; continue

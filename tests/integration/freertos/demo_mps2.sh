@@ -24,13 +24,8 @@ demo_make() { # OPT OBJDIR IMAGE FRAGMENT-DIR
 run() {
 	local elf=$1 plug=()
 	[ -n "${2:-}" ] && plug=(-plugin "$plugin,out=$2,mode=insn,model=ws:5,flash=0-400000${3:-}")
-	timeout 300 qemu-system-arm -M mps2-an385 -nographic -monitor none -serial "file:$elf.uart" \
+	bounded_run 300 "$elf.out" "$elf.err" qemu-system-arm -M mps2-an385 -nographic -monitor none -serial "file:$elf.uart" \
 		-chardev stdio,id=semi -semihosting-config enable=on,target=native,chardev=semi \
-		-icount shift=5,sleep=off -kernel "$elf" "${plug[@]}" </dev/null >"$elf.out" 2>"$elf.err" &
-	qemu_pid=$!
-	local status=0
-	wait_pid "$qemu_pid" 300 || status=$?
-	qemu_pid=""
-	return $status
+		-icount shift=5,sleep=off -kernel "$elf" "${plug[@]}"
 }
 verdict() { sed -E 's/ : [0-9]+ \([0-9]+\)//' "$1.uart" | tr -d '\r'; }   # the check task's message, no timing

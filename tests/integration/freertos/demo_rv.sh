@@ -3,6 +3,7 @@
 # sets up a user's copy under $work/user (tests/data/freertos-rv/setup.sh) and defines
 #   demo_make OPT BUILD-DIR FRAGMENT-DIR   build (or relink BUILD-DIR's objects): BUILD-DIR/RTOSDemo.axf
 #   run ELF OUT [COUNTS]                   run it in QEMU under -icount, the UART in OUT
+#   flash_build OPT DIR                    the flash-only build, DIR/flash/RTOSDemo.axf
 plugin=$RAMPLACE_BUILD/libramplace-qemu.so
 "$RAMPLACE_SRC/tests/data/freertos-rv/setup.sh" "$corpus/freertos" "$work/user"
 demo=$work/user/RISC-V-Qemu-virt_GCC
@@ -19,11 +20,13 @@ demo_make() { # OPT BUILD-DIR FRAGMENT-DIR
 run() {
 	local plug=()
 	[ -n "${3:-}" ] && plug=(-plugin "$plugin,out=$3,mode=insn,model=ws:5,flash=80000000-80080000")
-	timeout 300 qemu-system-riscv32 -M virt -net none -bios none -nographic -monitor none -serial stdio \
-		-icount shift=5,sleep=off -kernel "$1" "${plug[@]}" </dev/null >"$2" 2>"$2.err" &
-	qemu_pid=$!
-	local status=0
-	wait_pid "$qemu_pid" 300 || status=$?
-	qemu_pid=""
-	return $status
+	bounded_run 300 "$2" "$2.err" qemu-system-riscv32 -M virt -net none -bios none -nographic -monitor none -serial stdio \
+		-icount shift=5,sleep=off -kernel "$1" "${plug[@]}"
+}
+
+# flash_build OPT DIR: the flash-only build (an empty fragment in DIR/frag) in DIR/flash
+flash_build() {
+	mkdir -p "$2/frag"
+	echo '/* empty */' >"$2/frag/ramtext.ld"
+	demo_make "$1" "$2/flash" "$2/frag"
 }
