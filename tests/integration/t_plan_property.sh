@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # t_plan_property.sh: planned bytes = linked bytes, on many random plans (issue 22 item 3, issue
 # 37 item 2). Each build of a bundled firmware (PROPERTY_BUILDS: ARCH:FLAGS, m3, m0p or m33 for
-# examples/qemu-cortex-m3 built for that core on GNU ld, rv for examples/sifive-e-riscv on GNU ld
-# with relaxation;
+# examples/qemu-cortex-m3 built for that core on GNU ld, m3lld for it linked by ld.lld, rv for
+# examples/sifive-e-riscv on GNU ld with relaxation;
 # FLAGS comma-separated: -Os packs 2-byte aligned Thumb functions beside 4-aligned ones, the M3
 # example builds without -ffunction-sections unless FLAGS add it) gets random profiles (every
 # function a random weight, a fixed seed per round, printed) and random budgets from 256 bytes
@@ -12,13 +12,13 @@
 # without a map it may come in below the plan but never above its budget. Every fourth relink
 # also runs in QEMU and must print what the flash-only build printed. A failure names the build,
 # round, seed and budget, so it can be replayed (plan_property_lib.sh holds the property). The default tier runs PROPERTY_ROUNDS (12) on
-# two builds; t_plan_property_full.sh runs more builds and rounds.
+# three builds; t_plan_property_full.sh runs more builds and rounds.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc (newlib), riscv64-unknown-elf-gcc
 # (picolibc), qemu-system-arm, qemu-system-riscv32.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/plan_property_lib.sh"
 rounds=${PROPERTY_ROUNDS:-12}
-builds=${PROPERTY_BUILDS:-"m3:-Os m3:-O2"}
+builds=${PROPERTY_BUILDS:-"m3:-Os m3:-O2 m3lld:-Os"}
 cd "$work"
 run_any() { # ARCH ELF OUT
 	local qemu=(qemu-system-arm -M mps2-an385)
@@ -35,11 +35,14 @@ pp_run() { run_any "$arch" "$1" "$2"; }
 for build in $builds; do
 	arch=${build%%:*} opt=${build#*:}
 	flags=${opt//,/ }
-	ex=$RAMPLACE_SRC/examples/qemu-cortex-m3 nm=arm-none-eabi-nm cpu=()
+	ex=$RAMPLACE_SRC/examples/qemu-cortex-m3 nm=arm-none-eabi-nm cpu=() kind=$arch
 	[ "$arch" = rv ] && ex=$RAMPLACE_SRC/examples/sifive-e-riscv nm=riscv64-unknown-elf-nm
 	# M0+ (16-byte veneers, Thumb-1) and M33 builds of the M3 example run on QEMU's M3 board
 	[ "$arch" = m0p ] && cpu=("ARCH_FLAGS=-mcpu=cortex-m0plus -mthumb")
 	[ "$arch" = m33 ] && cpu=("ARCH_FLAGS=-mcpu=cortex-m33 -mthumb")
+	# the M3 example linked by LLVM's ld.lld (its map, its thunks), the objects named as the
+	# Makefile names them
+	[ "$arch" = m3lld ] && cpu=(LINKER=lld) kind=lld
 	d=$work/$arch${opt//,/_}   # no comma in a path: -Wl,-Map=PATH would split there
 	mkdir -p "$d"
 	make_fw "$ex" "$d/flash" ITERATIONS=5 EXTRA_CFLAGS="$flags" "${cpu[@]}"
@@ -56,7 +59,7 @@ for build in $builds; do
 		budgets=(256 512 768 1024 1536 2048 3072 4096)
 		[ "$arch" != rv ] && budgets+=(6144 8192 12288 16384)
 		budget=$(pp_budget "$seed" "${budgets[@]}")
-		pp_round "$build round $round" "$d/$round" "$d/p.db" "$d/flash/fw.elf" "$d/flash/fw.map" "$budget" "$arch" "$d/flash.out" "$seed"
+		pp_round "$build round $round" "$d/$round" "$d/p.db" "$d/flash/fw.elf" "$d/flash/fw.map" "$budget" "$kind" "$d/flash.out" "$seed"
 	done
 	[ "$pp_fails" = "$before" ] && pass "$build: $rounds random plans: each links, passes check, the map's as planned, the others within budget"
 done
