@@ -14,21 +14,27 @@ import re
 import subprocess
 import sys
 
-# what each stage may use besides itself; "plan" is solve/plan.c and its header alone
+# what each stage may use besides itself (a folder of ramplace/lib each, ldgen/ and cli/)
 STAGE_USES = {
     "root": set(),
     "image": {"root"},
     "profile": {"root", "image"},
     "collect": {"root", "image", "profile"},
-    "solve": {"root", "image", "profile", "plan"},
-    "plan": {"root"},
+    # the flash timing models and the weights in cycles they give a profile
+    "flash": {"root", "image", "profile"},
+    # the plan and ramplace.yaml formats (the config names flash models per range)
+    "plan": {"root", "flash"},
+    "solve": {"root", "image", "profile", "plan", "flash"},
+    # the link model: where the linker puts each section and stub, and a layout's price
+    "layout": {"root", "image", "flash"},
     "verify": {"root", "image", "plan"},
     "ldgen": {"root", "plan"},
     # the reports a person reads (HTML, the budget curve): above everything they show
-    "present": {"root", "image", "profile", "solve", "plan", "verify"},
+    "present": {"root", "image", "profile", "flash", "solve", "plan", "verify"},
     # one placement from files to a result, and its fragments written: above solve and ldgen
-    "pipeline": {"root", "image", "profile", "solve", "plan", "ldgen"},
-    "cli": {"root", "image", "profile", "collect", "solve", "plan", "verify", "ldgen", "present", "pipeline"},
+    "pipeline": {"root", "image", "profile", "flash", "solve", "layout", "plan", "ldgen"},
+    "cli": {"root", "image", "profile", "collect", "flash", "solve", "layout", "plan", "verify", "ldgen", "present",
+            "pipeline"},
 }
 
 
@@ -38,8 +44,6 @@ def stage_of_source(rel):
         return "cli"
     if rel.startswith("ldgen/"):
         return "ldgen"
-    if rel == "ramplace/lib/solve/plan.c":
-        return "plan"
     m = re.match(r"ramplace/lib/(?:([a-z]+)/)?[^/]+\.[ch]$", rel)
     if not m:
         return None

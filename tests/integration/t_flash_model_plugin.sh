@@ -17,7 +17,7 @@ plugin=$RAMPLACE_BUILD/libramplace-qemu.so
 make -s -C "$RAMPLACE_SRC/examples/qemu-cortex-m3" BUILD="$work/fw" ITERATIONS=2 >/dev/null
 fw=$work/fw/fw.elf
 cc -O2 -I"$RAMPLACE_SRC/ramplace/include" "$RAMPLACE_SRC/tests/integration/fm_replay.c" \
-	"$RAMPLACE_SRC/ramplace/lib/solve/flashmodel.c" "$RAMPLACE_SRC/ramplace/lib/solve/flashmap.c" -o fm_replay
+	"$RAMPLACE_SRC/ramplace/lib/flash/flashmodel.c" "$RAMPLACE_SRC/ramplace/lib/flash/flashmap.c" -o fm_replay
 hdr() { awk -v k="# $2" 'index($0, k " ") == 1 { print $3 }' "$1"; }
 
 for model in ws:5 ws:3,prefetch=0 art:ws=5,line=16,lines=8 cache:rp2040 cache:fe310 cache:size=1024,ways=2,line=16,penalty=20; do
