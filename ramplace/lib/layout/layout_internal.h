@@ -1,7 +1,9 @@
-/* layout_internal.h: what the pieces of lib/solve's layout pricing share (layout.h): walking a
- * trace access by access over the map's input sections. Private to lib/solve. */
-#ifndef RAMPLACE_SOLVE_LAYOUT_INTERNAL_H
-#define RAMPLACE_SOLVE_LAYOUT_INTERNAL_H
+/* layout_internal.h: what the pieces of the link model share (layout.h): walking a trace access
+ * by access over the map's input sections (layout_trace.c), the callee table and the stubs
+ * (layout_veneers.c), RISC-V relaxation (layout_relax.c) for the addresses (layout_assign.c).
+ * Private to lib/layout. */
+#ifndef RAMPLACE_LAYOUT_INTERNAL_H
+#define RAMPLACE_LAYOUT_INTERNAL_H
 
 #include <stdio.h>
 
@@ -75,5 +77,50 @@ void lt_stub_order(const rp_layout_link *link, rp_layout_addrs *a, size_t lo, si
 #define LT_COPY_INSNS_DEFAULT 4
 #define LT_COPIER_MAX_INSNS 512
 unsigned lt_copy_insns_per_word(const rp_image *img, const rp_callgraph *cg, const char *ram_outsec);
+
+static inline uint64_t lt_align_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+/* An input section's alignment, 4 when the map's objects did not say. */
+static inline uint64_t lt_piece_align(const rp_map_insec *s)
+{
+	return s->align ? s->align : 4;
+}
+
+static inline int lt_by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* RISC-V relaxation (layout_relax.c). Each narrowable site's length as GNU ld gave it in the
+ * layout as linked (once per link). */
+int lt_size_as_linked(const rp_layout_trace *t, rp_layout_link *link, rp_err *err);
+
+/* What relaxation changes under a plan: per section, the bytes it grows by, and each site
+ * resized. */
+typedef struct lt_growth {
+	int64_t *by;                  /* per section */
+	struct resized {
+		uint32_t piece, off;
+		int32_t delta;
+	} *sites;
+	size_t n, cap;
+} lt_growth;
+/* What each section grows by, and where (at: the addresses of a first pass, or NULL; ram, with
+ * its slack: where the moved sections run, lt_ram_addrs). */
+int lt_relax_growth(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
+		    const uint64_t *at, const uint64_t *ram, uint64_t ram_slack, lt_growth *g, rp_err *err);
+/* Section i's bytes with its growth. */
+uint64_t lt_grown(const rp_layout_trace *t, const int64_t *grow, size_t i);
+/* Where each moved section runs (*ram, npieces; the caller frees it) and the largest
+ * alignment (*slack); NULL when nothing moves or the map does not say. */
+int lt_ram_addrs(const rp_layout_trace *t, const rp_layout_link *link, const rp_layout_plan *lp,
+		 const int64_t *grow, uint64_t **ram, uint64_t *slack, rp_err *err);
+void lt_growth_release(lt_growth *g);
+/* out->shift from g: where the trace's offsets within a section move. */
+int lt_keep_shifts(const rp_layout_trace *t, lt_growth *g, rp_layout_addrs *out, rp_err *err);
 
 #endif

@@ -11,12 +11,6 @@
 #include "layout_internal.h"
 #include "ramplace/util.h"
 
-static int by_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* ld's stub type of a Thumb call's long branch (elf32-arm.c's enum): v7-M and v8-M mainline's
  * ldr.w pc, [pc, #-0] (8 bytes), v6-M's push/ldr/mov/pop/bx. */
 #define STUB_THUMB2_ONLY 22
@@ -166,7 +160,7 @@ static int pair_callees(rp_layout_link *link, const lt_callees *b, rp_err *err)
 		link->direct_callees[k] = b->pairs[2 * k] << 32 | callee;
 	}
 	if (b->npairs)
-		qsort(link->direct_callees, b->npairs, sizeof(uint64_t), by_u64);
+		qsort(link->direct_callees, b->npairs, sizeof(uint64_t), lt_by_u64);
 	size_t n = 0;
 	for (size_t k = 0; k < b->npairs; k++)
 		if (!n || link->direct_callees[n - 1] != link->direct_callees[k])
@@ -192,7 +186,7 @@ int lt_is_direct_callee(const rp_layout_link *link, uint32_t from, uint32_t piec
 		return 1;
 	uint64_t key = (uint64_t)from << 32 | lt_callee_index(link, piece, off);
 	return link->direct_callees &&
-	       bsearch(&key, link->direct_callees, link->ndirect_callees, sizeof(uint64_t), by_u64) != NULL;
+	       bsearch(&key, link->direct_callees, link->ndirect_callees, sizeof(uint64_t), lt_by_u64) != NULL;
 }
 
 void lt_callees_release(lt_callees *b)
@@ -260,7 +254,7 @@ int lt_assign_veneers(const rp_layout_trace *t, const rp_layout_link *link, cons
 		return rc;
 	size_t n = 0;   /* distinct keys */
 	if (a->nveneers)
-		qsort(a->veneer_key, a->nveneers, sizeof(uint64_t), by_u64);
+		qsort(a->veneer_key, a->nveneers, sizeof(uint64_t), lt_by_u64);
 	for (size_t k = 0; k < a->nveneers; k++)
 		if (!n || a->veneer_key[n - 1] != a->veneer_key[k])
 			a->veneer_key[n++] = a->veneer_key[k];
@@ -328,5 +322,5 @@ void lt_stub_order(const rp_layout_link *link, rp_layout_addrs *a, size_t lo, si
 		a->veneer_slot[k - lo] = bucket << 32 | (k - lo);
 	}
 	if (known && hi - lo > 1)
-		qsort(a->veneer_slot, hi - lo, sizeof(uint64_t), by_u64);
+		qsort(a->veneer_slot, hi - lo, sizeof(uint64_t), lt_by_u64);
 }
