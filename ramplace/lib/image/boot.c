@@ -1,5 +1,6 @@
-/* boot.c: the reset path analysis (see boot.h). Owns the function lists, the keep flags and the
- * chain links. Heuristic by necessity, and conservative where it guesses:
+/* boot.c: the reset path analysis (see boot.h): the walk from the reset handler
+ * (boot_vectors.c) down to the copier (boot_bounds.c says what names a copied section), the copy
+ * points and what runs after them. Owns the function lists, the keep flags and the chain links. Heuristic by necessity, and conservative where it guesses:
  *  - the copier refers both to where the section runs and to where it loads from: either alone
  *    is too often a variable that happens to sit where .ramtext starts or ends (.data follows
  *    it), or a function where it loads (.text follows it in flash);
@@ -22,227 +23,9 @@
 #include "ramplace/disasm.h"
 #include "ramplace/elfsyms.h"
 #include "ramplace/util.h"
+#include "boot_internal.h"
 
 #define MAX_DEPTH 32
-
-/* The addresses that name a copied code section: where it runs (start, end) and where it is
- * loaded from in flash; BOUND_ANY when the section is not in the ELF, so no telling. */
-enum { BOUND_ANY, BOUND_RUN, BOUND_LOAD };
-
-typedef struct bounds {
-	uint64_t v[64];
-	int kind[64];
-	size_t n;
-} bounds;
-
-static void add_bound(bounds *b, uint64_t v, int kind)
-{
-	for (size_t i = 0; i < b->n; i++)
-		if (b->v[i] == v)
-			return;
-	if (b->n < sizeof(b->v) / sizeof(b->v[0])) {
-		b->kind[b->n] = kind;
-		b->v[b->n++] = v;
-	}
-}
-
-/* The kind of bound v is, or -1. */
-static int bound_kind(const bounds *b, uint64_t v)
-{
-	for (size_t i = 0; i < b->n; i++)
-		if (b->v[i] == v)
-			return b->kind[i];
-	return -1;
-}
-
-/* Linker symbols naming the section (__ramtext_start, _sramtext, __ramtext_load...; not sizes
- * such as __ramtext_size, which are numbers) and the section's own addresses. With the section
- * in the ELF, a symbol counts by where it points: into where the section runs (its start, end
- * or inside) or into where it loads from; any other symbol whose name happens to hold the
- * section's (pico-sdk's data_cpy_table for .data, a variable my_data) is not a bound. An empty
- * section shows no load address to compare with: any other value is where it loads from. */
-static void collect_bounds(bounds *b, const rp_image *img, const rp_elfsyms *syms, const char *const *outsecs,
-			   size_t n)
-{
-	for (size_t k = 0; k < n; k++) {
-		const char *base = outsecs[k][0] == '.' ? outsecs[k] + 1 : outsecs[k];
-		const rp_section *sec = rp_image_section(img, outsecs[k]);
-		if (sec) {
-			add_bound(b, sec->vma, BOUND_RUN);
-			add_bound(b, sec->vma + sec->size, BOUND_RUN);
-			if (sec->lma != sec->vma)
-				add_bound(b, sec->lma, BOUND_LOAD);
-		}
-		for (size_t i = 0; *base && i < syms->nsyms; i++) {
-			const rp_elfsym *s = &syms->syms[i];
-			if (s->type == STT_FUNC || s->type == STT_SECTION || s->type == STT_FILE || s->type == STT_OBJECT ||
-			    !strstr(s->name, base) || strstr(s->name, "size") || strstr(s->name, "len"))
-				continue;
-			if (!sec)
-				add_bound(b, s->value, BOUND_ANY);
-			else if (s->value >= sec->vma && s->value <= sec->vma + sec->size + 16)   /* an end past ALIGN() */
-				add_bound(b, s->value, BOUND_RUN);
-			else if (sec->lma == sec->vma || (s->value >= sec->lma && s->value <= sec->lma + sec->size))
-				add_bound(b, s->value, BOUND_LOAD);   /* an empty section shows no load address */
-		}
-	}
-}
-
-static const rp_func *thumb_func(const rp_image *img, uint64_t word)
-{
-	if (!(word & 1))
-		return NULL;
-	const rp_func *f = rp_image_func_at(img, word & ~1ull);
-	return f && f->addr == (word & ~1ull) ? f : NULL;
-}
-
-static const char *const vector_sections[] = { ".vectors", ".isr_vector", ".vector_table", ".intvecs" };
-/* The names startup code gives the table when it sits inside .text (pico-sdk's crt0: __vectors
- * and CMSIS's __VECTOR_TABLE at the start of .text, the ELF entry a trampoline through it). */
-static const char *const vector_symbols[] = { "__VECTOR_TABLE", "__vectors", "__Vectors", "__isr_vector",
-					       "g_pfnVectors", "_vector_table", "__vector_table" };
-
-/* A Cortex-M vector table: where it is, how many bytes are known to be table (all words up to
- * size; a symbol without a size: the table ends at the first word that is neither 0 nor a
- * handler), and what named it. */
-typedef struct vtable {
-	uint64_t addr, size;
-	int sized;
-	char name[40];
-} vtable;
-
-/* Word k of a vector table; 0 when it cannot be read. */
-static uint64_t vector_word(const rp_image *img, const vtable *t, size_t k)
-{
-	unsigned char w[4];
-	rp_err ignored = RP_ERR_INIT;
-	if (t->size < 4 * (uint64_t)(k + 1) || rp_image_read(img, t->addr + 4 * k, w, 4, &ignored))
-		return 0;
-	return rp_image_word32(img, w);
-}
-
-/* The symbol-named table at sym (in a section with contents), sized by the symbol or, without
- * a size, up to 512 words (16 system + 496 external exceptions) within its section. */
-static int symbol_table(const rp_image *img, const rp_elfsym *sym, vtable *t)
-{
-	for (size_t i = 0; i < img->nsections; i++) {
-		const rp_section *s = &img->sections[i];
-		if (!s->is_alloc || s->is_nobits || sym->value < s->vma || sym->value - s->vma >= s->size)
-			continue;
-		uint64_t room = s->vma + s->size - sym->value;
-		t->addr = sym->value;
-		t->sized = sym->size != 0;
-		t->size = sym->size ? (sym->size < room ? sym->size : room) : (room < 4 * 512 ? room : 4 * 512);
-		snprintf(t->name, sizeof(t->name), "%s", sym->name);
-		return 1;
-	}
-	return 0;
-}
-
-/* Cortex-M: the vector table whose word 1 (the reset handler, with the Thumb bit) is a
- * function: an output section of its own, else a symbol of syms naming it (syms NULL: the
- * symbols could not be read, so sections only). */
-static int vector_table(const rp_image *img, const rp_elfsyms *syms, vtable *t, const rp_func **reset)
-{
-	if (img->machine != EM_ARM)
-		return 0;
-	for (size_t i = 0; i < sizeof(vector_sections) / sizeof(vector_sections[0]); i++) {
-		const rp_section *s = rp_image_section(img, vector_sections[i]);
-		if (!s)
-			continue;
-		*t = (vtable){ s->vma, s->size, 1, "" };
-		snprintf(t->name, sizeof(t->name), "%s", vector_sections[i]);
-		if ((*reset = thumb_func(img, vector_word(img, t, 1))))
-			return 1;
-	}
-	int found = 0;
-	for (size_t i = 0; syms && !found && i < sizeof(vector_symbols) / sizeof(vector_symbols[0]); i++) {
-		const rp_elfsym *sym = rp_elfsyms_find(syms, vector_symbols[i]);
-		found = sym && symbol_table(img, sym, t) && (*reset = thumb_func(img, vector_word(img, t, 1))) != NULL;
-	}
-	return found;
-}
-
-static const rp_func *from_vector_table(const rp_image *img, const rp_elfsyms *syms, char *how, size_t howlen)
-{
-	const rp_func *f = NULL;
-	vtable t;
-	if (!vector_table(img, syms, &t, &f))
-		return NULL;
-	snprintf(how, howlen, "the vector table (%s)", t.name);
-	return f;
-}
-
-int rp_boot_vector_handlers(const rp_image *img, size_t **out, size_t *n, rp_err *err)
-{
-	*out = NULL;
-	*n = 0;
-	if (img->machine == EM_RISCV) {
-		int rc = rp_riscv_trap_handlers(img, out, n, err);
-		if (!rc && !*n)
-			rc = rp_err_set(err, RP_EINPUT, "%s: no trap handler found: no code writes a function's address "
-					"(or a table of jumps) into mtvec; name the handlers with --ram-handler NAME", img->path);
-		return rc;
-	}
-	const rp_func *reset = NULL;
-	vtable t;
-	const rp_elfsyms *syms = NULL;
-	rp_err ignored = RP_ERR_INIT;
-	int have_syms = rp_image_syms(img, &syms, &ignored) == 0;
-	int found = vector_table(img, have_syms ? syms : NULL, &t, &reset);
-	if (!found)
-		return rp_err_set(err, RP_EINPUT, "%s: no Cortex-M vector table (.vectors, .isr_vector, .vector_table or "
-				  ".intvecs whose second word is the reset handler, or a symbol such as __vectors or "
-				  "__VECTOR_TABLE naming one) to take the interrupt handlers from", img->path);
-	size_t cap = 0;
-	for (size_t k = 2; k < t.size / 4; k++) {
-		uint64_t word = vector_word(img, &t, k);
-		const rp_func *f = thumb_func(img, word);
-		if (!f && word && !t.sized)
-			break;   /* past the end of a table no size bounds */
-		if (!f || f == reset)
-			continue;
-		size_t fi = (size_t)(f - img->funcs), j = 0;
-		while (j < *n && (*out)[j] != fi)
-			j++;
-		if (j < *n)
-			continue;   /* one handler in many slots (a default handler) */
-		if (rp_grow((void **)out, &cap, *n + 1, sizeof(size_t), err)) {
-			free(*out);
-			*out = NULL;
-			*n = 0;
-			return err->code;
-		}
-		(*out)[(*n)++] = fi;
-	}
-	return 0;
-}
-
-static const rp_func *find_reset(const rp_image *img, const rp_elfsyms *syms, char *how, size_t howlen)
-{
-	const rp_func *f = from_vector_table(img, syms, how, howlen);
-	if (f)
-		return f;
-	f = img->entry ? rp_image_func_at(img, img->entry & (img->machine == EM_ARM ? ~1ull : ~0ull)) : NULL;
-	if (f) {
-		snprintf(how, howlen, "the ELF entry point");
-		return f;
-	}
-	static const char *const names[] = { "Reset_Handler", "_start" };
-	for (size_t i = 0; i < 2; i++)
-		if ((f = rp_image_func_by_name(img, names[i], NULL))) {
-			snprintf(how, howlen, "the symbol %s", names[i]);
-			return f;
-		}
-	return NULL;
-}
-
-/* One function's instructions, in address order. */
-typedef struct insns {
-	rp_insn *v;
-	size_t n, cap;
-	rp_err *err;
-} insns;
 
 static int keep_insn(void *p, const rp_insn *in)
 {
@@ -308,123 +91,6 @@ static int reach(bwalk *w, size_t **list, size_t *n, size_t t, size_t from)
 	if (w->out->via[t] == SIZE_MAX && t != w->out->reset)
 		w->out->via[t] = from;
 	return push(list, n, t, w->err);
-}
-
-/* The bounds an instruction names: the words it loads or the addresses it forms, and, when one
- * of those is a table in flash that holds both where a section runs and where it loads from
- * (pico-sdk's data_cpy_table of {load, start, end} triples, formed by adr; CMSIS's
- * __copy_table_start__, loaded from a pool), the table's bounds: a copy loop driven by a table
- * names the section only there. At most max values, each once. */
-#define TABLE_WORDS 16
-
-/* The allocated section with contents holding addr, or NULL. */
-static const rp_section *section_at(const rp_image *img, uint64_t addr)
-{
-	for (size_t i = 0; i < img->nsections; i++) {
-		const rp_section *s = &img->sections[i];
-		if (s->is_alloc && !s->is_nobits && addr >= s->vma && addr - s->vma < s->size)
-			return s;
-	}
-	return NULL;
-}
-
-/* The first symbol address past addr (where the object holding a table at addr ends: the table
- * scan must not read into the next one), or end. */
-static uint64_t next_symbol(const bwalk *w, uint64_t addr, uint64_t end)
-{
-	size_t lo = 0, hi = w->nsymaddrs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (w->symaddrs[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < w->nsymaddrs && w->symaddrs[lo] < end ? w->symaddrs[lo] : end;
-}
-
-static size_t insn_bounds(const bwalk *w, const rp_insn *in, uint64_t *vals, int *kinds, size_t max)
-{
-	size_t n = 0;
-	for (size_t k = 0; k < in->nrefs; k++) {
-		uint64_t cand[2] = { in->ref_words[k], 0 };
-		size_t ncand = 1;
-		int kind = bound_kind(w->b, in->ref_words[k]);
-		if (kind >= 0 && n < max) {
-			vals[n] = in->ref_words[k];
-			kinds[n++] = kind;
-			continue;
-		}
-		/* adr (add rN, pc, #k) forms the table's address; a pool word or RISC-V's la holds it */
-		if (w->img->machine == EM_ARM && (strncmp(in->mnemonic, "adr", 3) == 0 || strncmp(in->mnemonic, "add", 3) == 0))
-			cand[ncand++] = in->refs[k];
-		for (size_t c = 0; c < ncand; c++) {
-			uint8_t buf[4 * TABLE_WORDS];
-			const rp_section *sec = section_at(w->img, cand[c]);
-			if (!sec || sec->is_nobits || sec->lma != sec->vma || cand[c] % 4)
-				continue;   /* a table in flash, read where it runs */
-			uint64_t avail = next_symbol(w, cand[c], sec->vma + sec->size) - cand[c];
-			size_t nw = avail / 4 < TABLE_WORDS ? (size_t)(avail / 4) : TABLE_WORDS;
-			rp_err ignored = RP_ERR_INIT;
-			if (!nw || rp_image_read(w->img, cand[c], buf, 4 * nw, &ignored))
-				continue;
-			uint64_t tv[TABLE_WORDS];
-			int tk[TABLE_WORDS], run = 0, load = 0, any = 0;
-			size_t tn = 0;
-			for (size_t i = 0; i < nw; i++) {
-				uint64_t v = rp_image_word32(w->img, buf + 4 * i);
-				int kd = bound_kind(w->b, v);
-				if (kd < 0)
-					continue;
-				run |= kd == BOUND_RUN;
-				load |= kd == BOUND_LOAD;
-				any += kd == BOUND_ANY;
-				tv[tn] = v;
-				tk[tn++] = kd;
-			}
-			if (!(run && load) && any < 2)
-				continue;
-			for (size_t i = 0; i < tn && n < max; i++) {
-				vals[n] = tv[i];
-				kinds[n++] = tk[i];
-			}
-			break;
-		}
-	}
-	return n;
-}
-
-/* Whether f copies the section: it refers to where the section loads and where it runs (or,
- * no telling, to two distinct bounds). Marks in is_ref the instructions that read the load
- * address (with no load address known, any bound): the copy starts from there; and in
- * is_bound every instruction naming any bound (the loop's guard compares them). */
-static int copy_refs(const bwalk *w, const insns *is, unsigned char *is_ref, unsigned char *is_bound)
-{
-	uint64_t first = 0, vals[RP_INSN_MAX_REFS * TABLE_WORDS];
-	int kinds[RP_INSN_MAX_REFS * TABLE_WORDS];
-	int distinct = 0, run = 0, load = 0, any = 0;
-	for (size_t i = 0; i < is->n; i++) {
-		size_t nb = insn_bounds(w, &is->v[i], vals, kinds, sizeof(vals) / sizeof(vals[0]));
-		for (size_t k = 0; k < nb; k++) {
-			if (!distinct)
-				first = vals[k];
-			distinct += distinct == 0 || (distinct == 1 && vals[k] != first);
-			run |= kinds[k] == BOUND_RUN;
-			any |= kinds[k] == BOUND_ANY;
-			load |= kinds[k] == BOUND_LOAD;
-		}
-	}
-	if (any ? distinct < 2 : !(run && load))
-		return 0;
-	for (size_t i = 0; i < is->n; i++) {
-		size_t nb = insn_bounds(w, &is->v[i], vals, kinds, sizeof(vals) / sizeof(vals[0]));
-		for (size_t k = 0; k < nb; k++) {
-			if (!load || kinds[k] == BOUND_LOAD)
-				is_ref[i] = 1;
-			is_bound[i] = 1;
-		}
-	}
-	return 1;
 }
 
 static int is_main(const bwalk *w, size_t t)
@@ -803,7 +469,7 @@ static int walk(bwalk *w, size_t f, unsigned depth, int *status)
 	unsigned char *is_bound = rc ? NULL : calloc(is.n ? is.n : 1, 1);
 	if (!rc && (!is_ref || !is_bound))
 		rc = rp_err_nomem(w->err, "analysing the reset path");
-	if (!rc && copy_refs(w, &is, is_ref, is_bound)) {
+	if (!rc && boot_copy_refs(&(boot_refs){ w->img, w->b, w->symaddrs, w->nsymaddrs }, &is, is_ref, is_bound)) {
 		*status = W_COPY;
 		rc = split_copier(w, f, &is, is_ref, is_bound);
 	} else if (!rc) {
@@ -836,34 +502,6 @@ static int settle(rp_boot *o, const rp_callgraph *cg, rp_err *err)
 	return rc;
 }
 
-static int by_address(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t address_key(const void *a)
-{
-	return *(const uint64_t *)a;
-}
-
-/* The addresses symbols name (not numbers, files or sections), sorted, each once. */
-static int symbol_addresses(const rp_elfsyms *syms, uint64_t **out, size_t *n, rp_err *err)
-{
-	*n = 0;
-	if (!(*out = malloc((syms->nsyms ? syms->nsyms : 1) * sizeof(uint64_t))))
-		return rp_err_nomem(err, "analysing the reset path");
-	for (size_t i = 0; i < syms->nsyms; i++)
-		if (!syms->syms[i].absolute && syms->syms[i].type != STT_FILE && syms->syms[i].type != STT_SECTION)
-			(*out)[(*n)++] = syms->syms[i].value & ~(uint64_t)1;   /* a Thumb function's address */
-	rp_sort_keyed(*out, *n, sizeof(uint64_t), address_key, by_address);
-	size_t k = 0;
-	for (size_t i = 0; i < *n; i++)
-		if (k == 0 || (*out)[i] != (*out)[k - 1])
-			(*out)[k++] = (*out)[i];
-	*n = k;
-	return 0;
-}
 
 int rp_boot_analyze(rp_boot *out, const rp_image *img, const rp_callgraph *cg, const char *const *outsecs,
 		    size_t noutsecs, rp_err *err)
@@ -883,7 +521,7 @@ int rp_boot_analyze(rp_boot *out, const rp_image *img, const rp_callgraph *cg, c
 	const rp_elfsyms *syms = NULL;
 	rp_err syms_err = RP_ERR_INIT;
 	int have_syms = rp_image_syms(img, &syms, &syms_err) == 0;
-	const rp_func *reset = find_reset(img, have_syms ? syms : NULL, out->found_by, sizeof(out->found_by));
+	const rp_func *reset = boot_find_reset(img, have_syms ? syms : NULL, out->found_by, sizeof(out->found_by));
 	if (!reset)
 		return 0;
 	out->reset = (size_t)(reset - img->funcs);
@@ -894,8 +532,8 @@ int rp_boot_analyze(rp_boot *out, const rp_image *img, const rp_callgraph *cg, c
 		*err = syms_err;
 		rc = err->code;
 	} else {
-		collect_bounds(&b, img, syms, outsecs, noutsecs);
-		rc = symbol_addresses(syms, &w.symaddrs, &w.nsymaddrs, err);
+		boot_collect_bounds(&b, img, syms, outsecs, noutsecs);
+		rc = boot_symbol_addresses(syms, &w.symaddrs, &w.nsymaddrs, err);
 	}
 	if (!rc && (!w.state || !w.returns))
 		rc = rp_err_nomem(err, "analysing the reset path");
