@@ -1,6 +1,7 @@
 /* boot.c: the reset path analysis (see boot.h): the walk from the reset handler
  * (boot_vectors.c) down to the copier (boot_bounds.c says what names a copied section), the copy
- * points and what runs after them. Owns the function lists, the keep flags and the chain links. Heuristic by necessity, and conservative where it guesses:
+ * points and what runs after them. Owns the function lists, the keep flags and the chain
+ * links. Heuristic by necessity, and conservative where it guesses:
  *  - the copier refers both to where the section runs and to where it loads from: either alone
  *    is too often a variable that happens to sit where .ramtext starts or ends (.data follows
  *    it), or a function where it loads (.text follows it in flash);
