@@ -3,7 +3,8 @@
 # ramplace.pc for pkg-config; the CMake package (share/ramplace/cmake: ramplaceConfig.cmake,
 # RamPlace.cmake) and the make integration (share/ramplace/make). A build-tree
 # ramplaceConfig.cmake also lets a firmware project use this build without installing
-# (-Dramplace_DIR=<this build dir>). Included from the top-level CMakeLists.txt.
+# (-Dramplace_DIR=<this build dir>), and both give the library as ramplace::ramplace. Included
+# from the top-level CMakeLists.txt.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -29,6 +30,8 @@ file(RELATIVE_PATH rp_to_prefix "/p/${RAMPLACE_SHARE_DIR}/cmake" "/p")
 set(RAMPLACE_CONFIG_LOCATIONS "get_filename_component(_ramplace_prefix \"\${CMAKE_CURRENT_LIST_DIR}/${rp_to_prefix}\" ABSOLUTE)
 set(_ramplace_exe \"\${_ramplace_prefix}/${CMAKE_INSTALL_BINDIR}/ramplace\")
 set(_ramplace_module_dir \"\${CMAKE_CURRENT_LIST_DIR}\")
+set(_ramplace_lib \"\${_ramplace_prefix}/${CMAKE_INSTALL_LIBDIR}/libramplace.a\")
+set(_ramplace_include_dirs \"\${_ramplace_prefix}/${CMAKE_INSTALL_INCLUDEDIR}\")
 unset(_ramplace_prefix)")
 configure_file(cmake/ramplaceConfig.cmake.in ${PROJECT_BINARY_DIR}/install/ramplaceConfig.cmake @ONLY)
 # ARCH_INDEPENDENT: the firmware project that looks for this host tool is a 32-bit cross build
@@ -45,7 +48,9 @@ install(FILES ${RAMPLACE_RUNTIME_FILES} DESTINATION ${RAMPLACE_SHARE_DIR}/runtim
 
 # CMake package, build tree: this build's program, the modules from the source tree
 set(RAMPLACE_CONFIG_LOCATIONS "set(_ramplace_exe \"$<TARGET_FILE:ramplace>\")
-set(_ramplace_module_dir \"${PROJECT_SOURCE_DIR}/cmake\")")
+set(_ramplace_module_dir \"${PROJECT_SOURCE_DIR}/cmake\")
+set(_ramplace_lib \"$<TARGET_FILE:ramplace_core>\")
+set(_ramplace_include_dirs \"${PROJECT_SOURCE_DIR}/ramplace/include;${PROJECT_SOURCE_DIR}/ldgen\")")
 configure_file(cmake/ramplaceConfig.cmake.in ${PROJECT_BINARY_DIR}/ramplaceConfig.cmake.gen @ONLY)
 file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/ramplaceConfig.cmake
      INPUT ${PROJECT_BINARY_DIR}/ramplaceConfig.cmake.gen)
