@@ -168,7 +168,7 @@ static void print_result(const rp_image *img, const rp_check_result *res, const 
 	if (res->nfuncs_placed != res->nfuncs_checked)
 		snprintf(of_total, sizeof(of_total), " of %zu", res->nfuncs_checked);
 	if (res->shared_outsec && !res->nby_memory) {   /* an SDK's section: its own code or data too */
-		int espidf = rp_plan_dialect(plan) == RP_DIALECT_ESPIDF;
+		int espidf = rp_dialect_info_of(rp_plan_dialect(plan))->loader_fills_ram;
 		printf("check: %zu%s function%s in RAM in %s (%s); %llu bytes of %llu with %zu veneer%s (planned %llu)\n",
 		       res->nfuncs_placed, of_total, res->nfuncs_checked == 1 ? "" : "s", plan->outsec,
 		       espidf ? "loaded there by ESP-IDF's bootloader" : "run from RAM, loaded from flash",
@@ -241,7 +241,7 @@ static int check_one(const char *plan_path, const rp_image *img, check_args *a, 
 	}
 	if (!rc)
 		rc = keep_plan_handlers(a, plan, err);
-	if (!rc && rp_plan_dialect(plan) == RP_DIALECT_ESPIDF)
+	if (!rc && rp_dialect_info_of(rp_plan_dialect(plan))->loader_fills_ram)
 		a->nloader_loaded++;
 	if (!rc)
 		rc = rp_check_run(img, plan, &res, err);

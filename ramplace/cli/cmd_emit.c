@@ -11,6 +11,9 @@
 #include "dialects.h"
 #include "ldgen.h"
 
+
+/* What emit writes: a dialect's build input, or GNU ld's fragment for ld.lld. */
+enum emit_fmt { EMIT_NONE = -1, EMIT_GNU, EMIT_LLD, EMIT_ESPIDF, EMIT_ZEPHYR, EMIT_PICO };
 static const char usage[] =
 	"usage: ramplace emit --format FORMAT [options] -o FILE\n"
 	"\n"
@@ -72,18 +75,20 @@ int cmd_emit(int argc, char **argv, rp_err *err)
 	}
 	if (optind != argc || !format || !output)
 		return cli_usage_error(err, "emit", "expects --format and -o FILE, and no other arguments");
-	int fmt = strcmp(format, "gnu") == 0 ? 0 : strcmp(format, "lld") == 0 ? 1
-		: strcmp(format, "esp-idf") == 0 ? 2 : strcmp(format, "zephyr") == 0 ? 3
-		: strcmp(format, "pico") == 0 ? 4 : -1;
-	if (fmt < 0)
+	/* ld.lld's fragment is GNU ld's dialect written for lld; the others are a dialect's own */
+	int dialect = rp_dialect_from_name(format);
+	enum emit_fmt fmt = strcmp(format, "lld") == 0 ? EMIT_LLD
+			  : dialect == RP_DIALECT_GNU ? EMIT_GNU : dialect == RP_DIALECT_ESPIDF ? EMIT_ESPIDF
+			  : dialect == RP_DIALECT_ZEPHYR ? EMIT_ZEPHYR : dialect == RP_DIALECT_PICO ? EMIT_PICO : EMIT_NONE;
+	if (fmt == EMIT_NONE)
 		return cli_usage_error(err, "emit", "--format is gnu, lld, esp-idf, zephyr or pico");
 	rp_plan *plan = NULL;
 	rp_image *img = NULL;
 	cli_srcloc sl = { 0 };
 	int rc = rp_plan_read(&plan, plan_path, err);
-	if (!rc && elf_path && fmt == 3)
+	if (!rc && elf_path && fmt == EMIT_ZEPHYR)
 		rc = rp_image_load(&img, elf_path, err);
-	if (!rc && fmt == 3 && !elf_path)
+	if (!rc && fmt == EMIT_ZEPHYR && !elf_path)
 		cli_note("ramplace: note: emit --format zephyr without --elf: the files are named after the objects, "
 			 "and zephyr_code_relocate() looks for them beside the CMakeLists.txt that includes %s; "
 			 "--elf gives each source's path", output);
@@ -92,29 +97,28 @@ int cmd_emit(int argc, char **argv, rp_err *err)
 	rp_ldgen_locator lc = cli_srcloc_locator(&sl);
 	if (!rc) {
 		switch (fmt) {
-		case 0: rc = rp_ldgen_gnu_write(plan, output, err); break;
-		case 1: rc = rp_ldgen_lld_write(plan, output, err); break;
-		case 2: rc = is_folder(output) ? rp_ldgen_espidf_component(plan, output, &ndropped, err)
+		case EMIT_GNU: rc = rp_ldgen_gnu_write(plan, output, err); break;
+		case EMIT_LLD: rc = rp_ldgen_lld_write(plan, output, err); break;
+		case EMIT_ESPIDF: rc = is_folder(output) ? rp_ldgen_espidf_component(plan, output, &ndropped, err)
 					       : rp_ldgen_espidf_write(plan, output, &ndropped, err);
 			break;
-		case 3: rc = rp_ldgen_zephyr_write(plan, img ? &lc : NULL, &zo, output, err); break;
+		case EMIT_ZEPHYR: rc = rp_ldgen_zephyr_write(plan, img ? &lc : NULL, &zo, output, err); break;
 		default: rc = rp_ldgen_pico_write(plan, output, &ndropped, err); break;
 		}
 	}
-	if (!rc && fmt == 4 && ndropped)
+	if (!rc && fmt == EMIT_PICO && ndropped)
 		cli_note("ramplace: warning: %s: %zu input section(s) of the plan cannot be renamed (listed as comments, "
 			 "with the reason: a plan made without --map names no object), so 'check' fails on them: place with "
 			 "--map --dialect pico", output, ndropped);
-	if (!rc && fmt == 4 && rp_plan_dialect(plan) != RP_DIALECT_PICO)
+	if (!rc && fmt == EMIT_PICO && rp_plan_dialect(plan) != RP_DIALECT_PICO)
 		cli_note("ramplace: warning: %s: the plan was made for %s: its output section is %s, where pico-sdk's "
 			 "renamed sections do not go ('check' fails); place with --dialect pico", output,
 			 plan->dialect ? plan->dialect : "GNU ld", plan->outsec);
-	int dialect = fmt == 3 ? RP_DIALECT_ZEPHYR : RP_DIALECT_ESPIDF;
-	if (!rc && (fmt == 2 || fmt == 3) && ndropped)
+	if (!rc && (fmt == EMIT_ESPIDF || fmt == EMIT_ZEPHYR) && ndropped)
 		cli_note("ramplace: warning: %s: %zu input section(s) of the plan have no %s form (listed as comments, "
-			 "with the reason)%s", output, ndropped, fmt == 3 ? "Zephyr" : "ESP-IDF",
+			 "with the reason)%s", output, ndropped, fmt == EMIT_ZEPHYR ? "Zephyr" : "ESP-IDF",
 			 rp_plan_dialect(plan) == dialect ? ""
-			 : fmt == 3 ? ": the plan was made for GNU ld, so their budget is lost and 'check' fails on them; "
+			 : fmt == EMIT_ZEPHYR ? ": the plan was made for GNU ld, so their budget is lost and 'check' fails on them; "
 				      "'place --dialect zephyr' leaves them in flash and gives their budget to code it can move"
 				    : ": the plan was made for GNU ld, so their budget is lost and 'check' fails on them; "
 				      "'place --dialect esp-idf' leaves them in flash and gives their budget to code it can move");

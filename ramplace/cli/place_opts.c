@@ -246,18 +246,15 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 	}
 	if (rc)
 		return rc;
-	/* pico-sdk's script copies the renamed .time_critical.* sections inside .data */
-	if (a->pipe.opts.dialect == RP_DIALECT_PICO && !outsec_given)
-		a->pipe.opts.outsec = ".data";
-	/* ESP-IDF's generated script puts noflash_text entries in .iram0.text */
-	if (a->pipe.opts.dialect == RP_DIALECT_ESPIDF && !outsec_given)
-		a->pipe.opts.outsec = ".iram0.text";
+	const rp_dialect_info *di = rp_dialect_info_of(a->pipe.opts.dialect);
+	if (di->outsec && !outsec_given)   /* the SDK's section the dialect's build input moves code to */
+		a->pipe.opts.outsec = di->outsec;
 	/* the first build: no profile and no ELF yet, only the fragment the link needs */
 	if (a->allow_empty && argc == optind) {
 		a->first_build = 1;
 		return 0;
 	}
-	if (a->pipe.opts.dialect != RP_DIALECT_GNU && !a->map_path)
+	if (di->needs_map && !a->map_path)
 		return cli_usage_error(err, "place", "--dialect zephyr, esp-idf and pico need --map: they move functions by "
 				       "object and archive, which only the link map names");
 	if (argc - optind != 2)

@@ -63,8 +63,10 @@ typedef struct rp_place_opts {
 } rp_place_opts;
 
 
-#define RP_PLACE_OPTS_INIT { 0, 4, -1, ".ramtext", NULL, NULL, 0, 1, NULL, 0, NULL, 0, NULL, 0, \
-			     RP_COST_MODEL_INIT, 0, NULL, 0, 10.0, 0, 0.0001, RP_DIALECT_GNU, NULL, 0, 0, 0, 0, 0 }
+/* What place does with only a budget; every field not named is 0 or NULL. */
+#define RP_PLACE_OPTS_INIT { .align = 4, .veneer_size = -1, .outsec = ".ramtext", .keep_boot_path = 1, \
+			     .cost = RP_COST_MODEL_INIT, .time_limit_s = 10.0, .min_share = 0.0001, \
+			     .dialect = RP_DIALECT_GNU }
 
 typedef struct rp_placement {
 	rp_plan *plan;            /* plans[0] */

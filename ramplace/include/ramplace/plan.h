@@ -22,6 +22,23 @@ enum { RP_DIALECT_GNU = 0, RP_DIALECT_ZEPHYR = 1, RP_DIALECT_ESPIDF = 2, RP_DIAL
  * there from the SDK's own RAM code in a later map. */
 #define RP_PICO_SECTION_PREFIX ".time_critical.ramplace"
 
+/* One table of the dialects: what place, check and emit need to know of each. */
+typedef struct rp_dialect_info {
+	const char *name;            /* "gnu", "zephyr", "esp-idf", "pico" */
+	const char *outsec;          /* the output section its planned code goes to by default
+					(NULL: the command line's, .ramtext) */
+	const char *own_sections;    /* its output section is the SDK's, shared with the SDK's own code
+					or data: how the plan's own sections are named there (NULL: the
+					section is the plan's alone); see rp_dialect_own_sections */
+	int loader_fills_ram;        /* a bootloader loads the RAM code before the application runs:
+					no reset path to respect, and check judges what it loaded */
+	int needs_map;               /* moves functions by object and archive, which only the map names */
+	const char *emit_format;     /* `ramplace emit --format` that writes its build input */
+} rp_dialect_info;
+
+/* The dialect's row (GNU ld's for an unknown one). */
+const rp_dialect_info *rp_dialect_info_of(int dialect);
+
 /* "gnu", "zephyr", "esp-idf", "pico"; and back (-1 for another name). */
 const char *rp_dialect_name(int dialect);
 int rp_dialect_from_name(const char *name);

@@ -528,24 +528,40 @@ void rp_plan_free(rp_plan *plan)
 	free(plan);
 }
 
-static const char *const dialect_names[] = { "gnu", "zephyr", "esp-idf", "pico" };
+static const rp_dialect_info dialects[] = {
+	[RP_DIALECT_GNU] = { .name = "gnu", .emit_format = "gnu" },
+	[RP_DIALECT_ZEPHYR] = { .name = "zephyr", .needs_map = 1, .emit_format = "zephyr" },
+	/* ESP-IDF's generated script puts noflash_text entries in .iram0.text, which its
+	 * second-stage bootloader loads */
+	[RP_DIALECT_ESPIDF] = { .name = "esp-idf", .outsec = ".iram0.text", .own_sections = ".text",
+				.loader_fills_ram = 1, .needs_map = 1, .emit_format = "esp-idf" },
+	/* pico-sdk's script copies the renamed .time_critical.* sections inside .data */
+	[RP_DIALECT_PICO] = { .name = "pico", .outsec = ".data", .own_sections = RP_PICO_SECTION_PREFIX,
+			      .needs_map = 1, .emit_format = "pico" },
+};
+#define NDIALECTS (sizeof(dialects) / sizeof(dialects[0]))
+
+const rp_dialect_info *rp_dialect_info_of(int dialect)
+{
+	return &dialects[dialect >= 0 && (size_t)dialect < NDIALECTS ? (size_t)dialect : RP_DIALECT_GNU];
+}
 
 const char *rp_dialect_name(int dialect)
 {
-	return dialect >= 0 && dialect < (int)(sizeof(dialect_names) / sizeof(dialect_names[0])) ? dialect_names[dialect] : "?";
+	return dialect >= 0 && (size_t)dialect < NDIALECTS ? dialects[dialect].name : "?";
 }
 
 int rp_dialect_from_name(const char *name)
 {
-	for (size_t i = 0; i < sizeof(dialect_names) / sizeof(dialect_names[0]); i++)
-		if (strcmp(name, dialect_names[i]) == 0)
+	for (size_t i = 0; i < NDIALECTS; i++)
+		if (strcmp(name, dialects[i].name) == 0)
 			return (int)i;
 	return -1;
 }
 
 const char *rp_dialect_own_sections(int dialect)
 {
-	return dialect == RP_DIALECT_PICO ? RP_PICO_SECTION_PREFIX : dialect == RP_DIALECT_ESPIDF ? ".text" : NULL;
+	return rp_dialect_info_of(dialect)->own_sections;
 }
 
 int rp_plan_dialect(const rp_plan *plan)

@@ -76,7 +76,7 @@ static int boot_notes(ctx *c, rp_err *err)
 
 static int keep_boot_path(ctx *c, rp_err *err)
 {
-	if (c->opts->dialect == RP_DIALECT_ESPIDF)   /* nothing of the application runs before IRAM is there */
+	if (rp_dialect_info_of(c->opts->dialect)->loader_fills_ram)   /* nothing of the application runs before IRAM is there */
 		return pl_note(c, err, "reset path: not a constraint under ESP-IDF: its second-stage bootloader loads IRAM "
 			       "before the application starts");
 	const char **outsecs = malloc(c->nregions * sizeof(char *));

@@ -334,7 +334,7 @@ int rp_check_run(const rp_image *relinked, const rp_plan *plan, rp_check_result 
 	res->planned_bytes = plan->used;
 	/* pico-sdk's .data and ESP-IDF's .iram0.text also hold the program's data or the SDK's own
 	 * RAM code: only the planned functions' bytes can be held against the budget */
-	int espidf = rp_plan_dialect(plan) == RP_DIALECT_ESPIDF;
+	int espidf = rp_dialect_info_of(rp_plan_dialect(plan))->loader_fills_ram;
 	int shared = res->shared_outsec = rp_dialect_own_sections(rp_plan_dialect(plan)) != NULL;
 	int by_memory = shared || any_in_ram_outside(relinked, plan, outsec);
 	int rc = check_outsec(relinked, plan, outsec, by_memory, espidf, res, err);
