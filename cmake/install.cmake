@@ -25,6 +25,12 @@ file(RELATIVE_PATH RAMPLACE_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" 
 configure_file(cmake/ramplace.pc.in ${PROJECT_BINARY_DIR}/ramplace.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/ramplace.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
+# a library built with the sanitizers (RAMPLACE_SANITIZE) links only with their runtimes
+set(RAMPLACE_LIB_LINK_OPTIONS "")
+if(RAMPLACE_SANITIZE)
+  set(RAMPLACE_LIB_LINK_OPTIONS "-fsanitize=address,undefined")
+endif()
+
 # CMake package, installed: paths relative to the config file, so the prefix can move
 file(RELATIVE_PATH rp_to_prefix "/p/${RAMPLACE_SHARE_DIR}/cmake" "/p")
 set(RAMPLACE_CONFIG_LOCATIONS "get_filename_component(_ramplace_prefix \"\${CMAKE_CURRENT_LIST_DIR}/${rp_to_prefix}\" ABSOLUTE)
@@ -32,6 +38,7 @@ set(_ramplace_exe \"\${_ramplace_prefix}/${CMAKE_INSTALL_BINDIR}/ramplace\")
 set(_ramplace_module_dir \"\${CMAKE_CURRENT_LIST_DIR}\")
 set(_ramplace_lib \"\${_ramplace_prefix}/${CMAKE_INSTALL_LIBDIR}/libramplace.a\")
 set(_ramplace_include_dirs \"\${_ramplace_prefix}/${CMAKE_INSTALL_INCLUDEDIR}\")
+set(_ramplace_link_options \"${RAMPLACE_LIB_LINK_OPTIONS}\")
 unset(_ramplace_prefix)")
 configure_file(cmake/ramplaceConfig.cmake.in ${PROJECT_BINARY_DIR}/install/ramplaceConfig.cmake @ONLY)
 # ARCH_INDEPENDENT: the firmware project that looks for this host tool is a 32-bit cross build
@@ -50,7 +57,8 @@ install(FILES ${RAMPLACE_RUNTIME_FILES} DESTINATION ${RAMPLACE_SHARE_DIR}/runtim
 set(RAMPLACE_CONFIG_LOCATIONS "set(_ramplace_exe \"$<TARGET_FILE:ramplace>\")
 set(_ramplace_module_dir \"${PROJECT_SOURCE_DIR}/cmake\")
 set(_ramplace_lib \"$<TARGET_FILE:ramplace_core>\")
-set(_ramplace_include_dirs \"${PROJECT_SOURCE_DIR}/ramplace/include;${PROJECT_SOURCE_DIR}/ldgen\")")
+set(_ramplace_include_dirs \"${PROJECT_SOURCE_DIR}/ramplace/include;${PROJECT_SOURCE_DIR}/ldgen\")
+set(_ramplace_link_options \"${RAMPLACE_LIB_LINK_OPTIONS}\")")
 configure_file(cmake/ramplaceConfig.cmake.in ${PROJECT_BINARY_DIR}/ramplaceConfig.cmake.gen @ONLY)
 file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/ramplaceConfig.cmake
      INPUT ${PROJECT_BINARY_DIR}/ramplaceConfig.cmake.gen)
