@@ -18,7 +18,9 @@
 # relinked reset path the same way) and print what the flash-only build printed.
 # SHAPES="ARCH:ORDER:OPT:END ..." picks the cells (ARCH m3, m0p, m33, rv-call, rv-tail; default: seven,
 # the -Os regression among them); t_boot_path_shapes_full.sh runs every order x level x ending
-# on each.
+# on each. Each shape (every SHAPE_PLAN_EVERY-th: the full run's fourth) also gets SHAPE_PLANS (1)
+# random plans with and without the map, held to the random-plan property
+# (plan_property_lib.sh): they link, pass check, land as planned.
 # Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc (newlib), qemu-system-arm,
 # riscv64-unknown-elf-gcc (picolibc), qemu-system-riscv32.
 . "$(dirname "$0")/lib.sh"
@@ -72,6 +74,17 @@ else:
 open(dst, "w").write(s)
 PY
 }
+
+# the random-plan property (plan_property_lib.sh; issue 37 item 2) over each generated startup:
+# SHAPE_PLANS random profiles and budgets per shape (default 1), each with and without the map
+. "$(dirname "$0")/plan_property_lib.sh"
+shape_plans=${SHAPE_PLANS:-1} plan_every=${SHAPE_PLAN_EVERY:-1}   # on every Nth shape
+pp_relink() { # P: the shape's objects relinked with the plan
+	make -s -C "$ex" BUILD="$d/prop" ITERATIONS=3 EXTRA_CFLAGS="$flags" RAMPLACE="$RAMPLACE" "${cpu[@]}" \
+		RAMTEXT_LD="$1/ramtext.ld" >"$1/make.log" 2>&1 || { cat "$1/make.log"; return 1; }
+	pp_elf=$d/prop/fw.elf
+}
+pp_run() { run "$arch" "$1" "$2"; }
 
 run() { # ARCH ELF OUT: the firmware's output, status 0 required
 	local qemu=(qemu-system-arm -M mps2-an385)
@@ -130,7 +143,19 @@ for shape in $shapes; do
 	else
 		fail "$cell: check or the relinked run"; cat "$d/check.out"; diff "$d/flash.out" "$d/ram.out" | head -5
 	fi
+	pp_funcs "$nm" "$d/flash/fw.elf" >"$d/funcs.txt"
+	kind=m3
+	[[ $arch == rv* ]] && kind=rv
+	for round in $(seq 1 "$(( cells % plan_every == 0 ? shape_plans : 0 ))"); do
+		seed=$((round * 7919 + cells))
+		pp_profile "$d/funcs.txt" "$seed" "$d/pp.db" "$d/flash/fw.elf"
+		budgets=(512 1024 2048 4096)
+		[ "$kind" = m3 ] && budgets+=(8192)
+		pp_round "$cell random plan $round" "$d/pp$round" "$d/pp.db" "$d/flash/fw.elf" "$d/flash/fw.map" \
+			"$(pp_budget "$seed" "${budgets[@]}")" "$kind" "$d/flash.out" "$seed"
+	done
 	cells=$((cells + 1))
 done
 echo "startup shapes: $cells of $(wc -w <<<"$shapes") went through place, relink, check and run"
+pp_summary "random plans over the generated startups"
 finish

@@ -15,4 +15,4 @@ for arch in m3 m0p m33 rv-call rv-tail; do
 		done
 	done
 done
-SHAPES=$shapes exec bash "$(dirname "$0")/t_boot_path_shapes.sh"
+SHAPES=$shapes SHAPE_PLANS=${SHAPE_PLANS:-1} SHAPE_PLAN_EVERY=${SHAPE_PLAN_EVERY:-4} exec bash "$(dirname "$0")/t_boot_path_shapes.sh"
