@@ -43,9 +43,9 @@ if [ ${#place_args[@]} -lt 2 ] || [ ${#relink[@]} -eq 0 ]; then
 	exit 2
 fi
 
-# what place writes and check reads: the plan (-o FRAG: FRAG.plan; --plan P), the ELF (the last
-# operand), and the options check must be given the same
-fragment=ramtext.ld plan="" check_opts=()
+# what place writes and check reads: the plan (-o FRAG: FRAG.plan; --plan P) and the ELF (the
+# last operand); the plan itself says what check must allow (boot-path allowed, link-reserve)
+fragment=ramtext.ld plan=""
 for ((i = 0; i < ${#place_args[@]}; i++)); do
 	a=${place_args[i]}
 	case "$a" in
@@ -53,7 +53,6 @@ for ((i = 0; i < ${#place_args[@]}; i++)); do
 		--output=*) fragment=${a#--output=} ;;
 		--plan) plan=${place_args[i + 1]:-} ;;
 		--plan=*) plan=${a#--plan=} ;;
-		--allow-boot-path) check_opts+=(--allow-boot-path) ;;
 	esac
 done
 [ -n "$plan" ] || plan=$fragment.plan
@@ -103,7 +102,7 @@ for ((round = 1; round <= rounds; round++)); do
 		continue
 	fi
 	cat "$log"
-	"$ramplace" check "${check_opts[@]}" --plan "$plan" "$elf" >"$log" 2>&1
+	"$ramplace" check --plan "$plan" "$elf" >"$log" 2>&1
 	status=$?
 	if [ $status = 0 ]; then
 		cat "$log"

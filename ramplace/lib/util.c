@@ -452,11 +452,6 @@ uint64_t rp_str_hash(const char *s)
 	return h;
 }
 
-static uint64_t name_hash(const char *s)
-{
-	return rp_str_hash(s);
-}
-
 static uint64_t name_entry_key(const void *a)
 {
 	return ((const rp_name_entry *)a)->hash;
@@ -498,7 +493,7 @@ int rp_name_index_init(rp_name_index *ix, size_t n, rp_err *err)
 void rp_name_index_sort(rp_name_index *ix)
 {
 	for (size_t i = 0; i < ix->n; i++)
-		ix->e[i].hash = name_hash(ix->e[i].name);
+		ix->e[i].hash = rp_str_hash(ix->e[i].name);
 	rp_sort_keyed(ix->e, ix->n, sizeof(rp_name_entry), name_entry_key, name_entry_cmp);
 	/* one slot per name: the start of its run (+1, 0 marks a free slot) and the run's length */
 	for (size_t i = 0, len; i < ix->n; i += len) {
@@ -517,7 +512,7 @@ static const rp_name_slot *name_run(const rp_name_index *ix, const char *name)
 {
 	if (!ix->nslot)
 		return NULL;
-	uint64_t h = name_hash(name);
+	uint64_t h = rp_str_hash(name);
 	for (size_t s = (size_t)h & (ix->nslot - 1); ix->slot[s].start; s = (s + 1) & (ix->nslot - 1)) {
 		const rp_name_entry *e = &ix->e[ix->slot[s].start - 1];
 		if (e->hash == h && !strcmp(e->name, name))

@@ -451,7 +451,8 @@ static uint64_t skip_data(rp_disasm *d, uint64_t pc, uint64_t end, uint64_t *cod
 	if (d->img->machine != EM_ARM)
 		return pc;
 	size_t k = map_seek(d, pc);
-	uint64_t next = k != SIZE_MAX && k + 1 < d->nmaps ? d->maps[k + 1].addr : k == SIZE_MAX && d->nmaps ? d->maps[0].addr : UINT64_MAX;
+	size_t after = k == SIZE_MAX ? 0 : k + 1;   /* the next mapping symbol: where the answer may change */
+	uint64_t next = after < d->nmaps ? d->maps[after].addr : UINT64_MAX;
 	if (k == SIZE_MAX || d->maps[k].kind != 'd') {
 		*code_until = next;
 		return pc;

@@ -21,8 +21,8 @@
 
 /* Input sections ordered by the object they come from: a hash of the archive or object, then
  * it and the member, then their place in the map. Objects, and an archive's members, are
- * neighbours (each file is opened once); the order between files does not matter. A radix sort on the hash
- * (rp_sort_keyed): a string sort of every section by (file, name) was a fifth of `place` with a
+ * neighbours (each file is opened once); the order between files does not matter. A radix sort
+ * on the hash (rp_sort_keyed): a string sort of every section by (file, name) was a fifth of `place` with a
  * map of 50,000 functions in one object. */
 typedef struct by_object_entry {
 	uint64_t key;
@@ -157,8 +157,10 @@ static int align_from_object(rp_map *map, size_t *cap, const size_t *idx, size_t
 	rp_name_index names = { 0 };
 	if (rp_name_index_init(&names, to - from, err))
 		return err->code;
-	for (size_t k = from; k < to; k++)
-		names.e[k - from] = (rp_name_entry){ map->insecs[idx[k]].name ? map->insecs[idx[k]].name : "", NULL, idx[k], 0 };
+	for (size_t k = from; k < to; k++) {
+		const char *name = map->insecs[idx[k]].name;
+		names.e[k - from] = (rp_name_entry){ name ? name : "", NULL, idx[k], 0 };
+	}
 	rp_name_index_sort(&names);
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
 		GElf_Shdr sh;
