@@ -169,22 +169,23 @@ static void print_result(const rp_image *img, const rp_check_result *res, const 
 		snprintf(of_total, sizeof(of_total), " of %zu", res->nfuncs_checked);
 	if (res->shared_outsec && !res->nby_memory) {   /* an SDK's section: its own code or data too */
 		int espidf = rp_dialect_info_of(rp_plan_dialect(plan))->loader_fills_ram;
-		printf("check: %zu%s function%s in RAM in %s (%s); %llu bytes of %llu with %zu veneer%s (planned %llu)\n",
+		printf("check: %zu%s function%s in RAM in %s (%s); %llu bytes of %llu with %zu veneer%s (planned %llu + %llu veneer reserve)\n",
 		       res->nfuncs_placed, of_total, res->nfuncs_checked == 1 ? "" : "s", plan->outsec,
 		       espidf ? "loaded there by ESP-IDF's bootloader" : "run from RAM, loaded from flash",
 		       (unsigned long long)(res->placed_bytes + res->veneer_bytes), (unsigned long long)plan->budget,
-		       res->nveneers, res->nveneers == 1 ? "" : "s", (unsigned long long)res->planned_bytes);
-		printf("accounting: by memory: %s holds %s too, so the planned functions' own bytes (and every veneer in it) "
+		       res->nveneers, res->nveneers == 1 ? "" : "s", (unsigned long long)res->planned_bytes,
+		       (unsigned long long)plan->veneer_reserve);
+		printf("accounting: by memory: %s holds %s too, so the planned functions' own bytes (and the veneers in it to what they call) "
 		       "are checked against the budget, not its size\n", plan->outsec,
 		       espidf ? "ESP-IDF's own IRAM code" : "the program's data and the SDK's own RAM code");
 		return;
 	}
 	if (res->nby_memory) {   /* an SDK's own RAM section holds them: checked by memory */
 		printf("check: %zu%s function%s in RAM: %zu in %s, %zu in %s (run from RAM, loaded from flash); "
-		       "%llu bytes of %llu (planned %llu)\n", res->nfuncs_placed, of_total, res->nfuncs_checked == 1 ? "" : "s",
-		       res->nfuncs_placed - res->nby_memory, plan->outsec, res->nby_memory, res->holders,
-		       (unsigned long long)(res->placed_bytes + res->veneer_bytes), (unsigned long long)plan->budget,
-		       (unsigned long long)res->planned_bytes);
+		       "%llu bytes of %llu (planned %llu + %llu veneer reserve)\n", res->nfuncs_placed, of_total,
+		       res->nfuncs_checked == 1 ? "" : "s", res->nfuncs_placed - res->nby_memory, plan->outsec, res->nby_memory,
+		       res->holders, (unsigned long long)(res->placed_bytes + res->veneer_bytes), (unsigned long long)plan->budget,
+		       (unsigned long long)res->planned_bytes, (unsigned long long)plan->veneer_reserve);
 		printf("accounting: by memory: %s may hold code the plan did not move, so the planned functions' own "
 		       "bytes are checked against the budget, not the sections' sizes\n", res->holders);
 		return;

@@ -6,7 +6,8 @@
 #  - requires $RAMPLACE (the binary) and $RAMPLACE_SRC (the repository root); a script that also
 #    needs $RAMPLACE_BUILD checks it itself;
 #  - sources scripts/qemu-lib.sh (free_port, wait_port, wait_pid, stop_pid);
-#  - makes a temporary directory $work, removed on exit (the script may `cd` into it);
+#  - makes a temporary directory $work, removed on exit unless KEEP_WORK is set (the script may
+#    `cd` into it);
 #  - sets passed=0 and failed=0 and defines
 #      pass WHAT          counts a pass and prints "ok: WHAT"
 #      fail WHAT          counts a failure and prints "FAIL: WHAT"
@@ -40,7 +41,7 @@ _lib_exit() { # best effort: never changes the script's exit status
 	set +eu
 	local cmd
 	for cmd in "${_lib_on_exit[@]}"; do eval "$cmd" || true; done
-	rm -rf "$work" || true
+	if [ -n "${KEEP_WORK:-}" ]; then echo "work directory kept: $work" >&2; else rm -rf "$work" || true; fi
 }
 work=$(mktemp -d)
 trap _lib_exit EXIT

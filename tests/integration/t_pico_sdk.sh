@@ -19,7 +19,10 @@
 #      second fw-ramplace from the relinked ELF and map plans the same functions and passes;
 #   6. `budget auto` counts .data (less the code a plan put there) and pico's .heap, and says
 #      the heap may grow to the end of RAM;
-#   7. ramplace_runtime_library() builds the sampling runtime as a pico-sdk library for both
+#   7. random plans (PICO_PLANS per platform, default 6; plan_property_lib.sh) from the flash
+#      build, with and without its map, relinked through the launcher: each links, passes
+#      check, and lands as planned (link-level: nothing runs);
+#   8. ramplace_runtime_library() builds the sampling runtime as a pico-sdk library for both
 #      (Cortex-M0+ and M33): SysTick's vector (isr_systick) is its handler, and its text dump
 #      (profile_dump_stdout, for stdio) links; t_runtime_cortex_m3 runs that dump on QEMU.
 # Before issue 24 there was no pico dialect: the functions stayed in flash (an INCLUDE has no
@@ -82,7 +85,17 @@ target_link_libraries(fwprof pico_stdlib ramplace_runtime)
 EOF
 
 hot="lz_compress lz_decompress run_program crc32_update memcmp"
-for platform in rp2040 rp2350-arm-s; do
+
+# the random-plan property (plan_property_lib.sh) over the SDK's build: PICO_PLANS per platform
+. "$RAMPLACE_SRC/tests/integration/plan_property_lib.sh"
+pico_plans=${PICO_PLANS:-6}
+pp_place_args=(--dialect pico) pp_maps=(map)   # the pico dialect moves by object: it needs the map
+pp_relink() { # P: the plan's renames, relinked through the launcher by the SDK's own build
+	"$RAMPLACE" emit --format pico --plan "$1/ramtext.ld.plan" -o "$b/ramtext.pico" >"$1/emit.log" 2>&1 &&
+		cmake --build "$b" --target fw >"$1/link.log" 2>&1 || { cat "$1/emit.log" "$1/link.log" | tail -20; return 1; }
+	pp_elf=$b/fw.elf
+}
+for platform in ${PICO_PLATFORMS:-rp2040 rp2350-arm-s}; do
 	b=b-$platform
 	# PICO_NO_PICOTOOL: no picotool here (and no network to fetch it); the ELF is what is tested
 	if ! cmake -S proj -B "$b" -DPICO_SDK_PATH="$sdk" -DPICO_PLATFORM="$platform" -DPICO_NO_PICOTOOL=1 \
@@ -90,6 +103,8 @@ for platform in rp2040 rp2350-arm-s; do
 		tail -30 "$b.log"; fail "$platform: the flash build"; continue
 	fi
 	elf=$b/fw.elf
+	# for the random plans; the map beside the build, whose objects it names relative to it
+	cp "$elf" "$platform.flash.elf" && cp "$elf.map" "$b/flash.map"
 	# entry 15 of the vector table (SysTick) is the runtime's handler, under pico's name
 	vt=$(nm_addr "$b/fwprof.elf" __VECTOR_TABLE)
 	word=$(arm-none-eabi-objdump -s --start-address=$((0x$vt + 60)) --stop-address=$((0x$vt + 64)) "$b/fwprof.elf" |
@@ -150,5 +165,15 @@ for platform in rp2040 rp2350-arm-s; do
 		grep -Eq '^ +0x2[0-9a-f]+ +2048  \\.heap\$' $platform.auto.log"
 	check "$platform: budget auto says pico's heap may grow to the end of RAM" \
 		grep -q 'the heap may grow to the region.s end (__HeapLimit)' "$platform.auto.log"
+	# random plans over the flash build (issue 37 item 2), relinked through the launcher:
+	# link-level, so nothing runs; each must link, pass check and land as planned
+	pp_funcs arm-none-eabi-nm "$platform.flash.elf" >"$platform.funcs"
+	for round in $(seq 1 "$pico_plans"); do
+		seed=$((round * 104729 + ${#platform}))
+		pp_profile "$platform.funcs" "$seed" "$platform.pp.db" "$platform.flash.elf"
+		pp_round "$platform random plan $round" "$work/pp-$platform-$round" "$platform.pp.db" "$platform.flash.elf" \
+			"$b/flash.map" "$(pp_budget "$seed" 512 1024 2048 4096 8192)" m3 "" "$seed"
+	done
 done
+pp_summary "random plans over the pico-sdk program"
 finish

@@ -10,7 +10,9 @@
 # flash-only one printed. A plan that reserves 8 bytes per veneer (the old fixed size, forced
 # with --veneer-size 8) overflows, and check says why. Before the veneer size came from the
 # architecture, place planned 960 bytes for 24 veneers and ld linked 1152 (check: over the
-# budget by 128).
+# budget by 128). hot0 calls its helper under two names (an alias): ld writes a veneer per name,
+# and so must the plan (the map's relocations name them); counted per address, the relink came
+# out 16 bytes over the budget (issue 37: pico-sdk's __wrap___aeabi_uidiv and _uidivmod).
 # Needs: $RAMPLACE, $RAMPLACE_SRC; arm-none-eabi-gcc, qemu-system-arm (machine microbit).
 . "$(dirname "$0")/lib.sh"
 build=$RAMPLACE_SRC/tests/data/veneers-m0/build.sh

@@ -48,6 +48,15 @@ typedef struct rp_map_bind {
 	char *to_name;         /* the target symbol when to is SIZE_MAX (defined in another object) */
 } rp_map_bind;
 
+/* A call or tail jump from an input section to a symbol named in rp_map_want_refs: a function
+ * the image holds under several names at one address (pico-sdk's __wrap___aeabi_uidiv and
+ * __wrap___aeabi_uidivmod). GNU ld makes one long-branch veneer per symbol a moved caller
+ * names, not per address, so which name each section calls by counts. Arm objects only. */
+typedef struct rp_map_ref {
+	size_t from;           /* the input section holding the call (index into insecs) */
+	char *name;            /* the symbol called, as the link resolved it (a --wrap's __wrap_X) */
+} rp_map_ref;
+
 /* An allocated output section as the map's script part shows it on one line ("NAME 0xADDR
  * 0xSIZE [load address 0xLMA]"): where a RAM section's load image lies among flash's. */
 typedef struct rp_map_outsec {
@@ -67,6 +76,9 @@ typedef struct rp_map {
 	size_t ninsecs;
 	rp_map_bind *binds;    /* RISC-V objects' fixed-reach jumps between sections (rp_map_read_alignments) */
 	size_t nbinds;
+	rp_map_ref *refs;      /* calls to the names rp_map_want_refs gave, by from (rp_map_read_alignments) */
+	size_t nrefs;
+	void *ref_names;       /* owned: those names' index (names borrowed from the caller) */
 	void *strings;         /* owned: the storage of the input sections' strings (map.c) */
 	rp_map_outsec *outsecs; /* GNU ld maps only (lld's: none), in the map's order */
 	size_t noutsecs;
@@ -91,7 +103,12 @@ void rp_map_free(rp_map *map);
  * a multiple of 4 is 2-aligned; one that starts after a 2-byte gap is 4-aligned; otherwise the
  * alignment its object's other sections show, else default_align. Fails only on memory. */
 int rp_map_read_alignments(rp_map *map, uint64_t default_align, rp_err *err);
-/* (rp_map_read_alignments also collects, from RISC-V objects' relocations, the binds above.) */
+/* (rp_map_read_alignments also collects, from RISC-V objects' relocations, the binds above,
+ * and from Arm objects' the refs to the names given by rp_map_want_refs, called before it; the
+ * names must outlive the map.) */
+int rp_map_want_refs(rp_map *map, const char *const *names, size_t n, rp_err *err);
+/* The refs of input section insec: *n of them from the returned one (NULL when none). */
+const rp_map_ref *rp_map_refs_of(const rp_map *map, size_t insec, size_t *n);
 /* Reads every loaded input's section headers, in ld's load order, for the sections' bfd_id and
  * entry_sym (the keys of GNU ld's stub order, which only the link model needs: place --trace);
  * once per map, later calls do nothing. Fails only on memory; an input it cannot read leaves

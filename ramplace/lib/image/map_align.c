@@ -4,9 +4,8 @@
  * an index of the map's input sections by file and the libelf handle of one file at a time.
  * Workload: a map of up to a few hundred thousand input sections in a few thousand objects and
  * archives; each object or archive is opened once, and its section headers are matched to the
- * map's sections through a hash index of their names (linear in all). On RISC-V it also
- * collects, from the same objects' relocations, the jumps of fixed reach between sections
- * (rp_map_bind), which tie their two ends to one side of the move. */
+ * map's sections through a hash index of their names (linear in all). The same objects'
+ * relocations are read by map_relocs.c while each is open. */
 #include <elf.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -61,95 +60,10 @@ static int same_object(const rp_map_insec *a, const rp_map_insec *b)
 	return a->file == b->file || (cmp_str(container(a), container(b)) == 0 && cmp_str(a->member, b->member) == 0);
 }
 
-/* RISC-V relocations of a fixed reach (see rp_map_bind). */
-static int fixed_reach(unsigned type)
-{
-	return type == 17 /* R_RISCV_JAL */ || type == 45 /* R_RISCV_RVC_JUMP */ ||
-	       type == 16 /* R_RISCV_BRANCH */ || type == 44 /* R_RISCV_RVC_BRANCH */;
-}
-
-static int add_bind(rp_map *map, size_t *cap, size_t from, size_t to, const char *to_name, rp_err *err)
-{
-	for (size_t i = map->nbinds; i-- > 0 && map->binds[i].from == from;)   /* this object's, so far */
-		if (map->binds[i].to == to && (to != SIZE_MAX || strcmp(map->binds[i].to_name, to_name) == 0))
-			return 0;
-	if (rp_grow((void **)&map->binds, cap, map->nbinds + 1, sizeof(rp_map_bind), err))
-		return err->code;
-	rp_map_bind *b = &map->binds[map->nbinds];
-	b->from = from;
-	b->to = to;
-	b->to_name = NULL;
-	if (to == SIZE_MAX && rp_strdup(&b->to_name, to_name, err))
-		return err->code;
-	map->nbinds++;
-	return 0;
-}
-
-/* The map section (of one object, named in names) that the object's section scn_index is, or
- * SIZE_MAX (not kept by the link, or not in the map). */
-static size_t map_section(const rp_name_index *names, Elf *elf, size_t shstrndx, size_t scn_index)
-{
-	GElf_Shdr sh;
-	Elf_Scn *scn = elf_getscn(elf, scn_index);
-	const char *name = scn && gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
-	const rp_name_entry *e = name ? rp_name_index_find(names, name, NULL, 0) : NULL;
-	/* several map sections of one name in one object (COMDAT) cannot be told apart: none */
-	if (!e || rp_name_index_next(names, e))
-		return SIZE_MAX;
-	return e->index;
-}
-
-/* The fixed-reach jumps of one RELA section of a RISC-V object, from the section it applies to
- * into another section of the object or to a symbol defined elsewhere. */
-static int binds_from_rela(rp_map *map, size_t *cap, const rp_name_index *names, Elf *elf, size_t shstrndx,
-			   Elf_Scn *rela, const GElf_Shdr *rsh, rp_err *err)
-{
-	size_t src = map_section(names, elf, shstrndx, rsh->sh_info);
-	Elf_Scn *symscn = elf_getscn(elf, rsh->sh_link);
-	Elf_Data *rdata = elf_getdata(rela, NULL), *sdata = symscn ? elf_getdata(symscn, NULL) : NULL;
-	GElf_Shdr symsh;
-	if (src == SIZE_MAX || !rdata || !sdata || !gelf_getshdr(symscn, &symsh) || !rsh->sh_entsize)
-		return 0;
-	for (size_t i = 0; i < rsh->sh_size / rsh->sh_entsize; i++) {
-		GElf_Rela r;
-		GElf_Sym sym;
-		if (!gelf_getrela(rdata, (int)i, &r) || !fixed_reach((unsigned)GELF_R_TYPE(r.r_info)) ||
-		    !gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &sym))
-			continue;
-		const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
-		int rc = 0;
-		if (sym.st_shndx == SHN_UNDEF && name && *name) {
-			rc = add_bind(map, cap, src, SIZE_MAX, name, err);
-		} else if (sym.st_shndx != SHN_UNDEF && sym.st_shndx < SHN_LORESERVE && sym.st_shndx != rsh->sh_info) {
-			size_t dst = map_section(names, elf, shstrndx, sym.st_shndx);
-			if (dst != SIZE_MAX && dst != src)
-				rc = add_bind(map, cap, src, dst, NULL, err);
-		}
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-static int binds_from_object(rp_map *map, size_t *cap, const rp_name_index *names, Elf *elf, size_t shstrndx,
-			     rp_err *err)
-{
-	GElf_Ehdr eh;
-	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_RISCV)
-		return 0;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
-		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA &&
-		    binds_from_rela(map, cap, names, elf, shstrndx, scn, &sh, err))
-			return err->code;
-	}
-	return 0;
-}
-
 /* Sets align of the sections idx[from..to) (one object: same container and member) from the
  * section headers of elf; each header finds its map sections through an index of their names,
- * as an object compiled with -ffunction-sections holds thousands. On RISC-V, also its binds. */
-static int align_from_object(rp_map *map, size_t *cap, const size_t *idx, size_t from, size_t to, Elf *elf, rp_err *err)
+ * as an object compiled with -ffunction-sections holds thousands. Then its relocations. */
+static int align_from_object(rp_map *map, rp_mapi_caps *cap, const size_t *idx, size_t from, size_t to, Elf *elf, rp_err *err)
 {
 	size_t shstrndx;
 	if (elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0)
@@ -179,13 +93,13 @@ static int align_from_object(rp_map *map, size_t *cap, const size_t *idx, size_t
 				s->exec = sh.sh_flags & SHF_EXECINSTR ? 1 : 2;
 		}
 	}
-	int rc = binds_from_object(map, cap, &names, elf, shstrndx, err);
+	int rc = rp_mapi_relocs_from_object(map, cap, &names, elf, shstrndx, err);
 	rp_name_index_release(&names);
 	return rc;
 }
 
 /* The archive members named in idx[from..to) (all of one archive), each found in elf. */
-static int align_from_archive(rp_map *map, size_t *cap, const size_t *idx, size_t from, size_t to, Elf *ar, rp_err *err)
+static int align_from_archive(rp_map *map, rp_mapi_caps *cap, const size_t *idx, size_t from, size_t to, Elf *ar, rp_err *err)
 {
 	Elf *member;
 	Elf_Cmd cmd = ELF_C_READ;
@@ -207,7 +121,7 @@ static int align_from_archive(rp_map *map, size_t *cap, const size_t *idx, size_
 	return rc;
 }
 
-static int align_from_file(rp_map *map, size_t *cap, const size_t *idx, size_t from, size_t to, rp_err *err)
+static int align_from_file(rp_map *map, rp_mapi_caps *cap, const size_t *idx, size_t from, size_t to, rp_err *err)
 {
 	int fd = rp_mapi_open_beside(container(&map->insecs[idx[from]]), map->path), rc = 0;
 	if (fd < 0)
@@ -290,7 +204,7 @@ int rp_map_read_alignments(rp_map *map, uint64_t default_align, rp_err *err)
 		idx[k] = order[k].insec;
 	free(order);
 	elf_version(EV_CURRENT);
-	size_t cap = 0;
+	rp_mapi_caps cap = { 0, 0 };
 	int rc = 0;
 	for (size_t from = 0, to; !rc && from < n; from = to) {
 		const char *file = container(&map->insecs[idx[from]]);
@@ -300,6 +214,8 @@ int rp_map_read_alignments(rp_map *map, uint64_t default_align, rp_err *err)
 	}
 	if (!rc)
 		infer_alignments(map, idx, default_align);
+	if (!rc)
+		rp_mapi_sort_refs(map);
 	free(idx);
 	return rc;
 }

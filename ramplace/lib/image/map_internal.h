@@ -29,4 +29,17 @@ int rp_mapi_parse_lld(rp_map *map, const char *text, size_t len, rp_err *err);
  * regular file (a FIFO named in a map must not block). */
 int rp_mapi_open_beside(const char *path, const char *map_path);
 
+/* Growth capacities of the map's binds and refs while map_align.c reads the objects. */
+typedef struct rp_mapi_caps {
+	size_t binds, refs;
+} rp_mapi_caps;
+struct Elf;
+struct rp_name_index;
+/* The binds (RISC-V) or refs (Arm, see rp_map_want_refs) of one open object (map_relocs.c),
+ * whose map sections names indexes by name. Fails only on memory. */
+int rp_mapi_relocs_from_object(rp_map *map, rp_mapi_caps *cap, const struct rp_name_index *names, struct Elf *elf,
+			       size_t shstrndx, rp_err *err);
+/* Orders map->refs by section (rp_map_refs_of's binary search). */
+void rp_mapi_sort_refs(rp_map *map);
+
 #endif

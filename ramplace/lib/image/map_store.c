@@ -204,6 +204,12 @@ void rp_map_free(rp_map *map)
 	for (size_t i = 0; i < map->nbinds; i++)
 		free(map->binds[i].to_name);
 	free(map->binds);
+	for (size_t i = 0; i < map->nrefs; i++)
+		free(map->refs[i].name);
+	free(map->refs);
+	if (map->ref_names)
+		rp_name_index_release(map->ref_names);
+	free(map->ref_names);
 	free(map->regions);
 	free(map->insecs);
 	free(map->outsecs);

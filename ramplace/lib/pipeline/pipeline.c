@@ -63,6 +63,28 @@ static int assess_profile(rp_pipeline *p, rp_err *err)
 	return 0;
 }
 
+/* The names of Arm functions that share their address with another name (an alias, a --wrap
+ * twin): GNU ld makes a veneer per name called, which the objects' relocations tell (rp_map_ref). */
+static int want_alias_refs(rp_pipeline *p, rp_err *err)
+{
+	const rp_image *img = p->img;
+	if (img->machine != EM_ARM || !img->nfuncs)
+		return 0;
+	const char **names = malloc(img->nfuncs * sizeof(*names));
+	if (!names)
+		return rp_err_nomem(err, "listing aliased functions");
+	size_t n = 0;
+	for (size_t i = 0, end; i < img->nfuncs; i = end) {
+		for (end = i + 1; end < img->nfuncs && img->funcs[end].addr == img->funcs[i].addr; end++)
+			;
+		for (size_t k = i; end - i > 1 && k < end; k++)
+			names[n++] = img->funcs[k].name;
+	}
+	int rc = n ? rp_map_want_refs(p->map, names, n, err) : 0;
+	free(names);
+	return rc;
+}
+
 static int load_image_and_map(rp_pipeline *p, rp_err *err)
 {
 	double t0 = rp_seconds();
@@ -81,6 +103,8 @@ static int load_image_and_map(rp_pipeline *p, rp_err *err)
 	if (!rc && p->map && p->map->from_lld && p->linker < 0)   /* the map says who linked, as .comment does */
 		rp_image_use_linker(p->img, 1);
 	/* RVC packs at 2 bytes; elsewhere an unreadable object is assumed at the --align floor */
+	if (!rc && p->map)
+		rc = want_alias_refs(p, err);
 	if (!rc && p->map)
 		rc = rp_map_read_alignments(p->map, p->img->machine == EM_RISCV ? 2 : p->opts.align, err);
 	p->times.map = rp_seconds() - t0;

@@ -28,8 +28,11 @@ static int site_notes(ctx *c, rp_err *err)
 	int rc = 0;
 	for (size_t i = 0; !rc && c->opts->explain_reset && i < b->nsites; i++) {
 		const rp_boot_site *s = &b->sites[i];
-		const char *why = s->kind == RP_BOOT_SITE_WAY ? "on the way to the copy: kept in flash itself, what it calls judged below"
+		const char *why = s->kind == RP_BOOT_SITE_WAY ? (b->copy_found ? "on the way to the copy: kept in flash itself, what it calls judged below"
+								: "on the way to main: kept in flash itself, what it calls judged below")
 				: s->kind == RP_BOOT_SITE_MAIN ? "main, and no copy was found before it: what runs before main stays in flash"
+				: !b->copy_found && s->kind == RP_BOOT_SITE_AFTER ? "after main: free to move"
+				: !b->copy_found ? "before main, with no copy found: kept in flash with its closure"
 				: s->kind == RP_BOOT_SITE_AFTER ? "after the copy: every path to this call passes the copy (or the call on the way to it) first; free to move"
 				: "before the copy: a path reaches this call without passing the copy; kept in flash with its closure";
 		rc = pl_note(c, err, "reset path: 0x%llx: %s calls %s: %s", (unsigned long long)s->addr, f[s->caller].name,

@@ -475,6 +475,35 @@ int pl_size_units(ctx *c, rp_err *err)
 	return 0;
 }
 
+static int add_callee(unit *un, size_t u, size_t to, size_t *stamp, rp_err *err)
+{
+	if (stamp[to] == u + 1)
+		return 0;
+	stamp[to] = u + 1;
+	int rc = rp_grow((void **)&un->callees, &un->callees_cap, un->ncallees + 1, sizeof(size_t), err);
+	if (!rc)
+		un->callees[un->ncallees++] = to;
+	return rc;
+}
+
+/* The callee, or the names of it that f's input section calls by: GNU ld makes a veneer per
+ * symbol called, so a function known under two names (pico-sdk's __wrap___aeabi_uidiv and
+ * __wrap___aeabi_uidivmod), called by both, takes two (the map's refs, from the relocations). */
+static int add_callee_by_name(ctx *c, unit *un, size_t u, size_t f, size_t to, size_t *stamp, rp_err *err)
+{
+	size_t nrefs = 0;
+	const rp_map_ref *refs = c->map && c->insec_of[f] != SIZE_MAX ? rp_map_refs_of(c->map, c->insec_of[f], &nrefs) : NULL;
+	int named = 0, rc = 0;
+	for (size_t k = 0; !rc && k < nrefs; k++) {
+		const rp_func *alias = rp_image_func_by_name(c->img, refs[k].name, NULL);
+		if (alias && alias->addr == c->img->funcs[to].addr) {
+			named = 1;
+			rc = add_callee(un, u, (size_t)(alias - c->img->funcs), stamp, err);
+		}
+	}
+	return rc || named ? rc : add_callee(un, u, to, stamp, err);
+}
+
 /* Distinct functions outside each unit that it calls or branches to (veneer targets), in the
  * order of the call graph's edges. A stamp per function (the unit that last took it, plus one)
  * keeps them distinct in O(edges), where a unit of a whole object's .text calls thousands. */
@@ -492,12 +521,9 @@ int pl_collect_callees(ctx *c, rp_err *err)
 			size_t f = c->ufuncs[k];
 			for (size_t e = c->cg->first[f]; !rc && e < c->cg->first[f + 1]; e++) {
 				size_t to = c->cg->edges[e].to;
-				if (c->unit_of[to] == u || stamp[to] == u + 1)
-					continue;
-				stamp[to] = u + 1;
-				rc = rp_grow((void **)&un->callees, &un->callees_cap, un->ncallees + 1, sizeof(size_t), err);
-				if (!rc)
-					un->callees[un->ncallees++] = to;
+				if (c->unit_of[to] != u)
+					rc = c->map && c->map->nrefs ? add_callee_by_name(c, un, u, f, to, stamp, err)
+								     : add_callee(un, u, to, stamp, err);
 			}
 		}
 	}

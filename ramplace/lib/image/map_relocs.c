@@ -1,0 +1,233 @@
+/* map_relocs.c: what the objects' relocations tell about the calls between input sections
+ * (map.h), read while map_align.c has each object open: on RISC-V the jumps of fixed reach that
+ * tie their two ends to one side of the move (rp_map_bind); on Arm the calls to the names a
+ * caller asked about, functions known under several names at one address, each of which gets
+ * a veneer of its own (rp_map_ref). Owns the binds and refs it adds to the map. Workload: every
+ * relocation section of every object a map names, once; a symbol's name looked up in a hash
+ * index only for a call or jump relocation. */
+#include <elf.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "map_internal.h"
+#include "ramplace/map.h"
+#include "ramplace/util.h"
+
+/* RISC-V relocations of a fixed reach (see rp_map_bind). */
+static int fixed_reach(unsigned type)
+{
+	return type == 17 /* R_RISCV_JAL */ || type == 45 /* R_RISCV_RVC_JUMP */ ||
+	       type == 16 /* R_RISCV_BRANCH */ || type == 44 /* R_RISCV_RVC_BRANCH */;
+}
+
+static int add_bind(rp_map *map, rp_mapi_caps *cap, size_t from, size_t to, const char *to_name, rp_err *err)
+{
+	for (size_t i = map->nbinds; i-- > 0 && map->binds[i].from == from;)   /* this object's, so far */
+		if (map->binds[i].to == to && (to != SIZE_MAX || strcmp(map->binds[i].to_name, to_name) == 0))
+			return 0;
+	if (rp_grow((void **)&map->binds, &cap->binds, map->nbinds + 1, sizeof(rp_map_bind), err))
+		return err->code;
+	rp_map_bind *b = &map->binds[map->nbinds];
+	b->from = from;
+	b->to = to;
+	b->to_name = NULL;
+	if (to == SIZE_MAX && rp_strdup(&b->to_name, to_name, err))
+		return err->code;
+	map->nbinds++;
+	return 0;
+}
+
+/* The map section (of one object, named in names) that the object's section scn_index is, or
+ * SIZE_MAX (not kept by the link, or not in the map). */
+static size_t map_section(const rp_name_index *names, Elf *elf, size_t shstrndx, size_t scn_index)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_getscn(elf, scn_index);
+	const char *name = scn && gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+	const rp_name_entry *e = name ? rp_name_index_find(names, name, NULL, 0) : NULL;
+	/* several map sections of one name in one object (COMDAT) cannot be told apart: none */
+	if (!e || rp_name_index_next(names, e))
+		return SIZE_MAX;
+	return e->index;
+}
+
+/* The fixed-reach jumps of one RELA section of a RISC-V object, from the section it applies to
+ * into another section of the object or to a symbol defined elsewhere. */
+static int binds_from_rela(rp_map *map, rp_mapi_caps *cap, const rp_name_index *names, Elf *elf, size_t shstrndx,
+			   Elf_Scn *rela, const GElf_Shdr *rsh, rp_err *err)
+{
+	size_t src = map_section(names, elf, shstrndx, rsh->sh_info);
+	Elf_Scn *symscn = elf_getscn(elf, rsh->sh_link);
+	Elf_Data *rdata = elf_getdata(rela, NULL), *sdata = symscn ? elf_getdata(symscn, NULL) : NULL;
+	GElf_Shdr symsh;
+	if (src == SIZE_MAX || !rdata || !sdata || !gelf_getshdr(symscn, &symsh) || !rsh->sh_entsize)
+		return 0;
+	for (size_t i = 0; i < rsh->sh_size / rsh->sh_entsize; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		if (!gelf_getrela(rdata, (int)i, &r) || !fixed_reach((unsigned)GELF_R_TYPE(r.r_info)) ||
+		    !gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &sym))
+			continue;
+		const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+		int rc = 0;
+		if (sym.st_shndx == SHN_UNDEF && name && *name) {
+			rc = add_bind(map, cap, src, SIZE_MAX, name, err);
+		} else if (sym.st_shndx != SHN_UNDEF && sym.st_shndx < SHN_LORESERVE && sym.st_shndx != rsh->sh_info) {
+			size_t dst = map_section(names, elf, shstrndx, sym.st_shndx);
+			if (dst != SIZE_MAX && dst != src)
+				rc = add_bind(map, cap, src, dst, NULL, err);
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int binds_from_object(rp_map *map, rp_mapi_caps *cap, const rp_name_index *names, Elf *elf, size_t shstrndx,
+			     rp_err *err)
+{
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_RISCV)
+		return 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA &&
+		    binds_from_rela(map, cap, names, elf, shstrndx, scn, &sh, err))
+			return err->code;
+	}
+	return 0;
+}
+
+
+/* Arm relocations of a call or a tail jump (see rp_map_ref). */
+static int arm_call(unsigned type)
+{
+	return type == 10 /* R_ARM_THM_CALL */ || type == 30 /* R_ARM_THM_JUMP24 */ || type == 28 /* R_ARM_CALL */ ||
+	       type == 29 /* R_ARM_JUMP24 */ || type == 51 /* R_ARM_THM_JUMP19 */;
+}
+
+/* The wanted name a call to name reaches: itself, or its --wrap twin __wrap_NAME (the link
+ * resolved the call there); NULL when neither is wanted. */
+static const char *wanted(const rp_map *map, const char *name)
+{
+	const rp_name_index *ix = map->ref_names;
+	const rp_name_entry *e = rp_name_index_find(ix, name, NULL, 0);
+	if (e)
+		return e->name;
+	char wrapped[256];
+	if (strlen(name) + 8 > sizeof(wrapped))
+		return NULL;
+	memcpy(wrapped, "__wrap_", 7);
+	strcpy(wrapped + 7, name);
+	e = rp_name_index_find(ix, wrapped, NULL, 0);
+	return e ? e->name : NULL;
+}
+
+static int add_ref(rp_map *map, rp_mapi_caps *cap, size_t from, const char *name, rp_err *err)
+{
+	for (size_t i = map->nrefs; i-- > 0 && map->refs[i].from == from;)   /* this section's, so far */
+		if (strcmp(map->refs[i].name, name) == 0)
+			return 0;
+	if (rp_grow((void **)&map->refs, &cap->refs, map->nrefs + 1, sizeof(rp_map_ref), err))
+		return err->code;
+	rp_map_ref *r = &map->refs[map->nrefs];
+	r->from = from;
+	if (rp_strdup(&r->name, name, err))
+		return err->code;
+	map->nrefs++;
+	return 0;
+}
+
+/* The calls of one REL or RELA section of an Arm object to global symbols that are wanted. */
+static int refs_from_rel(rp_map *map, rp_mapi_caps *cap, const rp_name_index *names, Elf *elf, size_t shstrndx,
+			 Elf_Scn *rel, const GElf_Shdr *rsh, rp_err *err)
+{
+	size_t src = map_section(names, elf, shstrndx, rsh->sh_info);
+	Elf_Scn *symscn = elf_getscn(elf, rsh->sh_link);
+	Elf_Data *rdata = elf_getdata(rel, NULL), *sdata = symscn ? elf_getdata(symscn, NULL) : NULL;
+	GElf_Shdr symsh;
+	if (src == SIZE_MAX || !rdata || !sdata || !gelf_getshdr(symscn, &symsh) || !rsh->sh_entsize)
+		return 0;
+	for (size_t i = 0; i < rsh->sh_size / rsh->sh_entsize; i++) {
+		GElf_Rel r;
+		GElf_Rela ra;
+		GElf_Sym sym;
+		if (rsh->sh_type == SHT_RELA ? !gelf_getrela(rdata, (int)i, &ra) : !gelf_getrel(rdata, (int)i, &r))
+			continue;
+		GElf_Xword info = rsh->sh_type == SHT_RELA ? ra.r_info : r.r_info;
+		if (!arm_call((unsigned)GELF_R_TYPE(info)) || !gelf_getsym(sdata, (int)GELF_R_SYM(info), &sym) ||
+		    GELF_ST_BIND(sym.st_info) == STB_LOCAL)
+			continue;
+		const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+		const char *called = name && *name ? wanted(map, name) : NULL;
+		if (called && add_ref(map, cap, src, called, err))
+			return err->code;
+	}
+	return 0;
+}
+
+int rp_mapi_relocs_from_object(rp_map *map, rp_mapi_caps *cap, const rp_name_index *names, Elf *elf,
+			       size_t shstrndx, rp_err *err)
+{
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh))
+		return 0;
+	if (eh.e_machine == EM_RISCV)
+		return binds_from_object(map, cap, names, elf, shstrndx, err);
+	if (eh.e_machine != EM_ARM || !map->ref_names || !((rp_name_index *)map->ref_names)->n)
+		return 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA) &&
+		    refs_from_rel(map, cap, names, elf, shstrndx, scn, &sh, err))
+			return err->code;
+	}
+	return 0;
+}
+
+int rp_map_want_refs(rp_map *map, const char *const *names, size_t n, rp_err *err)
+{
+	rp_name_index *ix = calloc(1, sizeof(*ix));
+	if (!ix || rp_name_index_init(ix, n, err)) {
+		free(ix);
+		return ix ? err->code : rp_err_nomem(err, "indexing the names of aliased functions");
+	}
+	for (size_t i = 0; i < n; i++)
+		ix->e[i] = (rp_name_entry){ names[i], NULL, i, 0 };
+	rp_name_index_sort(ix);
+	if (map->ref_names)
+		rp_name_index_release(map->ref_names);
+	free(map->ref_names);
+	map->ref_names = ix;
+	return 0;
+}
+
+static int by_from(const void *a, const void *b)
+{
+	const rp_map_ref *x = a, *y = b;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+void rp_mapi_sort_refs(rp_map *map)
+{
+	rp_sort(map->refs, map->nrefs, sizeof(rp_map_ref), by_from);
+}
+
+const rp_map_ref *rp_map_refs_of(const rp_map *map, size_t insec, size_t *n)
+{
+	size_t lo = 0, hi = map ? map->nrefs : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (map->refs[mid].from < insec)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t end = lo;
+	while (map && end < map->nrefs && map->refs[end].from == insec)
+		end++;
+	*n = end - lo;
+	return *n ? &map->refs[lo] : NULL;
+}
