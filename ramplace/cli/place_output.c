@@ -42,9 +42,18 @@ void place_print_warnings(const rp_placement *p)
 				"no name pattern can move them (compiled without -ffunction-sections, e.g. library code; "
 				"the hottest: %s); --map moves them",
 			p->nunguessed, total ? 100.0 * (double)p->unguessed_samples / (double)total : 0.0, p->unguessed_top);
-	if (p->guess_unverified && p->plan->nunits)
+	if (p->guess_unverified && p->plan->nunits && !p->nunverified)
 		fprintf(stderr, "ramplace: warning: no --map, and no debug information for some moved functions: nothing tells whether they have "
 				"a section of their own; 'ramplace check' after linking names those that did not move\n");
+	if (p->nunverified) {
+		size_t shown = p->nunverified < sizeof(p->unverified) / sizeof(p->unverified[0])
+				       ? p->nunverified : sizeof(p->unverified) / sizeof(p->unverified[0]);
+		fprintf(stderr, "ramplace: warning: no --map, and no debug information for %zu moved function(s): nothing tells whether they have "
+				"a section of their own; 'ramplace check' after linking names those that did not move:", p->nunverified);
+		for (size_t i = 0; i < shown; i++)
+			fprintf(stderr, " %s", p->unverified[i]);
+		fprintf(stderr, "%s\n", shown < p->nunverified ? " ..." : "");
+	}
 }
 
 static void print_plan(const rp_placement *p, const rp_plan *plan)

@@ -55,6 +55,21 @@ pp_as_planned() {
 	[ "$2" = $(( ($1 + 3) / 4 * 4 )) ] || { { [ "$3" = rv ] || [ "$3" = lld ]; } && [ "$2" -lt "$1" ]; }
 }
 
+# pp_only_guesses_missed P: check failed on P's relink, a plan made without a map, only because
+# planned functions stayed in flash: their sections were guessed from their names, and a
+# section attribute (picolibc's crt0 puts _ctrap and _trap in .init) is what no name, no symbol
+# and no debug information tells; check names them, the firmware is safe. Every failure must
+# be one of those. Counted in pp_missed, listed in the summary.
+pp_missed=0 pp_missed_names=""
+pp_only_guesses_missed() {
+	local missed
+	missed=$(sed -n "s/^'\([^']*\)' .* in flash, not in .*/\1/p" "$1/check.out")
+	[ -n "$missed" ] || return 1
+	[ "$(sed -n 's/^ramplace: .*: \([0-9]*\) checks\{0,1\} failed$/\1/p' "$1/check.out")" = "$(wc -l <<<"$missed")" ] || return 1
+	pp_missed=$((pp_missed + 1)) pp_missed_names="$pp_missed_names $missed"
+	return 0
+}
+
 # pp_round NAME DIR DB ELF MAP BUDGET ARCH FLASH-OUT SEED: one plan with and without MAP
 pp_round() {
 	local name=$1 dir=$2 db=$3 elf=$4 mapfile=$5 budget=$6 arch=$7 flash_out=$8 seed=$9 map p opts line
@@ -74,7 +89,8 @@ pp_round() {
 		fi
 		pp_plans=$((pp_plans + 1))
 		# --allow-empty: without -ffunction-sections and a map, no pattern can move a function
-		if ! "$RAMPLACE" check --allow-empty --plan "$p/ramtext.ld.plan" "$pp_elf" >"$p/check.out" 2>&1; then
+		if ! "$RAMPLACE" check --allow-empty --plan "$p/ramtext.ld.plan" "$pp_elf" >"$p/check.out" 2>&1 &&
+		   ! { [ "$map" = nomap ] && pp_only_guesses_missed "$p"; }; then
 			cat "$p/check.out"; fail "$cell: check"; pp_fails=$((pp_fails + 1)); continue
 		fi
 		if [ -n "$flash_out" ] && [ $((pp_plans % 4)) = 0 ]; then
@@ -118,5 +134,6 @@ pp_round() {
 # pp_summary WHAT: the counts, for the log
 pp_summary() {
 	echo "plan property ($1): $pp_plans plans relinked and checked, $pp_runs run; $pp_fails failed;" \
+		"$( [ "$pp_missed" = 0 ] || echo "$pp_missed plans without a map left functions with guessed sections in flash ($(tr ' ' '\n' <<<"$pp_missed_names" | sort -u | tr '\n' ' '| sed 's/^ //;s/ $//'));" )" \
 		"largest planned-linked difference with a map: $pp_largest bytes (RISC-V relaxation, ld.lld's thunks, padding an SDK section's count by memory leaves out)"
 }

@@ -200,6 +200,10 @@ for shape in $shapes; do
 	[ "$end" = crt0 ] && [ "$order" != ctor ] && call_re="Reset_Handler calls _start: after the copy: every path to this call passes the copy"
 	[ "$order" = ctor ] && call_re="_cstart calls main: main, and no copy was found before it" \
 		kept_re="where it copies .ramtext was not found, so everything it may run before calling main stays in flash"
+	# and the constructor that copies stays in flash: moved (a random plan did), it ran from the
+	# RAM it had not filled yet and the firmware faulted
+	copier_re='^reset path: '
+	[ "$order" = ctor ] && copier_re='^reset path: copy_ramtext copies .ramtext but is called through a pointer'
 	gen_startup "$arch" "$order" "$end" "$ex/startup.c"
 	flags="$opt -ffunction-sections"
 	if ! make -s -C "$ex" BUILD="$d/flash" ITERATIONS=3 EXTRA_CFLAGS="$flags" RAMPLACE="$RAMPLACE" "${mkvars[@]}" >"$d/build.log" 2>&1; then
@@ -220,6 +224,7 @@ for shape in $shapes; do
 	# --reset-path says where main is called and why that is after the copy
 	check "$cell: --reset-path names the call on the way to main and judges it" \
 		grep -Eq "^reset path: 0x[0-9a-f]+: $call_re" "$d/place.out"
+	check "$cell: the copier stays in flash, however it is called" grep -Eq "$copier_re" "$d/place.out"
 	moved=$(awk '$1 == "func" { print $2 }' "$d/ramtext.ld.plan" | sort | tr '\n' ' ')
 	if [ "$moved" = "$want" ] && [[ $want == *"main "* ]] &&
 	   grep -q "^reset path: .*$kept_re" "$d/place.out"; then

@@ -55,6 +55,9 @@ typedef struct rp_boot {
 	size_t nkeep;
 	rp_boot_site *sites;      /* every call the walk judged, in the order it judged them */
 	size_t nsites;
+	size_t *unreached, nunreached; /* copiers the walk did not reach (called through a pointer:
+				     a constructor in .init_array, a table): each kept with its
+				     closure, in .pre too */
 } rp_boot;
 
 /* outsecs: the output sections holding code that the reset handler copies (".ramtext"...).

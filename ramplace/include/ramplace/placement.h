@@ -92,6 +92,8 @@ typedef struct rp_placement {
 	int guessed_patterns;     /* no map: patterns guessed from symbol names */
 	int guess_unverified;     /* no map, and no DWARF for some moved function (or none at all):
 				     nothing tells whether its guessed pattern matches */
+	size_t nunverified;       /* those moved functions, when the ELF has DWARF for others */
+	const char *unverified[8]; /* the first of them (names in the image) */
 	size_t nunguessed;        /* no map: sampled units no name pattern can move (kept in flash) */
 	uint64_t unguessed_samples;
 	const char *unguessed_top; /* the hottest of them (a name in the image), or NULL */

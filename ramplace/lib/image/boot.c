@@ -483,6 +483,46 @@ static int walk(bwalk *w, size_t f, unsigned depth, int *status)
 	return rc;
 }
 
+/* Whether function f, which the walk did not decode, copies a code section. */
+static int copies(bwalk *w, size_t f, int *yes)
+{
+	rp_err local = RP_ERR_INIT;
+	insns is = { NULL, 0, 0, &local };
+	*yes = 0;
+	int rc = rp_disasm_func(w->d, &w->img->funcs[f], keep_insn, &is, &local);
+	if (rc == RP_EINPUT)
+		rc = 0;
+	else if (rc)
+		*w->err = local;
+	unsigned char *is_ref = rc ? NULL : calloc(is.n ? is.n : 1, 1), *is_bound = rc ? NULL : calloc(is.n ? is.n : 1, 1);
+	if (!rc && (!is_ref || !is_bound))
+		rc = rp_err_nomem(w->err, "analysing the reset path");
+	if (!rc)
+		*yes = boot_copy_refs(&(boot_refs){ w->img, w->b, w->symaddrs, w->nsymaddrs }, &is, is_ref, is_bound);
+	free(is_ref);
+	free(is_bound);
+	free(is.v);
+	return rc;
+}
+
+/* A copy the walk did not find may be done by a function it cannot reach: a constructor that
+ * picolibc's or newlib's crt0 runs from .init_array before main, a hook in a table. Moved,
+ * that function would jump into the RAM it has not filled yet; so each address-taken function
+ * the walk did not decode that copies a code section stays in flash with its closure. */
+static int keep_unreached_copiers(bwalk *w, const rp_callgraph *cg)
+{
+	rp_boot *o = w->out;
+	int rc = 0;
+	for (size_t i = 0; !rc && cg && cg->img == w->img && i < w->img->nfuncs; i++) {
+		int yes = 0;
+		if (!cg->address_taken[i] || w->state[i] || (rc = copies(w, i, &yes)) || !yes)
+			continue;
+		if (!(rc = push(&o->unreached, &o->nunreached, i, w->err)))
+			rc = push(&o->pre, &o->npre, i, w->err);
+	}
+	return rc;
+}
+
 /* From the walk to the keep flags: the closure of what runs before the copy (or before main;
  * or, with neither found, of everything the reset handler reaches), the way down itself. */
 static int settle(rp_boot *o, const rp_callgraph *cg, rp_err *err)
@@ -547,6 +587,8 @@ int rp_boot_analyze(rp_boot *out, const rp_image *img, const rp_callgraph *cg, c
 	int status = W_NONE;
 	if (!rc)
 		rc = walk(&w, out->reset, 0, &status);
+	if (!rc && !out->copy_found)
+		rc = keep_unreached_copiers(&w, cg);
 	rp_disasm_free(own);
 	free(w.state);
 	free(w.returns);
@@ -568,6 +610,7 @@ void rp_boot_release(rp_boot *b)
 	free(b->keep);
 	free(b->via);
 	free(b->sites);
+	free(b->unreached);
 	memset(b, 0, sizeof(*b));
 	b->reset = b->copier = b->main_func = SIZE_MAX;
 }

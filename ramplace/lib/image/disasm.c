@@ -39,6 +39,10 @@ struct rp_disasm {
 	size_t naddrs;
 	int prefilter;      /* Thumb: skip libopcodes for what cannot branch or name an address */
 	int branches_only;  /* with prefilter: what it passes as plain is not reported at all */
+	/* RISC-V: the last auipc, for the `addi rd, rd, 0` after it, whose address libopcodes
+	 * does not report (it prints `mv rd, rd` without the comment it gives other offsets) */
+	uint64_t auipc_next, auipc_value;
+	unsigned auipc_rd;
 };
 
 /* Appends up to n bytes of s, truncating at the buffer's end as vsnprintf would. */
@@ -364,6 +368,30 @@ static rp_insn_kind riscv_kind(const uint8_t *p, unsigned len)
 	return RP_INSN_OTHER;
 }
 
+/* auipc rd, %pcrel_hi(x); addi rd, rd, 0: the address x, when %pcrel_lo(x) is 0 (a symbol on
+ * a 4 KiB boundary from the auipc: an empty .ramtext's load address right after the copier) */
+static void riscv_auipc_pair(rp_disasm *d, rp_insn *in, const uint8_t *p)
+{
+	if (d->img->machine != EM_RISCV || in->len != 4)
+		return;
+	uint32_t insn = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	unsigned op = insn & 0x7f, rd = (insn >> 7) & 31, rs1 = (insn >> 15) & 31;
+	if (op == 0x17) {
+		d->auipc_next = in->addr + 4;
+		d->auipc_rd = rd;
+		d->auipc_value = in->addr + (uint64_t)(int64_t)(int32_t)(insn & 0xfffff000u);
+		if (d->img->elfclass != 64)
+			d->auipc_value &= 0xffffffffu;
+		return;
+	}
+	if (op == 0x13 && ((insn >> 12) & 7) == 0 && (insn >> 20) == 0 && rd == rs1 && rd == d->auipc_rd && rd &&
+	    in->addr == d->auipc_next && !in->nrefs && !in->has_target) {
+		in->refs[0] = in->ref_words[0] = d->auipc_value;
+		in->nrefs = 1;
+	}
+	d->auipc_next = 0;
+}
+
 static void fill_insn(rp_disasm *d, rp_insn *in, const uint8_t *bytes, uint64_t base, uint64_t len)
 {
 	size_t k = strspn(d->text, " \t");
@@ -402,6 +430,7 @@ static void fill_insn(rp_disasm *d, rp_insn *in, const uint8_t *bytes, uint64_t 
 next:
 		in->nrefs++;
 	}
+	riscv_auipc_pair(d, in, p);
 	in->site_len = in->len;
 	in->site_wide = 0;
 	if (d->img->machine == EM_RISCV && in->has_target && in->len == 4) {

@@ -49,6 +49,11 @@ static int boot_summary(ctx *c, rp_err *err)
 	char list[400] = "";
 	if (b->reset == SIZE_MAX)
 		return pl_note(c, err, "reset path: no reset handler found (no vector table, entry point or Reset_Handler)");
+	for (size_t i = 0; i < b->nunreached; i++)
+		if ((rc = pl_note(c, err, "reset path: %s copies %s but is called through a pointer (a constructor, a table), "
+				  "which the walk does not follow: kept in flash with its closure", f[b->unreached[i]].name,
+				  c->regions[0].outsec)))
+			return rc;
 	if (!b->copy_found && b->main_func != SIZE_MAX)
 		return pl_note(c, err, "reset path: %s (found by %s); where it copies %s was not found, so everything it may run before calling main stays in flash: %zu call(s) made before main with their closure, and the %zu function(s) on the way (%zu functions)",
 			    f[b->reset].name, b->found_by, c->regions[0].outsec, b->npre, b->npath, b->nkeep - 1);
@@ -96,6 +101,9 @@ static int keep_boot_path(ctx *c, rp_err *err)
 	if (b->reset == SIZE_MAX)
 		return boot_notes(c, err);
 	keep(c, b->reset, "the reset handler (or shares its input section): runs before .ramtext is copied");
+	for (size_t i = 0; i < b->nunreached; i++)
+		keep(c, b->unreached[i], "copies .ramtext and is called through a pointer (a constructor, a table), which the "
+		     "reset path's walk does not follow: moved, it would run from RAM it has not filled yet");
 	for (size_t i = 0; i < b->npre; i++)
 		keep(c, b->pre[i], b->copy_found ? "called by the reset handler before the code is copied to RAM"
 						 : "called by the reset handler, which may run it before .ramtext is copied");

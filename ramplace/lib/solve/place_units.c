@@ -179,7 +179,7 @@ int pl_group_by_input_section(ctx *c, rp_err *err)
 }
 
 const char pl_why_shared_text[] =
-	"no --map, and it was compiled without -ffunction-sections (it shares its object's .text): no name pattern moves it";
+	"no --map, and it shares its input section with other functions (compiled without -ffunction-sections, or a section attribute): no name pattern moves it";
 const char pl_why_no_debug[] =
 	"no --map, and its debug information (assembly, or no compiler switches recorded) does not say it has a section of its own";
 

@@ -80,8 +80,12 @@ static void note_unverified_guesses(ctx *c)
 {
 	for (size_t u = 0; c->funcsec && u < c->nunits; u++)
 		for (size_t k = c->ufirst[u]; c->units[u].chosen && k < c->ufirst[u + 1]; k++)
-			if (c->funcsec[c->ufuncs[k]] == RP_FUNCSEC_NONE)
+			if (c->funcsec[c->ufuncs[k]] == RP_FUNCSEC_NONE) {
 				c->out->guess_unverified = 1;
+				if (c->out->nunverified < sizeof(c->out->unverified) / sizeof(c->out->unverified[0]))
+					c->out->unverified[c->out->nunverified] = c->img->funcs[c->ufuncs[k]].name;
+				c->out->nunverified++;
+			}
 }
 
 /* The call graph feeds veneers, closures and the reset path; an architecture libopcodes is
