@@ -640,6 +640,7 @@ static int walk_insns(rp_disasm *d, const rp_func *f, const uint8_t *bytes, uint
 int rp_disasm_func(rp_disasm *d, const rp_func *f, rp_insn_fn fn, void *ctx, rp_err *err)
 {
 	uint64_t size = rp_image_func_extent(d->img, f);
+	d->auipc_next = 0;   /* an auipc pairs only within its own function */
 	if (size == 0)
 		return 0;
 	if (size > d->img->nbytes)   /* cannot be backed by the file */

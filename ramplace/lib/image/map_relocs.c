@@ -108,20 +108,21 @@ static int arm_call(unsigned type)
 	       type == 29 /* R_ARM_JUMP24 */ || type == 51 /* R_ARM_THM_JUMP19 */;
 }
 
-/* The wanted name a call to name reaches: itself, or its --wrap twin __wrap_NAME (the link
- * resolved the call there); NULL when neither is wanted. */
-static const char *wanted(const rp_map *map, const char *name)
+/* The wanted name a call to name reaches as the link resolved it: an undefined reference under
+ * --wrap goes to __wrap_NAME when the image has it, else to name itself; a defined symbol is
+ * itself. NULL when neither is wanted. */
+static const char *wanted(const rp_map *map, const char *name, int undefined)
 {
 	const rp_name_index *ix = map->ref_names;
-	const rp_name_entry *e = rp_name_index_find(ix, name, NULL, 0);
-	if (e)
-		return e->name;
 	char wrapped[256];
-	if (strlen(name) + 8 > sizeof(wrapped))
-		return NULL;
-	memcpy(wrapped, "__wrap_", 7);
-	strcpy(wrapped + 7, name);
-	e = rp_name_index_find(ix, wrapped, NULL, 0);
+	if (undefined && strlen(name) + 8 <= sizeof(wrapped)) {
+		memcpy(wrapped, "__wrap_", 7);
+		strcpy(wrapped + 7, name);
+		const rp_name_entry *w = rp_name_index_find(ix, wrapped, NULL, 0);
+		if (w)
+			return w->name;
+	}
+	const rp_name_entry *e = rp_name_index_find(ix, name, NULL, 0);
 	return e ? e->name : NULL;
 }
 
@@ -161,7 +162,7 @@ static int refs_from_rel(rp_map *map, rp_mapi_caps *cap, const rp_name_index *na
 		    GELF_ST_BIND(sym.st_info) == STB_LOCAL)
 			continue;
 		const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
-		const char *called = name && *name ? wanted(map, name) : NULL;
+		const char *called = name && *name ? wanted(map, name, sym.st_shndx == SHN_UNDEF) : NULL;
 		if (called && add_ref(map, cap, src, called, err))
 			return err->code;
 	}
@@ -190,9 +191,11 @@ int rp_mapi_relocs_from_object(rp_map *map, rp_mapi_caps *cap, const rp_name_ind
 int rp_map_want_refs(rp_map *map, const char *const *names, size_t n, rp_err *err)
 {
 	rp_name_index *ix = calloc(1, sizeof(*ix));
-	if (!ix || rp_name_index_init(ix, n, err)) {
+	if (!ix)
+		return rp_err_nomem(err, "indexing the names of aliased functions");
+	if (rp_name_index_init(ix, n, err)) {
 		free(ix);
-		return ix ? err->code : rp_err_nomem(err, "indexing the names of aliased functions");
+		return err->code;
 	}
 	for (size_t i = 0; i < n; i++)
 		ix->e[i] = (rp_name_entry){ names[i], NULL, i, 0 };
