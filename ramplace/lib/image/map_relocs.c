@@ -53,53 +53,63 @@ static size_t map_section(const rp_name_index *names, Elf *elf, size_t shstrndx,
 	return e->index;
 }
 
-/* The fixed-reach jumps of one RELA section of a RISC-V object, from the section it applies to
- * into another section of the object or to a symbol defined elsewhere. */
-static int binds_from_rela(rp_map *map, rp_mapi_caps *cap, const rp_name_index *names, Elf *elf, size_t shstrndx,
-			   Elf_Scn *rela, const GElf_Shdr *rsh, rp_err *err)
+/* One relocation of an object, as the walk below hands it on. */
+typedef struct reloc {
+	size_t src;             /* the map section it applies to */
+	size_t src_shndx;       /* that section's index in the object */
+	GElf_Sym sym;
+	const char *name;       /* the symbol's, NULL or "" when it has none */
+} reloc;
+
+typedef struct reloc_walk {
+	rp_map *map;
+	rp_mapi_caps *cap;
+	const rp_name_index *names;  /* the object's map sections by name */
+	Elf *elf;
+	size_t shstrndx;
+} reloc_walk;
+
+/* Every relocation (REL or RELA) of the object whose type `wanted_type` takes, from a section
+ * the map kept, with its symbol, to `fn`. */
+static int each_reloc(const reloc_walk *w, int (*wanted_type)(unsigned), int (*fn)(const reloc_walk *, const reloc *, rp_err *),
+		      rp_err *err)
 {
-	size_t src = map_section(names, elf, shstrndx, rsh->sh_info);
-	Elf_Scn *symscn = elf_getscn(elf, rsh->sh_link);
-	Elf_Data *rdata = elf_getdata(rela, NULL), *sdata = symscn ? elf_getdata(symscn, NULL) : NULL;
-	GElf_Shdr symsh;
-	if (src == SIZE_MAX || !rdata || !sdata || !gelf_getshdr(symscn, &symsh) || !rsh->sh_entsize)
-		return 0;
-	for (size_t i = 0; i < rsh->sh_size / rsh->sh_entsize; i++) {
-		GElf_Rela r;
-		GElf_Sym sym;
-		if (!gelf_getrela(rdata, (int)i, &r) || !fixed_reach((unsigned)GELF_R_TYPE(r.r_info)) ||
-		    !gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &sym))
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(w->elf, scn)) != NULL;) {
+		GElf_Shdr rsh, symsh;
+		if (!gelf_getshdr(scn, &rsh) || (rsh.sh_type != SHT_REL && rsh.sh_type != SHT_RELA) || !rsh.sh_entsize)
 			continue;
-		const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
-		int rc = 0;
-		if (sym.st_shndx == SHN_UNDEF && name && *name) {
-			rc = add_bind(map, cap, src, SIZE_MAX, name, err);
-		} else if (sym.st_shndx != SHN_UNDEF && sym.st_shndx < SHN_LORESERVE && sym.st_shndx != rsh->sh_info) {
-			size_t dst = map_section(names, elf, shstrndx, sym.st_shndx);
-			if (dst != SIZE_MAX && dst != src)
-				rc = add_bind(map, cap, src, dst, NULL, err);
+		reloc r = { .src = map_section(w->names, w->elf, w->shstrndx, rsh.sh_info), .src_shndx = rsh.sh_info };
+		Elf_Scn *symscn = elf_getscn(w->elf, rsh.sh_link);
+		Elf_Data *rdata = elf_getdata(scn, NULL), *sdata = symscn ? elf_getdata(symscn, NULL) : NULL;
+		if (r.src == SIZE_MAX || !rdata || !sdata || !gelf_getshdr(symscn, &symsh))
+			continue;
+		for (size_t i = 0; i < rsh.sh_size / rsh.sh_entsize; i++) {
+			GElf_Rel rel;
+			GElf_Rela rela;
+			if (rsh.sh_type == SHT_RELA ? !gelf_getrela(rdata, (int)i, &rela) : !gelf_getrel(rdata, (int)i, &rel))
+				continue;
+			GElf_Xword info = rsh.sh_type == SHT_RELA ? rela.r_info : rel.r_info;
+			if (!wanted_type((unsigned)GELF_R_TYPE(info)) || !gelf_getsym(sdata, (int)GELF_R_SYM(info), &r.sym))
+				continue;
+			r.name = elf_strptr(w->elf, symsh.sh_link, r.sym.st_name);
+			if (fn(w, &r, err))
+				return err->code;
 		}
-		if (rc)
-			return rc;
 	}
 	return 0;
 }
 
-static int binds_from_object(rp_map *map, rp_mapi_caps *cap, const rp_name_index *names, Elf *elf, size_t shstrndx,
-			     rp_err *err)
+/* A RISC-V jump of fixed reach into another section of the object or to a symbol defined
+ * elsewhere: a bind. */
+static int bind_one(const reloc_walk *w, const reloc *r, rp_err *err)
 {
-	GElf_Ehdr eh;
-	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_RISCV)
+	if (r->sym.st_shndx == SHN_UNDEF)
+		return r->name && *r->name ? add_bind(w->map, w->cap, r->src, SIZE_MAX, r->name, err) : 0;
+	if (r->sym.st_shndx >= SHN_LORESERVE || r->sym.st_shndx == r->src_shndx)
 		return 0;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
-		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA &&
-		    binds_from_rela(map, cap, names, elf, shstrndx, scn, &sh, err))
-			return err->code;
-	}
-	return 0;
+	size_t dst = map_section(w->names, w->elf, w->shstrndx, r->sym.st_shndx);
+	return dst != SIZE_MAX && dst != r->src ? add_bind(w->map, w->cap, r->src, dst, NULL, err) : 0;
 }
-
 
 /* Arm relocations of a call or a tail jump (see rp_map_ref). */
 static int arm_call(unsigned type)
@@ -141,50 +151,26 @@ static int add_ref(rp_map *map, rp_mapi_caps *cap, size_t from, const char *name
 	return 0;
 }
 
-/* The calls of one REL or RELA section of an Arm object to global symbols that are wanted. */
-static int refs_from_rel(rp_map *map, rp_mapi_caps *cap, const rp_name_index *names, Elf *elf, size_t shstrndx,
-			 Elf_Scn *rel, const GElf_Shdr *rsh, rp_err *err)
+/* An Arm call to a global symbol that is wanted: a ref. */
+static int ref_one(const reloc_walk *w, const reloc *r, rp_err *err)
 {
-	size_t src = map_section(names, elf, shstrndx, rsh->sh_info);
-	Elf_Scn *symscn = elf_getscn(elf, rsh->sh_link);
-	Elf_Data *rdata = elf_getdata(rel, NULL), *sdata = symscn ? elf_getdata(symscn, NULL) : NULL;
-	GElf_Shdr symsh;
-	if (src == SIZE_MAX || !rdata || !sdata || !gelf_getshdr(symscn, &symsh) || !rsh->sh_entsize)
+	if (GELF_ST_BIND(r->sym.st_info) == STB_LOCAL || !r->name || !*r->name)
 		return 0;
-	for (size_t i = 0; i < rsh->sh_size / rsh->sh_entsize; i++) {
-		GElf_Rel r;
-		GElf_Rela ra;
-		GElf_Sym sym;
-		if (rsh->sh_type == SHT_RELA ? !gelf_getrela(rdata, (int)i, &ra) : !gelf_getrel(rdata, (int)i, &r))
-			continue;
-		GElf_Xword info = rsh->sh_type == SHT_RELA ? ra.r_info : r.r_info;
-		if (!arm_call((unsigned)GELF_R_TYPE(info)) || !gelf_getsym(sdata, (int)GELF_R_SYM(info), &sym) ||
-		    GELF_ST_BIND(sym.st_info) == STB_LOCAL)
-			continue;
-		const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
-		const char *called = name && *name ? wanted(map, name, sym.st_shndx == SHN_UNDEF) : NULL;
-		if (called && add_ref(map, cap, src, called, err))
-			return err->code;
-	}
-	return 0;
+	const char *called = wanted(w->map, r->name, r->sym.st_shndx == SHN_UNDEF);
+	return called ? add_ref(w->map, w->cap, r->src, called, err) : 0;
 }
 
 int rp_mapi_relocs_from_object(rp_map *map, rp_mapi_caps *cap, const rp_name_index *names, Elf *elf,
 			       size_t shstrndx, rp_err *err)
 {
 	GElf_Ehdr eh;
+	reloc_walk w = { map, cap, names, elf, shstrndx };
 	if (!gelf_getehdr(elf, &eh))
 		return 0;
 	if (eh.e_machine == EM_RISCV)
-		return binds_from_object(map, cap, names, elf, shstrndx, err);
-	if (eh.e_machine != EM_ARM || !map->ref_names || !((rp_name_index *)map->ref_names)->n)
-		return 0;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
-		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA) &&
-		    refs_from_rel(map, cap, names, elf, shstrndx, scn, &sh, err))
-			return err->code;
-	}
+		return each_reloc(&w, fixed_reach, bind_one, err);
+	if (eh.e_machine == EM_ARM && map->ref_names && ((rp_name_index *)map->ref_names)->n)
+		return each_reloc(&w, arm_call, ref_one, err);
 	return 0;
 }
 
