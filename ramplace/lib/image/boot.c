@@ -455,30 +455,52 @@ static int walk_callees(bwalk *w, size_t f, const insns *is, unsigned depth, int
 	return rc;
 }
 
-static int walk(bwalk *w, size_t f, unsigned depth, int *status)
+/* A function decoded, and whether (and with which instructions) it copies a code section. */
+typedef struct decoded {
+	rp_err local;
+	insns is;                 /* is.err points at local: decoded is filled in place */
+	unsigned char *is_ref, *is_bound;
+	int copies;
+} decoded;
+
+static int decode(bwalk *w, size_t f, decoded *d)
 {
-	rp_err local = RP_ERR_INIT;
-	insns is = { NULL, 0, 0, &local };
-	*status = W_NONE;
-	w->state[f] = 1;
-	int rc = rp_disasm_func(w->d, &w->img->funcs[f], keep_insn, &is, &local);
+	d->local = (rp_err)RP_ERR_INIT;
+	d->is = (insns){ NULL, 0, 0, &d->local };
+	d->is_ref = d->is_bound = NULL;
+	d->copies = 0;
+	int rc = rp_disasm_func(w->d, &w->img->funcs[f], keep_insn, &d->is, &d->local);
 	if (rc == RP_EINPUT)
 		rc = 0;   /* no file bytes: nothing seen, so nothing found */
 	else if (rc)
-		*w->err = local;
-	unsigned char *is_ref = rc ? NULL : calloc(is.n ? is.n : 1, 1);
-	unsigned char *is_bound = rc ? NULL : calloc(is.n ? is.n : 1, 1);
-	if (!rc && (!is_ref || !is_bound))
+		*w->err = d->local;
+	if (!rc && (!(d->is_ref = calloc(d->is.n ? d->is.n : 1, 1)) || !(d->is_bound = calloc(d->is.n ? d->is.n : 1, 1))))
 		rc = rp_err_nomem(w->err, "analysing the reset path");
-	if (!rc && boot_copy_refs(&(boot_refs){ w->img, w->b, w->symaddrs, w->nsymaddrs }, &is, is_ref, is_bound)) {
+	if (!rc)
+		d->copies = boot_copy_refs(&(boot_refs){ w->img, w->b, w->symaddrs, w->nsymaddrs }, &d->is, d->is_ref, d->is_bound);
+	return rc;
+}
+
+static void decoded_release(decoded *d)
+{
+	free(d->is_ref);
+	free(d->is_bound);
+	free(d->is.v);
+}
+
+static int walk(bwalk *w, size_t f, unsigned depth, int *status)
+{
+	decoded d;
+	*status = W_NONE;
+	w->state[f] = 1;
+	int rc = decode(w, f, &d);
+	if (!rc && d.copies) {
 		*status = W_COPY;
-		rc = split_copier(w, f, &is, is_ref, is_bound);
+		rc = split_copier(w, f, &d.is, d.is_ref, d.is_bound);
 	} else if (!rc) {
-		rc = walk_callees(w, f, &is, depth, status);
+		rc = walk_callees(w, f, &d.is, depth, status);
 	}
-	free(is_ref);
-	free(is_bound);
-	free(is.v);
+	decoded_release(&d);
 	w->state[f] = 2;
 	return rc;
 }
@@ -486,22 +508,10 @@ static int walk(bwalk *w, size_t f, unsigned depth, int *status)
 /* Whether function f, which the walk did not decode, copies a code section. */
 static int copies(bwalk *w, size_t f, int *yes)
 {
-	rp_err local = RP_ERR_INIT;
-	insns is = { NULL, 0, 0, &local };
-	*yes = 0;
-	int rc = rp_disasm_func(w->d, &w->img->funcs[f], keep_insn, &is, &local);
-	if (rc == RP_EINPUT)
-		rc = 0;
-	else if (rc)
-		*w->err = local;
-	unsigned char *is_ref = rc ? NULL : calloc(is.n ? is.n : 1, 1), *is_bound = rc ? NULL : calloc(is.n ? is.n : 1, 1);
-	if (!rc && (!is_ref || !is_bound))
-		rc = rp_err_nomem(w->err, "analysing the reset path");
-	if (!rc)
-		*yes = boot_copy_refs(&(boot_refs){ w->img, w->b, w->symaddrs, w->nsymaddrs }, &is, is_ref, is_bound);
-	free(is_ref);
-	free(is_bound);
-	free(is.v);
+	decoded d;
+	int rc = decode(w, f, &d);
+	*yes = !rc && d.copies;
+	decoded_release(&d);
 	return rc;
 }
 
