@@ -236,17 +236,32 @@ static int is_suffix_at(const char *hit, const char *suffix)
 	return hit[n] == '\0' || hit[n] == '.';
 }
 
-const char *rp_clone_parent(const char *name, char *buf, size_t bufsize)
+/* Where name's clone suffix starts, or its length; dot is its first '.', or NULL. */
+static size_t clone_cut(const char *name, const char *dot, size_t cut)
 {
-	size_t cut = strlen(name);
-	/* every suffix starts with '.': none before the first one (most names have none) */
-	const char *dot = memchr(name, '.', cut);
 	for (size_t i = 0; dot && i < sizeof(clone_suffixes) / sizeof(clone_suffixes[0]); i++) {
 		const char *hit = strstr(dot, clone_suffixes[i]);
 		/* a clone suffix never starts the name: ".part.0" alone is not a clone of "" */
 		if (hit && hit != name && (size_t)(hit - name) < cut && is_suffix_at(hit, clone_suffixes[i]))
 			cut = (size_t)(hit - name);
 	}
+	return cut;
+}
+
+int rp_is_clone(const char *name)
+{
+	/* every suffix starts with '.': none before the first one (most names have none) */
+	const char *dot = strchr(name, '.');
+	if (!dot)
+		return 0;
+	size_t len = strlen(dot) + (size_t)(dot - name);
+	return clone_cut(name, dot, len) < len;
+}
+
+const char *rp_clone_parent(const char *name, char *buf, size_t bufsize)
+{
+	size_t cut = strlen(name);
+	cut = clone_cut(name, memchr(name, '.', cut), cut);
 	if (cut >= bufsize)
 		cut = bufsize - 1;
 	memcpy(buf, name, cut);

@@ -98,6 +98,8 @@ typedef struct rp_db_totals {
 				    is 1, set by record, cmd_record.c): a longer one would add nothing */
 	int sampled_arcs;        /* some run's arcs are sampled return addresses (record), which
 				    count samples, not calls as gmon.out's do */
+	const rp_image *bound_to; /* the image func_of was looked up in (rp_db_totals_bind), or NULL */
+	size_t *func_of;         /* per row: its index in bound_to->funcs, SIZE_MAX if none */
 } rp_db_totals;
 
 /* Sums samples per (function, file) over every run in the database. */
@@ -107,6 +109,13 @@ int rp_db_totals_load_run(rp_db *db, int64_t run_id, rp_db_totals *out, rp_err *
 /* Every run; equal != 0 weighs every run the same (each scaled to the mean run's samples). */
 int rp_db_totals_load_weighted(rp_db *db, int equal, rp_db_totals *out, rp_err *err);
 void rp_db_totals_release(rp_db_totals *t);
+/* Looks every row up in img once (rp_image_func_by_name): the staleness check, the cycle weights
+ * and the placement each walk every row, and on a large firmware the lookups (a cache miss or
+ * more each) were a tenth of place's time. img must outlive the binding; a shallow copy of t
+ * with its rows in the same order shares it. */
+int rp_db_totals_bind(rp_db_totals *t, const rp_image *img, rp_err *err);
+/* Row i's function in img: the binding's answer when t is bound to img, else a lookup. */
+const rp_func *rp_db_totals_func(const rp_db_totals *t, const rp_image *img, size_t i);
 
 /* For an "<unknown>" row: the function symbol just below its samples, which lie in code past
  * that function's end where no function is (the PLT after _init, padding); gprof credits such

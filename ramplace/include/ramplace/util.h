@@ -57,6 +57,8 @@ int rp_str_ends_with(const char *s, const char *suffix);
 /* Strips compiler clone suffixes (".part.N", ".cold", ".isra.N", ".constprop.N", ".lto_priv.N",
  * and combinations) into buf; returns buf. The result names the placement unit. */
 const char *rp_clone_parent(const char *name, char *buf, size_t bufsize);
+/* Whether name carries a clone suffix (its rp_clone_parent differs from it), without copying it. */
+int rp_is_clone(const char *name);
 
 /* Limits every stage agrees on, so that what `place` accepts and writes, `check` and `emit` read
  * back: an alignment beyond a page is a typo, and no architecture's veneer is longer than 64. */

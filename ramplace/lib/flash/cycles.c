@@ -101,13 +101,20 @@ int rp_cycles_prepare(rp_cycles *c, const rp_fm_map *models, const rp_db_totals 
 	keyed *k = calloc(c->measured && costs->nfuncs ? costs->nfuncs : 1, sizeof(keyed));
 	c->weights = *samples;
 	c->weights.funcs = calloc(samples->nfuncs ? samples->nfuncs : 1, sizeof(rp_func_total));
-	if (!k || !c->weights.funcs) {
+	/* the weights' rows are the samples' rows, in their order: the same binding holds */
+	c->weights.func_of = samples->func_of ? malloc((samples->nfuncs ? samples->nfuncs : 1) * sizeof(size_t)) : NULL;
+	if (!k || !c->weights.funcs || (samples->func_of && !c->weights.func_of)) {
 		free(k);
 		free(c->weights.funcs);
+		free(c->weights.func_of);
 		c->weights.funcs = NULL;
+		c->weights.func_of = NULL;
+		c->weights.bound_to = NULL;
 		c->weights.nfuncs = 0;
 		return rp_err_nomem(err, "weighing functions in cycles");
 	}
+	if (samples->func_of)
+		memcpy(c->weights.func_of, samples->func_of, samples->nfuncs * sizeof(size_t));
 	size_t nk = 0;
 	for (size_t i = 0; c->measured && i < costs->nfuncs; i++)
 		k[nk++] = (keyed){ costs->funcs[i].name, costs->funcs[i].file, attributed(&costs->funcs[i]) };
@@ -122,7 +129,7 @@ int rp_cycles_prepare(rp_cycles *c, const rp_fm_map *models, const rp_db_totals 
 	for (size_t i = 0; !rc && i < samples->nfuncs; i++) {
 		const rp_func_total *f = &samples->funcs[i];
 		rp_func_total *w = &c->weights.funcs[c->weights.nfuncs];
-		const rp_func *fn = rp_image_func_by_name(img, f->func, f->file);
+		const rp_func *fn = rp_db_totals_func(samples, img, i);
 		const rp_fm_cfg *m = model_of(c, fn);
 		double est = m ? (double)f->count * rp_fm_fetch_estimate(m) : 0.0;
 		double stall = c->measured ? (double)stall_of(k, nk, f->func, f->file) : est;

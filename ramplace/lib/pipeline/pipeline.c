@@ -140,6 +140,8 @@ int rp_pipeline_run(rp_pipeline *p, rp_err *err)
 	if (!rc)
 		rc = load_profile(p, err);
 	if (!rc && p->have_profile)
+		rc = rp_db_totals_bind(&p->totals, p->img, err);
+	if (!rc && p->have_profile)
 		rc = assess_profile(p, err);
 	p->times.profile = rp_seconds() - t0;
 	t0 = rp_seconds();

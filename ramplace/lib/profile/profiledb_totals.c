@@ -427,5 +427,28 @@ void rp_db_totals_release(rp_db_totals *t)
 		free(t->funcs[i].file);
 	}
 	free(t->funcs);
+	free(t->func_of);
 	memset(t, 0, sizeof(*t));
+}
+
+int rp_db_totals_bind(rp_db_totals *t, const rp_image *img, rp_err *err)
+{
+	free(t->func_of);
+	t->func_of = NULL;
+	t->bound_to = NULL;
+	if (!(t->func_of = malloc((t->nfuncs ? t->nfuncs : 1) * sizeof(size_t))))
+		return rp_err_nomem(err, "looking the profile's functions up");
+	for (size_t i = 0; i < t->nfuncs; i++) {
+		const rp_func *f = rp_image_func_by_name(img, t->funcs[i].func, t->funcs[i].file);
+		t->func_of[i] = f ? (size_t)(f - img->funcs) : SIZE_MAX;
+	}
+	t->bound_to = img;
+	return 0;
+}
+
+const rp_func *rp_db_totals_func(const rp_db_totals *t, const rp_image *img, size_t i)
+{
+	if (t->bound_to == img && t->func_of)
+		return t->func_of[i] == SIZE_MAX ? NULL : &img->funcs[t->func_of[i]];
+	return rp_image_func_by_name(img, t->funcs[i].func, t->funcs[i].file);
 }

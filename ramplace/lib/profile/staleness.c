@@ -263,7 +263,7 @@ int rp_staleness_assess(rp_staleness *out, const rp_image *img, const rp_db_imag
 		if (strcmp(t->func, "<unknown>") == 0)
 			continue;
 		out->profiled += t->count;
-		if (rp_image_func_by_name(img, t->func, t->file))
+		if (rp_db_totals_func(totals, img, i))
 			out->mapped += t->count;
 		else
 			rc = add_vanished(out, &cap, t, err);

@@ -14,6 +14,7 @@
 
 #include "ramplace/ilp.h"
 #include "ramplace/util.h"
+#include "ilp_fold.h"
 #include "ilp_model.h"
 #include "ilp_search.h"
 
@@ -431,7 +432,7 @@ static int keep_within_budgets(const incumbent *inc, rp_ilp_result *res, rp_err 
 	return 0;
 }
 
-int rp_ilp_solve(const rp_ilp_problem *pb, rp_ilp_result *res, rp_err *err)
+static int solve_problem(const rp_ilp_problem *pb, rp_ilp_result *res, rp_err *err)
 {
 	memset(res, 0, sizeof(*res));
 	double t0 = rp_ils_now();
@@ -465,6 +466,23 @@ int rp_ilp_solve(const rp_ilp_problem *pb, rp_ilp_result *res, rp_err *err)
 	res->seconds = rp_ils_now() - t0;
 	if (rc)
 		rp_ilp_result_release(res);
+	return rc;
+}
+
+/* The folded problem (ilp_fold.h) has the same optimum; its answer's veneers are counted on
+ * the caller's problem, where the folded ones still are. */
+int rp_ilp_solve(const rp_ilp_problem *pb, rp_ilp_result *res, rp_err *err)
+{
+	rp_ilp_folded f;
+	memset(res, 0, sizeof(*res));
+	int rc = rp_ilp_fold(pb, &f, err);
+	if (!rc)
+		rc = solve_problem(&f.pb, res, err);
+	if (!rc && f.nfolded) {
+		memset(res->veneers, 0, (pb->nregions ? pb->nregions : 1) * sizeof(size_t));
+		res->objective = rp_ilp_evaluate(pb, res->region, res->veneers);
+	}
+	rp_ilp_folded_release(&f);
 	return rc;
 }
 

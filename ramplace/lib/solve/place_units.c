@@ -27,12 +27,6 @@ static void unite(size_t *parent, size_t a, size_t b)
 		parent[a < b ? b : a] = a < b ? a : b;  /* lowest index is the root: deterministic */
 }
 
-static const rp_func *lookup_profiled(const rp_image *img, const rp_func_total *t)
-{
-	const rp_func *f = rp_image_func_by_name(img, t->func, t->file);
-	return f;
-}
-
 int pl_attribute_samples(ctx *c, const rp_db_totals *totals, rp_err *err)
 {
 	if (!totals)
@@ -42,7 +36,7 @@ int pl_attribute_samples(ctx *c, const rp_db_totals *totals, rp_err *err)
 		const rp_func_total *t = &totals->funcs[i];
 		if (strcmp(t->func, "<unknown>") == 0)
 			continue;
-		const rp_func *f = lookup_profiled(c->img, t);
+		const rp_func *f = rp_db_totals_func(totals, c->img, i);
 		if (f) {
 			c->fsamples[f - c->img->funcs] += t->count;
 			continue;
@@ -61,9 +55,9 @@ void pl_group_clones(ctx *c)
 	char parent_name[512];
 	for (size_t i = 0; i < c->img->nfuncs; i++) {
 		const rp_func *f = &c->img->funcs[i];
-		rp_clone_parent(f->name, parent_name, sizeof(parent_name));
-		if (strcmp(parent_name, f->name) == 0)
+		if (!rp_is_clone(f->name))
 			continue;
+		rp_clone_parent(f->name, parent_name, sizeof(parent_name));
 		const rp_func *p = f->file ? rp_image_func_by_name(c->img, parent_name, f->file) : NULL;
 		if (!p)
 			p = rp_image_func_by_name(c->img, parent_name, NULL);
@@ -238,11 +232,10 @@ static uint64_t round_up(uint64_t v, uint64_t a)
 /* A unit is named after its first non-clone function (by address), else its first function. */
 static void name_unit(ctx *c, unit *u, size_t i)
 {
-	char buf[512];
+	if (i == u->root)   /* most units are one function: no name to read */
+		return;
 	const rp_func *cur = &c->img->funcs[u->root], *f = &c->img->funcs[i];
-	int cur_is_clone = strcmp(rp_clone_parent(cur->name, buf, sizeof(buf)), cur->name) != 0;
-	int f_is_clone = strcmp(rp_clone_parent(f->name, buf, sizeof(buf)), f->name) != 0;
-	if (cur_is_clone && !f_is_clone)
+	if (rp_is_clone(cur->name) && !rp_is_clone(f->name))
 		u->root = i;
 }
 
