@@ -213,6 +213,44 @@ int rp_hex_digit(int c)
 	return -1;
 }
 
+struct rp_strblock {
+	struct rp_strblock *next;
+	size_t used, cap;
+	char data[];
+};
+
+#define RP_STRBLOCK (256 * 1024)
+
+char *rp_strpool_copy(rp_strpool *pool, const char *s, size_t n)
+{
+	struct rp_strblock *b = pool->head;
+	if (n == SIZE_MAX)
+		return NULL;
+	if (!b || b->cap - b->used < n + 1) {
+		size_t cap = n + 1 > RP_STRBLOCK ? n + 1 : RP_STRBLOCK;
+		if (cap > SIZE_MAX - sizeof(struct rp_strblock) || !(b = malloc(sizeof(struct rp_strblock) + cap)))
+			return NULL;
+		b->next = pool->head;
+		b->used = 0;
+		b->cap = cap;
+		pool->head = b;
+	}
+	char *out = b->data + b->used;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	b->used += n + 1;
+	return out;
+}
+
+void rp_strpool_release(rp_strpool *pool)
+{
+	for (struct rp_strblock *b = pool->head, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	pool->head = NULL;
+}
+
 int rp_strdup(char **out, const char *s, rp_err *err)
 {
 	*out = NULL;

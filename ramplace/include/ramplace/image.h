@@ -60,6 +60,7 @@ typedef struct rp_image {
 	size_t nsections;
 	rp_segment *segments;
 	size_t nsegments;
+	rp_strpool strings;     /* the functions' and sections' names and files */
 	unsigned char *bytes;   /* the whole file, for reading code */
 	size_t nbytes;
 	/* ARM build attributes (.ARM.attributes, "aeabi"): Tag_CPU_arch (10 v7, 11 v6-M, 12 v6S-M,

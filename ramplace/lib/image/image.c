@@ -23,7 +23,18 @@ typedef struct loader {
 	const char *name;
 	size_t funcs_cap;
 	uint32_t e_flags;   /* checked against e_machine once the sections are known */
+	const char *file_seen, *file_copy;  /* the last STT_FILE name copied, and its copy: the
+					       locals after one share it */
 } loader;
+
+/* A copy of s in the image's strings (rp_strpool): NULL stays NULL. */
+static int pool_copy(rp_image *img, const char **out, const char *s, rp_err *err)
+{
+	*out = NULL;
+	if (s && !(*out = rp_strpool_copy(&img->strings, s, strlen(s))))
+		return rp_err_nomem(err, "loading an ELF");
+	return 0;
+}
 
 static int fail(rp_err *err, const char *name, const char *what)
 {
@@ -112,7 +123,7 @@ static int load_sections(loader *ld, rp_err *err)
 			return fail_elf(err, ld->name, "corrupt section header");
 		const char *name = elf_strptr(ld->elf, shstrndx, sh.sh_name);
 		rp_section *sec = &ld->img->sections[idx];
-		if (rp_strdup(&sec->name, name ? name : "", err))
+		if (pool_copy(ld->img, (const char **)&sec->name, name ? name : "", err))
 			return err->code;
 		sec->vma = sh.sh_addr;
 		sec->size = sh.sh_size;
@@ -154,8 +165,14 @@ static int add_func(loader *ld, const GElf_Sym *sym, const char *name, const cha
 				  (unsigned long long)f->size, sec->name, (unsigned long long)sec->vma,
 				  (unsigned long long)sec->size);
 	}
-	if (rp_strdup(&f->name, name, err) || rp_strdup(&f->file, f->is_local ? file : NULL, err))
+	if (f->is_local && file && file != ld->file_seen) {
+		if (pool_copy(ld->img, &ld->file_copy, file, err))
+			return err->code;
+		ld->file_seen = file;
+	}
+	if (pool_copy(ld->img, (const char **)&f->name, name, err))
 		return err->code;
+	f->file = f->is_local && file ? (char *)ld->file_copy : NULL;
 	img->nfuncs++;
 	return 0;
 }
@@ -216,11 +233,8 @@ static void drop_untyped_labels(rp_image *img)
 		for (size_t k = i; k < j; k++) {
 			rp_func f = img->funcs[k];
 			const rp_section *sec = f.section < img->nsections ? &img->sections[f.section] : NULL;
-			if (f.untyped && (typed_here || a < covered || !sec || a - sec->vma >= sec->size)) {
-				free(f.name);
-				free(f.file);
-				continue;
-			}
+			if (f.untyped && (typed_here || a < covered || !sec || a - sec->vma >= sec->size))
+				continue;   /* its strings stay in the image's pool */
 			img->funcs[keep++] = f;
 		}
 		covered = group_end;
@@ -367,20 +381,24 @@ static int load_all(loader *ld, rp_err *err)
 	return 0;
 }
 
-int rp_image_load_mem(rp_image **out, const void *buf, size_t len, const char *name, rp_err *err)
+/* Loads the ELF in bytes[0..len), which the image takes (freed with it, also on failure). */
+static int load_owned(rp_image **out, unsigned char *bytes, size_t len, const char *name, rp_err *err)
 {
 	*out = NULL;
-	if (len == 0)
+	if (len == 0) {
+		free(bytes);
 		return fail(err, name, "empty file, not an ELF file");
+	}
 	rp_image *img = calloc(1, sizeof(*img));
-	if (!img || !(img->bytes = malloc(len)) || rp_strdup(&img->path, name, err)) {
+	if (!img || rp_strdup(&img->path, name, err)) {
+		free(bytes);
 		rp_image_free(img);
 		return rp_err_nomem(err, "loading an ELF");
 	}
-	memcpy(img->bytes, buf, len);
+	img->bytes = bytes;
 	img->nbytes = len;
 	elf_version(EV_CURRENT);
-	loader ld = { img, elf_memory((char *)img->bytes, len), name, 0, 0 };
+	loader ld = { img, elf_memory((char *)img->bytes, len), name, 0, 0, NULL, NULL };
 	int rc = ld.elf ? load_all(&ld, err) : fail_elf(err, name, "cannot read ELF");
 	if (ld.elf)
 		elf_end(ld.elf);
@@ -392,6 +410,16 @@ int rp_image_load_mem(rp_image **out, const void *buf, size_t len, const char *n
 	return 0;
 }
 
+int rp_image_load_mem(rp_image **out, const void *buf, size_t len, const char *name, rp_err *err)
+{
+	*out = NULL;
+	unsigned char *copy = malloc(len ? len : 1);
+	if (!copy)
+		return rp_err_nomem(err, "loading an ELF");
+	memcpy(copy, buf, len);
+	return load_owned(out, copy, len, name, err);
+}
+
 int rp_image_load(rp_image **out, const char *path, rp_err *err)
 {
 	char *buf;
@@ -400,21 +428,14 @@ int rp_image_load(rp_image **out, const char *path, rp_err *err)
 	int rc = rp_read_file(&buf, &len, path, err);
 	if (rc)
 		return rc;
-	rc = rp_image_load_mem(out, buf, len, path, err);
-	free(buf);
-	return rc;
+	return load_owned(out, (unsigned char *)buf, len, path, err);   /* read once, not copied */
 }
 
 void rp_image_free(rp_image *img)
 {
 	if (!img)
 		return;
-	for (size_t i = 0; i < img->nfuncs; i++) {
-		free(img->funcs[i].name);
-		free(img->funcs[i].file);
-	}
-	for (size_t i = 0; i < img->nsections; i++)
-		free(img->sections[i].name);
+	rp_strpool_release(&img->strings);   /* every function's and section's name */
 	free(img->funcs);
 	rp_name_index_release(&img->by_name);
 	if (img->syms_cache)

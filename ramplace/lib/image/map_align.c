@@ -79,7 +79,10 @@ static int align_from_object(rp_map *map, rp_mapi_caps *cap, const size_t *idx, 
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
 		GElf_Shdr sh;
 		const char *name;
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+		/* relocations and tables are never placed: not looked up (half the sections of an
+		 * object built with -ffunction-sections are .rel.text.NAME) */
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA || sh.sh_type == SHT_SYMTAB ||
+		    sh.sh_type == SHT_STRTAB || sh.sh_type == SHT_GROUP || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
 			continue;
 		for (const rp_name_entry *e = rp_name_index_find(&names, name, NULL, 0); e; e = rp_name_index_next(&names, e)) {
 			rp_map_insec *s = &map->insecs[e->index];

@@ -18,41 +18,10 @@
 #include "ramplace/map.h"
 #include "ramplace/util.h"
 
-/* The map's strings: blocks that never move, freed together by rp_map_free. */
-typedef struct str_block {
-	struct str_block *next;
-	size_t used, cap;
-	char data[];
-} str_block;
-
-#define STR_BLOCK (256 * 1024)
-
 /* A NUL-terminated copy of p[0..n) in the map's strings; NULL when memory ran out. */
 char *rp_mapi_str_copy(rp_map *map, const char *p, size_t n)
 {
-	str_block *b = map->strings;
-	if (!b || b->cap - b->used < n + 1) {
-		size_t cap = n + 1 > STR_BLOCK ? n + 1 : STR_BLOCK;
-		if (cap > SIZE_MAX - sizeof(str_block) || !(b = malloc(sizeof(str_block) + cap)))
-			return NULL;
-		b->next = map->strings;
-		b->used = 0;
-		b->cap = cap;
-		map->strings = b;
-	}
-	char *out = b->data + b->used;
-	memcpy(out, p, n);
-	out[n] = '\0';
-	b->used += n + 1;
-	return out;
-}
-
-static void str_free(void *strings)
-{
-	for (str_block *b = strings, *next; b; b = next) {
-		next = b->next;
-		free(b);
-	}
+	return rp_strpool_copy(&map->strings, p, n);
 }
 
 
@@ -200,7 +169,7 @@ void rp_map_free(rp_map *map)
 		return;
 	for (size_t i = 0; i < map->nregions; i++)
 		free(map->regions[i].name);
-	str_free(map->strings);   /* every input section's strings */
+	rp_strpool_release(&map->strings);   /* every input section's strings */
 	for (size_t i = 0; i < map->nbinds; i++)
 		free(map->binds[i].to_name);
 	free(map->binds);

@@ -281,7 +281,7 @@ static int weigh_by_layout(rp_pipeline *p, const rp_db_totals *base, rp_db_total
 	for (size_t i = 0; !rc && i < base->nfuncs; i++) {
 		rp_func_total *f = &w->funcs[i];
 		*f = base->funcs[i];
-		const rp_func *fn = rp_image_func_by_name(p->img, f->func, f->file);
+		const rp_func *fn = rp_db_totals_func(base, p->img, i);
 		double net = fn ? per_func[fn - p->img->funcs] - rp_cycles_copy_cost(&p->cycles.model, fn->size) : 0.0;
 		f->count = net > 0 ? (uint64_t)(net + 0.5) : 0;
 		f->samples = (double)f->count;
