@@ -61,43 +61,33 @@ static int same_object(const rp_map_insec *a, const rp_map_insec *b)
 }
 
 /* Sets align of the sections idx[from..to) (one object: same container and member) from the
- * section headers of elf; each header finds its map sections through an index of their names,
- * as an object compiled with -ffunction-sections holds thousands. Then its relocations. */
+ * section headers of elf each was matched to (map_match.c), as an object compiled with
+ * -ffunction-sections holds thousands. Then its relocations. */
 static int align_from_object(rp_map *map, rp_mapi_caps *cap, const size_t *idx, size_t from, size_t to, Elf *elf, rp_err *err)
 {
 	size_t shstrndx;
 	if (elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return 0;
-	rp_name_index names = { 0 };
-	if (rp_name_index_init(&names, to - from, err))
+	rp_mapi_match match;
+	if (rp_mapi_match_object(map, idx, from, to, elf, shstrndx, &match, err))
 		return err->code;
-	for (size_t k = from; k < to; k++) {
-		const char *name = map->insecs[idx[k]].name;
-		names.e[k - from] = (rp_name_entry){ name ? name : "", NULL, idx[k], 0 };
-	}
-	rp_name_index_sort(&names);
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
+	for (size_t k = from; k < to && match.shndx_of; k++) {
 		GElf_Shdr sh;
-		const char *name;
-		/* relocations and tables are never placed: not looked up (half the sections of an
-		 * object built with -ffunction-sections are .rel.text.NAME) */
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA || sh.sh_type == SHT_SYMTAB ||
-		    sh.sh_type == SHT_STRTAB || sh.sh_type == SHT_GROUP || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+		Elf_Scn *scn = match.shndx_of[k - from] == SIZE_MAX ? NULL : elf_getscn(elf, match.shndx_of[k - from]);
+		if (!scn || !gelf_getshdr(scn, &sh))
 			continue;
-		for (const rp_name_entry *e = rp_name_index_find(&names, name, NULL, 0); e; e = rp_name_index_next(&names, e)) {
-			rp_map_insec *s = &map->insecs[e->index];
-			/* hostile input: an alignment that is no power of two, or beyond a page, is
-			 * left to inference rather than wrapping the sizes it rounds */
-			rp_err ignored = RP_ERR_INIT;
-			uint64_t a = sh.sh_addralign ? sh.sh_addralign : 1;
-			if (!s->align && rp_check_align(a, name, &ignored) == 0)
-				s->align = a;
-			if (!s->exec)
-				s->exec = sh.sh_flags & SHF_EXECINSTR ? 1 : 2;
-		}
+		rp_map_insec *s = &map->insecs[idx[k]];
+		/* hostile input: an alignment that is no power of two, or beyond a page, is left to
+		 * inference rather than wrapping the sizes it rounds */
+		rp_err ignored = RP_ERR_INIT;
+		uint64_t a = sh.sh_addralign ? sh.sh_addralign : 1;
+		if (!s->align && rp_check_align(a, s->name ? s->name : "", &ignored) == 0)
+			s->align = a;
+		if (!s->exec)
+			s->exec = sh.sh_flags & SHF_EXECINSTR ? 1 : 2;
 	}
-	int rc = rp_mapi_relocs_from_object(map, cap, &names, elf, shstrndx, err);
-	rp_name_index_release(&names);
+	int rc = rp_mapi_relocs_from_object(map, cap, &match, elf, shstrndx, err);
+	rp_mapi_match_release(&match);
 	return rc;
 }
 

@@ -34,10 +34,21 @@ typedef struct rp_mapi_caps {
 	size_t binds, refs;
 } rp_mapi_caps;
 struct Elf;
-struct rp_name_index;
+/* One open object's section headers and the map sections of that object (map_match.c). */
+typedef struct rp_mapi_match {
+	size_t *insec_of;      /* per section header: its map section, SIZE_MAX none or not one */
+	size_t nshdr;
+	size_t *shndx_of;      /* per map section idx[from..to): its header, SIZE_MAX none */
+	size_t ambiguous;      /* headers several map sections share a name with (COMDAT) */
+} rp_mapi_match;
+/* Matches the headers of elf (shstrndx: their names' table) to the map sections idx[from..to),
+ * which are of that one object. Fails only on memory. */
+int rp_mapi_match_object(rp_map *map, const size_t *idx, size_t from, size_t to, struct Elf *elf, size_t shstrndx,
+			 rp_mapi_match *out, rp_err *err);
+void rp_mapi_match_release(rp_mapi_match *m);
 /* The binds (RISC-V) or refs (Arm, see rp_map_want_refs) of one open object (map_relocs.c),
- * whose map sections names indexes by name. Fails only on memory. */
-int rp_mapi_relocs_from_object(rp_map *map, rp_mapi_caps *cap, const struct rp_name_index *names, struct Elf *elf,
+ * whose sections match has matched to the map's. Fails only on memory. */
+int rp_mapi_relocs_from_object(rp_map *map, rp_mapi_caps *cap, const rp_mapi_match *match, struct Elf *elf,
 			       size_t shstrndx, rp_err *err);
 /* Orders map->refs by section (rp_map_refs_of's binary search). */
 void rp_mapi_sort_refs(rp_map *map);

@@ -39,18 +39,11 @@ static int add_bind(rp_map *map, rp_mapi_caps *cap, size_t from, size_t to, cons
 	return 0;
 }
 
-/* The map section (of one object, named in names) that the object's section scn_index is, or
- * SIZE_MAX (not kept by the link, or not in the map). */
-static size_t map_section(const rp_name_index *names, Elf *elf, size_t shstrndx, size_t scn_index)
+/* The map section that the object's section scn_index is, or SIZE_MAX (not kept by the link,
+ * not in the map, or one of several of its name: map_match.c). */
+static size_t map_section(const rp_mapi_match *match, size_t scn_index)
 {
-	GElf_Shdr sh;
-	Elf_Scn *scn = elf_getscn(elf, scn_index);
-	const char *name = scn && gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
-	const rp_name_entry *e = name ? rp_name_index_find(names, name, NULL, 0) : NULL;
-	/* several map sections of one name in one object (COMDAT) cannot be told apart: none */
-	if (!e || rp_name_index_next(names, e))
-		return SIZE_MAX;
-	return e->index;
+	return scn_index < match->nshdr ? match->insec_of[scn_index] : SIZE_MAX;
 }
 
 /* One relocation of an object, as the walk below hands it on. */
@@ -64,7 +57,7 @@ typedef struct reloc {
 typedef struct reloc_walk {
 	rp_map *map;
 	rp_mapi_caps *cap;
-	const rp_name_index *names;  /* the object's map sections by name */
+	const rp_mapi_match *match;  /* the object's sections matched to the map's */
 	Elf *elf;
 	size_t shstrndx;
 } reloc_walk;
@@ -78,7 +71,7 @@ static int each_reloc(const reloc_walk *w, int (*wanted_type)(unsigned), int (*f
 		GElf_Shdr rsh, symsh;
 		if (!gelf_getshdr(scn, &rsh) || (rsh.sh_type != SHT_REL && rsh.sh_type != SHT_RELA) || !rsh.sh_entsize)
 			continue;
-		reloc r = { .src = map_section(w->names, w->elf, w->shstrndx, rsh.sh_info), .src_shndx = rsh.sh_info };
+		reloc r = { .src = map_section(w->match, rsh.sh_info), .src_shndx = rsh.sh_info };
 		Elf_Scn *symscn = elf_getscn(w->elf, rsh.sh_link);
 		Elf_Data *rdata = elf_getdata(scn, NULL), *sdata = symscn ? elf_getdata(symscn, NULL) : NULL;
 		if (r.src == SIZE_MAX || !rdata || !sdata || !gelf_getshdr(symscn, &symsh))
@@ -107,7 +100,7 @@ static int bind_one(const reloc_walk *w, const reloc *r, rp_err *err)
 		return r->name && *r->name ? add_bind(w->map, w->cap, r->src, SIZE_MAX, r->name, err) : 0;
 	if (r->sym.st_shndx >= SHN_LORESERVE || r->sym.st_shndx == r->src_shndx)
 		return 0;
-	size_t dst = map_section(w->names, w->elf, w->shstrndx, r->sym.st_shndx);
+	size_t dst = map_section(w->match, r->sym.st_shndx);
 	return dst != SIZE_MAX && dst != r->src ? add_bind(w->map, w->cap, r->src, dst, NULL, err) : 0;
 }
 
@@ -160,11 +153,11 @@ static int ref_one(const reloc_walk *w, const reloc *r, rp_err *err)
 	return called ? add_ref(w->map, w->cap, r->src, called, err) : 0;
 }
 
-int rp_mapi_relocs_from_object(rp_map *map, rp_mapi_caps *cap, const rp_name_index *names, Elf *elf,
+int rp_mapi_relocs_from_object(rp_map *map, rp_mapi_caps *cap, const rp_mapi_match *match, Elf *elf,
 			       size_t shstrndx, rp_err *err)
 {
 	GElf_Ehdr eh;
-	reloc_walk w = { map, cap, names, elf, shstrndx };
+	reloc_walk w = { map, cap, match, elf, shstrndx };
 	if (!gelf_getehdr(elf, &eh))
 		return 0;
 	if (eh.e_machine == EM_RISCV)
