@@ -46,7 +46,7 @@ typedef struct recorded {
 
 /* Stall cycles of the baseline that the plans' functions (code plans only) took, for a plan that
  * records no prediction (an older plan); and the prediction a plan records under model. */
-static int planned_stall(const rp_db_costs *base, const char *model, char *const *plans, size_t nplans, double *out,
+static int planned_stall(const rp_db_costs *base, const char *model, const char *const *plans, size_t nplans, double *out,
 			 recorded *rec, rp_err *err)
 {
 	*out = 0;
@@ -65,7 +65,7 @@ static int planned_stall(const rp_db_costs *base, const char *model, char *const
 	return 0;
 }
 
-int check_profile_report(const char *new_db, const char *baseline_db, char *const *plans, size_t nplans, rp_err *err)
+int check_profile_report(const char *new_db, const char *baseline_db, const char *const *plans, size_t nplans, rp_err *err)
 {
 	rp_db_costs now, base;
 	int rc = load(new_db, &now, err);

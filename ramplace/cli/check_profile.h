@@ -10,6 +10,6 @@
  * made from; NULL: not compared), and against what the plans predicted (baseline's cycles less
  * the stall cycles of every planned function). Fails when new_db has no stall cycles, or the
  * two profiles' models differ. */
-int check_profile_report(const char *new_db, const char *baseline_db, char *const *plans, size_t nplans, rp_err *err);
+int check_profile_report(const char *new_db, const char *baseline_db, const char *const *plans, size_t nplans, rp_err *err);
 
 #endif

@@ -13,6 +13,7 @@
 #include "check_profile.h"
 #include "cli.h"
 #include "ramplace/check.h"
+#include "ramplace/check_firmware.h"
 #include "ramplace/image.h"
 #include "ramplace/plan.h"
 
@@ -50,66 +51,39 @@ static const char usage[] =
 	"  -h, --help            print this help\n";
 
 typedef struct check_args {
-	char **plans;         /* owned strings */
-	size_t nplans;
-	const char *elf_path;
-	int quiet;            /* failures only, no summaries */
-	int allow_empty;      /* --allow-empty: a plan with no unit is not a failure */
-	int allow_boot_path;  /* --allow-boot-path: reset-path findings are notes, not failures */
-	int plan_allows_boot_path; /* a plan was made with place --allow-boot-path (its boot-path line) */
+	const char **plans;   /* the plan files given (owned array; "ramtext.ld.plan" strings owned too) */
+	char **owned;         /* the strings made here (--fragment's NAME.plan) */
+	size_t nplans, nowned;
 	const char *profile, *baseline;   /* --profile, --baseline: the move in cycles */
 	const char **handler_globs;       /* --ram-handler (owned array, borrowed strings) */
-	size_t nhandler_globs;
-	int all_handlers;                 /* --ram-handlers */
-	rp_plan_func *handlers;           /* the plans' handlers (owned strings), then the options' */
-	size_t nhandlers, nplan_handlers;
-	size_t nloader_loaded;            /* plans for ESP-IDF, whose bootloader loads IRAM: no copy */
+	rp_check_opts o;
+	int quiet;            /* failures only, no summaries */
 } check_args;
 
-static int add_plan(check_args *a, const char *path, const char *suffix, rp_err *err)
+static int push_str(const char ***list, size_t *n, const char *s, rp_err *err)
 {
-	char **bigger = realloc(a->plans, (a->nplans + 1) * sizeof(char *));
+	const char **bigger = realloc(*list, (*n + 1) * sizeof(char *));
 	if (!bigger)
 		return rp_err_nomem(err, "reading options");
-	a->plans = bigger;
-	size_t n = strlen(path) + strlen(suffix) + 1;
-	if (!(a->plans[a->nplans] = malloc(n)))
+	*list = bigger;
+	bigger[(*n)++] = s;
+	return 0;
+}
+
+/* A plan file: path itself, or path + suffix (a fragment's plan). */
+static int add_plan(check_args *a, const char *path, const char *suffix, rp_err *err)
+{
+	if (!*suffix)
+		return push_str(&a->plans, &a->nplans, path, err);
+	char **bigger = realloc(a->owned, (a->nowned + 1) * sizeof(char *));
+	if (!bigger)
 		return rp_err_nomem(err, "reading options");
-	snprintf(a->plans[a->nplans++], n, "%s%s", path, suffix);
-	return 0;
-}
-
-static int listed(const check_args *a, const char *path)
-{
-	for (size_t i = 0; i < a->nplans; i++)
-		if (strcmp(a->plans[i], path) == 0)
-			return 1;
-	return 0;
-}
-
-/* The data plans the code plans name ("data-plan", written by place --data), resolved beside
- * each code plan and added once, so `check fw.elf` verifies .ramdata too. A code plan that does
- * not read fails here as it would in check_one. */
-static int add_data_plans(check_args *a, rp_err *err)
-{
-	size_t ngiven = a->nplans;
-	int rc = 0;
-	for (size_t i = 0; !rc && i < ngiven; i++) {
-		rp_plan *plan = NULL;
-		if ((rc = rp_plan_read(&plan, a->plans[i], err)))
-			break;
-		if (plan->data_plan) {
-			const char *slash = strrchr(a->plans[i], '/');
-			int dirlen = slash ? (int)(slash - a->plans[i] + 1) : 0;
-			char path[4096];
-			if (snprintf(path, sizeof(path), "%.*s%s", dirlen, a->plans[i], plan->data_plan) >= (int)sizeof(path))
-				rc = rp_err_set(err, RP_EINPUT, "%s: data-plan path too long", a->plans[i]);
-			else if (!listed(a, path))
-				rc = add_plan(a, path, "", err);
-		}
-		rp_plan_free(plan);
-	}
-	return rc;
+	a->owned = bigger;
+	size_t n = strlen(path) + strlen(suffix) + 1;
+	if (!(a->owned[a->nowned] = malloc(n)))
+		return rp_err_nomem(err, "reading options");
+	snprintf(a->owned[a->nowned], n, "%s%s", path, suffix);
+	return push_str(&a->plans, &a->nplans, a->owned[a->nowned++], err);
 }
 
 /* Returns 1 after --help, 0 to go on, or a negative code. */
@@ -132,19 +106,12 @@ static int parse_args(check_args *a, int argc, char **argv, rp_err *err)
 		case 'p': rc = add_plan(a, optarg, "", err); break;
 		case 'f': rc = add_plan(a, optarg, ".plan", err); break;
 		case 'q': a->quiet = 1; break;
-		case 'E': a->allow_empty = 1; break;
-		case 'A': a->allow_boot_path = 1; break;
+		case 'E': a->o.allow_empty = 1; break;
+		case 'A': a->o.allow_boot_path = 1; break;
 		case 'R': a->profile = optarg; break;
 		case 'B': a->baseline = optarg; break;
-		case 'V': a->all_handlers = 1; break;
-		case 'H': {
-			const char **bigger = realloc(a->handler_globs, (a->nhandler_globs + 1) * sizeof(char *));
-			if (!bigger)
-				return rp_err_nomem(err, "reading options");
-			a->handler_globs = bigger;
-			a->handler_globs[a->nhandler_globs++] = optarg;
-			break;
-		}
+		case 'V': a->o.all_handlers = 1; break;
+		case 'H': rc = push_str(&a->handler_globs, &a->o.nhandler_globs, optarg, err); break;
 		case 'h': fputs(usage, stdout); return 1;
 		default: return cli_usage_error(err, "check", "unknown option");
 		}
@@ -153,9 +120,8 @@ static int parse_args(check_args *a, int argc, char **argv, rp_err *err)
 		return rc;
 	if (argc - optind != 1)
 		return cli_usage_error(err, "check", "expects one firmware.elf");
-	a->elf_path = argv[optind];
-	int rc2 = a->nplans ? 0 : add_plan(a, "ramtext.ld", ".plan", err);
-	return rc2 ? rc2 : add_data_plans(a, err);
+	a->o.elf_path = argv[optind];
+	return a->nplans ? 0 : add_plan(a, "ramtext.ld", ".plan", err);
 }
 
 static void print_result(const rp_image *img, const rp_check_result *res, const rp_plan *plan, int quiet)
@@ -204,121 +170,56 @@ static void print_result(const rp_image *img, const rp_check_result *res, const 
 	       : img->machine == EM_RISCV ? " (GNU ld relaxed calls between moved functions: below the plan is fine)" : "");
 }
 
-/* Keeps a copy of the plan's interrupt handlers for the proof after every plan is checked. */
-static int keep_plan_handlers(check_args *a, const rp_plan *plan, rp_err *err)
+static void print_report(const check_args *a, const rp_check_report *r)
 {
-	if (!plan->nhandlers)
-		return 0;
-	rp_plan_func *bigger = realloc(a->handlers, (a->nhandlers + plan->nhandlers) * sizeof(*bigger));
-	if (!bigger)
-		return rp_err_nomem(err, "checking");
-	a->handlers = bigger;
-	for (size_t i = 0; i < plan->nhandlers; i++) {
-		rp_plan_func *h = &a->handlers[a->nhandlers];
-		*h = (rp_plan_func){ NULL, NULL };
-		a->nhandlers++;
-		a->nplan_handlers++;
-		if (rp_strdup(&h->name, plan->handlers[i].name, err) || rp_strdup(&h->file, plan->handlers[i].file, err))
-			return err->code;
+	for (size_t i = 0; i < r->nplans; i++) {
+		const rp_check_plan_report *p = &r->plans[i];
+		if (p->empty_fails)
+			printf("%s: the plan moves nothing (no profile, or nothing worth moving): nothing to check; "
+			       "--allow-empty when that is expected\n", p->path);
+		if (p->checked)
+			print_result(r->img, &p->res, p->plan, a->quiet);
 	}
-	return 0;
-}
-
-static int check_one(const char *plan_path, const rp_image *img, check_args *a, const char **outsec,
-		     size_t *failures, rp_err *err)
-{
-	rp_plan *plan = NULL;
-	rp_check_result res;
-	int quiet = a->quiet;
-	int rc = rp_plan_read(&plan, plan_path, err);
-	/* everything passes trivially on an empty plan: in CI that is a loop that did nothing */
-	/* a data plan may move nothing: the code plan beside it is what shows the loop did something */
-	if (!rc && plan->allow_boot_path)
-		a->plan_allows_boot_path = 1;
-	if (!rc && plan->nunits == 0 && !a->allow_empty && !plan->is_data) {
-		printf("%s: the plan moves nothing (no profile, or nothing worth moving): nothing to check; "
-		       "--allow-empty when that is expected\n", plan_path);
-		(*failures)++;
+	if (r->reset_loader && !a->quiet)
+		printf("reset path: not a constraint: ESP-IDF's second-stage bootloader loads IRAM before the "
+		       "application starts\n");
+	if (r->reset_checked) {
+		const char *allowed_by = r->boot_allowed_by_option ? " (allowed by --allow-boot-path)"
+								   : " (allowed: the plan was made with --allow-boot-path)";
+		/* allowed: the user vouched for the boot path; what the analysis sees is still said */
+		for (size_t i = 0; i < r->reset.nfailures && (!r->boot_allowed || !a->quiet); i++)
+			printf("%s%s\n", r->boot_allowed ? "allowed: " : "", r->reset.failures[i]);
+		if (!a->quiet)
+			printf("reset path: %zu function%s run before the copy, %zu in RAM%s\n", r->nreset, r->nreset == 1 ? "" : "s",
+			       r->reset.nfailures, r->boot_allowed ? allowed_by : "");
 	}
-	if (!rc)
-		rc = keep_plan_handlers(a, plan, err);
-	if (!rc && rp_dialect_info_of(rp_plan_dialect(plan))->loader_fills_ram)
-		a->nloader_loaded++;
-	if (!rc)
-		rc = rp_check_run(img, plan, &res, err);
-	if (!rc) {
-		print_result(img, &res, plan, quiet);
-		*failures += res.nfailures;
-		rp_check_result_release(&res);
+	if (r->handlers_checked) {
+		for (size_t i = 0; i < r->handlers.nfailures; i++)
+			printf("%s\n", r->handlers.failures[i]);
+		if (!a->quiet)
+			printf("interrupt handlers: %zu, reaching %zu function(s), %zu path(s) to flash\n", r->nhandlers,
+			       r->nreached, r->handlers.nfailures);
 	}
-	/* the name outlives the plan: the reset-path check needs it */
-	*outsec = NULL;
-	if (!rc && plan->outsec && !(*outsec = strdup(plan->outsec)))
-		rc = rp_err_nomem(err, "checking");
-	rp_plan_free(plan);
-	return rc;
-}
-
-/* Interrupt handlers kept off flash: the plans' own and --ram-handler(s)' (found in the relinked
- * ELF), each walked to the first function in flash. */
-static int check_handlers(check_args *a, const rp_image *img, const char **outsecs, size_t *failures, rp_err *err)
-{
-	int rc = rp_check_find_handlers(img, a->handler_globs, a->nhandler_globs, a->all_handlers, &a->handlers,
-					&a->nhandlers, err);
-	if (rc || !a->nhandlers)
-		return rc;
-	rp_check_result res;
-	memset(&res, 0, sizeof(res));
-	size_t nreached = 0;
-	rc = rp_check_handlers(img, a->handlers, a->nhandlers, outsecs, a->nplans, &res, &nreached, err);
-	for (size_t i = 0; !rc && i < res.nfailures; i++)
-		printf("%s\n", res.failures[i]);
-	if (!rc && !a->quiet)
-		printf("interrupt handlers: %zu, reaching %zu function(s), %zu path(s) to flash\n", a->nhandlers, nreached,
-		       res.nfailures);
-	*failures += res.nfailures;
-	rp_check_result_release(&res);
-	return rc;
 }
 
 static int run_check(check_args *a, rp_err *err)
 {
-	rp_image *img = NULL;
-	const char **outsecs = calloc(a->nplans, sizeof(char *));
-	size_t failures = 0, nreset = 0;
-	int rc = outsecs ? rp_image_load(&img, a->elf_path, err) : rp_err_nomem(err, "checking");
-	for (size_t i = 0; !rc && i < a->nplans; i++)
-		rc = check_one(a->plans[i], img, a, &outsecs[i], &failures, err);
-	int boot_allowed = a->allow_boot_path || a->plan_allows_boot_path;
-	const char *allowed_by = a->allow_boot_path ? " (allowed by --allow-boot-path)" : " (allowed: the plan was made with --allow-boot-path)";
-	if (!rc && a->nplans && a->nloader_loaded == a->nplans) {
-		if (!a->quiet)
-			printf("reset path: not a constraint: ESP-IDF's second-stage bootloader loads IRAM before the "
-			       "application starts\n");
-	} else if (!rc) {
-		rp_check_result res;
-		memset(&res, 0, sizeof(res));
-		rc = rp_check_reset_path(img, outsecs, a->nplans, &res, &nreset, err);
-		/* allowed: the user vouched for the boot path; what the analysis sees is still said */
-		for (size_t i = 0; !rc && i < res.nfailures && (!boot_allowed || !a->quiet); i++)
-			printf("%s%s\n", boot_allowed ? "allowed: " : "", res.failures[i]);
-		if (!rc && !a->quiet)
-			printf("reset path: %zu function%s run before the copy, %zu in RAM%s\n", nreset, nreset == 1 ? "" : "s",
-			       res.nfailures, boot_allowed ? allowed_by : "");
-		if (!boot_allowed)
-			failures += res.nfailures;
-		rp_check_result_release(&res);
+	rp_check_report r;
+	a->o.plans = a->plans;
+	a->o.nplans = a->nplans;
+	a->o.handler_globs = a->handler_globs;
+	int rc = rp_check_firmware(&a->o, &r, err);
+	print_report(a, &r);   /* also what was checked before an error */
+	if (!rc && a->profile) {
+		const char **paths = malloc((r.nplans ? r.nplans : 1) * sizeof(char *));
+		for (size_t i = 0; paths && i < r.nplans; i++)
+			paths[i] = r.plans[i].path;
+		rc = paths ? check_profile_report(a->profile, a->baseline, paths, r.nplans, err) : rp_err_nomem(err, "checking");
+		free(paths);
 	}
-	if (!rc)
-		rc = check_handlers(a, img, outsecs, &failures, err);
-	if (!rc && a->profile)
-		rc = check_profile_report(a->profile, a->baseline, a->plans, a->nplans, err);
-	if (!rc && failures)
-		rc = rp_err_set(err, RP_ECHECK, "%s: %zu check%s failed", a->elf_path, failures, failures == 1 ? "" : "s");
-	for (size_t i = 0; outsecs && i < a->nplans; i++)
-		free((char *)outsecs[i]);
-	free(outsecs);
-	rp_image_free(img);
+	if (!rc && r.failures)
+		rc = rp_err_set(err, RP_ECHECK, "%s: %zu check%s failed", a->o.elf_path, r.failures, r.failures == 1 ? "" : "s");
+	rp_check_report_release(&r);
 	return rc;
 }
 
@@ -328,14 +229,10 @@ int cmd_check(int argc, char **argv, rp_err *err)
 	int rc = parse_args(&a, argc, argv, err);
 	if (rc == 0)
 		rc = run_check(&a, err);
-	for (size_t i = 0; i < a.nplans; i++)
-		free(a.plans[i]);
-	for (size_t i = 0; i < a.nplan_handlers; i++) {   /* the options' names are the image's */
-		free(a.handlers[i].name);
-		free(a.handlers[i].file);
-	}
-	free(a.handlers);
-	free(a.handler_globs);
+	for (size_t i = 0; i < a.nowned; i++)
+		free(a.owned[i]);
+	free(a.owned);
 	free(a.plans);
+	free(a.handler_globs);
 	return rc > 0 ? 0 : rc;
 }
