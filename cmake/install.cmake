@@ -15,8 +15,20 @@ install(FILES docs/ramplace.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 
 # libramplace_core.a in the build tree (tests link it by that name), libramplace.a installed
 install(FILES $<TARGET_FILE:ramplace_core> DESTINATION ${CMAKE_INSTALL_LIBDIR} RENAME libramplace.a)
-file(GLOB RAMPLACE_PUBLIC_HEADERS ramplace/include/ramplace/*.h ldgen/*.h)
-install(FILES ${RAMPLACE_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ramplace)
+# The public boundary: the entry points (one placement from files, check, import, the image and
+# map readers, plans, the profile database, reports) and the headers they include, nothing
+# else: util.h, the solvers' internals (ilp, budget), the decoder and the reset-path analysis
+# stay the library's own. t_cmake_library compiles each installed header alone against the
+# install, so a public header that includes a private one fails there.
+set(RAMPLACE_ENTRY_HEADERS pipeline.h check_firmware.h import_run.h image.h map.h plan.h profiledb.h
+    callgraph.h report.h error.h
+    # included by the entry points above
+    check.h config.h costs.h curve.h cycles.h dataobjs.h flashmap.h flashmodel.h import.h knapsack.h
+    layout.h place_data.h placement.h rsp.h samples.h staleness.h swo.h)
+list(TRANSFORM RAMPLACE_ENTRY_HEADERS PREPEND ramplace/include/ramplace/)
+install(FILES ${RAMPLACE_ENTRY_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ramplace)
+file(GLOB RAMPLACE_LDGEN_HEADERS ldgen/include/ramplace/ldgen/*.h)
+install(FILES ${RAMPLACE_LDGEN_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ramplace/ldgen)
 
 # pkg-config: the modules the library links (extend both lists when adding a dependency)
 string(JOIN " " RAMPLACE_PC_REQUIRES_PRIVATE ${RAMPLACE_PKG_MODULES})
@@ -57,7 +69,7 @@ install(FILES ${RAMPLACE_RUNTIME_FILES} DESTINATION ${RAMPLACE_SHARE_DIR}/runtim
 set(RAMPLACE_CONFIG_LOCATIONS "set(_ramplace_exe \"$<TARGET_FILE:ramplace>\")
 set(_ramplace_module_dir \"${PROJECT_SOURCE_DIR}/cmake\")
 set(_ramplace_lib \"$<TARGET_FILE:ramplace_core>\")
-set(_ramplace_include_dirs \"${PROJECT_SOURCE_DIR}/ramplace/include;${PROJECT_SOURCE_DIR}/ldgen\")
+set(_ramplace_include_dirs \"${PROJECT_SOURCE_DIR}/ramplace/include;${PROJECT_SOURCE_DIR}/ldgen/include\")
 set(_ramplace_link_options \"${RAMPLACE_LIB_LINK_OPTIONS}\")")
 configure_file(cmake/ramplaceConfig.cmake.in ${PROJECT_BINARY_DIR}/ramplaceConfig.cmake.gen @ONLY)
 file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/ramplaceConfig.cmake

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "attr.h"
+#include "ramplace/ldgen/attr.h"
 #include "ramplace/util.h"
 
 #define CONTEXT 3

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "dialects.h"
+#include "ramplace/ldgen/dialects.h"
 #include "ramplace/util.h"
 
 typedef struct entry {

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ldgen.h"
+#include "ramplace/ldgen/ldgen.h"
 #include "ramplace/util.h"
 
 /* Characters an emitted pattern may hold: names, paths, ld wildcards, '\' quoting and the

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dialects.h"
+#include "ramplace/ldgen/dialects.h"
 #include "ramplace/util.h"
 
 /* rp_ld_pattern_fn: one pattern, to the fragment (ctx). lld matches the file part against the

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dialects.h"
+#include "ramplace/ldgen/dialects.h"
 #include "ramplace/util.h"
 
 typedef struct renames_ctx {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dialects.h"
+#include "ramplace/ldgen/dialects.h"
 #include "ramplace/util.h"
 
 typedef struct reloc {

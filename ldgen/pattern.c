@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dialects.h"
+#include "ramplace/ldgen/dialects.h"
 #include "ramplace/util.h"
 
 /* Names, paths and the few wildcard characters exact patterns use; nothing that could end a

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "locator.h"
+#include "ramplace/ldgen/locator.h"
 #include "ramplace/error.h"
 #include "ramplace/image.h"
 #include "ramplace/rsp.h"

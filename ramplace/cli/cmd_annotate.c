@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attr.h"
+#include "ramplace/ldgen/attr.h"
 #include "cli.h"
 #include "ramplace/util.h"
 

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "dialects.h"
-#include "ldgen.h"
+#include "ramplace/ldgen/dialects.h"
+#include "ramplace/ldgen/ldgen.h"
 
 
 /* What emit writes: a dialect's build input, or GNU ld's fragment for ld.lld. */

@@ -222,19 +222,19 @@ struct rp_strblock {
 
 #define RP_STRBLOCK (256 * 1024)
 
-char *rp_strpool_copy(rp_strpool *pool, const char *s, size_t n)
+char *rp_strpool_copy(struct rp_strblock **pool, const char *s, size_t n)
 {
-	struct rp_strblock *b = pool->head;
+	struct rp_strblock *b = *pool;
 	if (n == SIZE_MAX)
 		return NULL;
 	if (!b || b->cap - b->used < n + 1) {
 		size_t cap = n + 1 > RP_STRBLOCK ? n + 1 : RP_STRBLOCK;
 		if (cap > SIZE_MAX - sizeof(struct rp_strblock) || !(b = malloc(sizeof(struct rp_strblock) + cap)))
 			return NULL;
-		b->next = pool->head;
+		b->next = *pool;
 		b->used = 0;
 		b->cap = cap;
-		pool->head = b;
+		*pool = b;
 	}
 	char *out = b->data + b->used;
 	memcpy(out, s, n);
@@ -243,13 +243,13 @@ char *rp_strpool_copy(rp_strpool *pool, const char *s, size_t n)
 	return out;
 }
 
-void rp_strpool_release(rp_strpool *pool)
+void rp_strpool_release(struct rp_strblock **pool)
 {
-	for (struct rp_strblock *b = pool->head, *next; b; b = next) {
+	for (struct rp_strblock *b = *pool, *next; b; b = next) {
 		next = b->next;
 		free(b);
 	}
-	pool->head = NULL;
+	*pool = NULL;
 }
 
 int rp_strdup(char **out, const char *s, rp_err *err)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "dialects.h"
+#include "ramplace/ldgen/dialects.h"
 
 static void run(int rc, const rp_err *err, const char *path)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ldgen.h"
+#include "ramplace/ldgen/ldgen.h"
 #include "ramplace/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -94,7 +94,7 @@ def call_graph(objs):
 
 def include_graph(src, sources):
     """file -> files it includes, among the library's own headers."""
-    inc_dirs = [os.path.join(src, "ramplace", "include"), os.path.join(src, "ldgen"),
+    inc_dirs = [os.path.join(src, "ramplace", "include"), os.path.join(src, "ldgen", "include"),
                 os.path.join(src, "ramplace", "cli")]
     headers = {}
     for d in inc_dirs:

@@ -54,6 +54,16 @@ for how in build install; do
 	   ! cmake --build "$work/app-$how" >>"$work/app-$how.log" 2>&1; then
 		cat "$work/app-$how.log"; fail "$how tree: the project that links ramplace::ramplace does not build"; continue
 	fi
+	if [ "$how" = install ]; then   # every installed header compiles alone: none needs a private one
+		bad=""
+		for h in "$work"/prefix/include/ramplace/*.h "$work"/prefix/include/ramplace/ldgen/*.h; do
+			rel=${h#"$work"/prefix/include/}
+			printf '#include <%s>\n' "$rel" | cc -fsyntax-only -I"$work/prefix/include" -x c - 2>>"$work/headers.log" || bad="$bad $rel"
+		done
+		check "installed headers compile alone against the install (private ones left out:${bad:- none missing})" test -z "$bad"
+		check "util.h, the library's own helpers, is not installed" test ! -e "$work/prefix/include/ramplace/util.h"
+		check "ldgen's headers are under ramplace/ldgen/" test -e "$work/prefix/include/ramplace/ldgen/ldgen.h"
+	fi
 	read -r funcs insecs < <("$work/app-$how/count" "$work/fw/fw.elf" "$work/fw/fw.map")
 	check "$how tree: a program linking ramplace::ramplace loads the ELF: $funcs functions with a size (readelf: $want_funcs)" \
 		test "$funcs" = "$want_funcs"

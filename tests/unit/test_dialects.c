@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "dialects.h"
+#include "ramplace/ldgen/dialects.h"
 #include "ramplace/util.h"
 
 static const char plan_text[] =

@@ -16,6 +16,7 @@
 
 #include "ramplace/disasm.h"
 #include "ramplace/image.h"
+#include "ramplace/util.h"
 
 typedef struct trace {
 	rp_insn *insns;

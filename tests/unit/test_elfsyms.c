@@ -15,6 +15,7 @@
 
 #include "ramplace/elfsyms.h"
 #include "ramplace/image.h"
+#include "ramplace/util.h"
 
 static const char *const elves[] = { "arm-m3.elf", "arm-m3-be.elf", "arm-m0.elf", "arm-m3-nosize.elf",
 				     "arm-m3-far-pic.elf", "riscv32.elf", "riscv64.elf" };

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "ldgen.h"
+#include "ramplace/ldgen/ldgen.h"
 #include "ramplace/check.h"
 #include "ramplace/util.h"
 

@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "ramplace/error.h"
-#include "ramplace/util.h"
 
 typedef struct rp_func {
 	char *name;
@@ -53,14 +52,15 @@ typedef struct rp_image {
 	int build_id_is_hash;   /* 1 when no NT_GNU_BUILD_ID note: hash of the loadable contents */
 	rp_func *funcs;         /* sorted by address, then name */
 	size_t nfuncs;
-	rp_name_index by_name;  /* funcs by (name, file), for rp_image_func_by_name; built by the
-				   loaders ({0}: an image put together by hand is scanned) */
+	struct rp_name_index *by_name; /* owned: funcs by (name, file), for rp_image_func_by_name
+				   (util.h); built by the loaders (NULL: an image put together by
+				   hand is scanned) */
 	struct rp_elfsyms *syms_cache; /* every symbol, read on first use (rp_image_syms, elfsyms.h) */
 	rp_section *sections;
 	size_t nsections;
 	rp_segment *segments;
 	size_t nsegments;
-	rp_strpool strings;     /* the functions' and sections' names and files */
+	struct rp_strblock *strings; /* the functions' and sections' names and files (a string pool) */
 	unsigned char *bytes;   /* the whole file, for reading code */
 	size_t nbytes;
 	/* ARM build attributes (.ARM.attributes, "aeabi"): Tag_CPU_arch (10 v7, 11 v6-M, 12 v6S-M,

@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "ramplace/error.h"
-#include "ramplace/util.h"
 
 typedef struct rp_map_region {
 	char *name;          /* "FLASH", "RAM", "*default*" */
@@ -80,7 +79,7 @@ typedef struct rp_map {
 	rp_map_ref *refs;      /* calls to the names rp_map_want_refs gave, by from (rp_map_read_alignments) */
 	size_t nrefs;
 	void *ref_names;       /* owned: those names' index (names borrowed from the caller) */
-	rp_strpool strings;    /* owned: the storage of the input sections' strings (map_store.c) */
+	struct rp_strblock *strings; /* owned: the input sections' strings (util.h's string pool) */
 	rp_map_outsec *outsecs; /* GNU ld maps only (lld's: none), in the map's order */
 	size_t noutsecs;
 	int from_lld;          /* written by ld.lld (map_lld.c): no memory regions, alignments given */

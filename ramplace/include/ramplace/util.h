@@ -104,13 +104,12 @@ uint64_t rp_str_hash(const char *s);
 
 /* Strings that live as long as what holds them and are freed together: blocks that never
  * move, so a copy's address stays valid. For the many short names one load makes (a symbol
- * table, a link map), where a malloc and a free per name were a tenth of the run. */
-typedef struct rp_strpool {
-	struct rp_strblock *head;
-} rp_strpool;
+ * table, a link map), where a malloc and a free per name were a tenth of the run. A pool is a
+ * `struct rp_strblock *` set to NULL (what holds one needs no more than that declaration). */
+struct rp_strblock;
 /* A NUL-terminated copy of s[0..n) in the pool; NULL when memory ran out. */
-char *rp_strpool_copy(rp_strpool *pool, const char *s, size_t n);
-void rp_strpool_release(rp_strpool *pool);
+char *rp_strpool_copy(struct rp_strblock **pool, const char *s, size_t n);
+void rp_strpool_release(struct rp_strblock **pool);
 /* A name index: records looked up by (name, sub) through a hash table instead of a scan, with
  * sub an optional second key (a defining file, an object; NULL sorts first). The strings are
  * borrowed from the records and must outlive the index. Fill: rp_name_index_init(ix, n), then

@@ -27,7 +27,7 @@ typedef struct loader {
 					       locals after one share it */
 } loader;
 
-/* A copy of s in the image's strings (rp_strpool): NULL stays NULL. */
+/* A copy of s in the image's string pool (rp_strpool_copy): NULL stays NULL. */
 static int pool_copy(rp_image *img, const char **out, const char *s, rp_err *err)
 {
 	*out = NULL;
@@ -349,11 +349,13 @@ static int func_cmp_addr(const void *a, const void *b)
  * makes each O(log n) rather than a scan of every function. */
 static int index_names(rp_image *img, rp_err *err)
 {
-	if (rp_name_index_init(&img->by_name, img->nfuncs, err))
+	if (!(img->by_name = calloc(1, sizeof(*img->by_name))))
+		return rp_err_nomem(err, "indexing the functions' names");
+	if (rp_name_index_init(img->by_name, img->nfuncs, err))
 		return err->code;
 	for (size_t i = 0; i < img->nfuncs; i++)
-		img->by_name.e[i] = (rp_name_entry){ img->funcs[i].name, img->funcs[i].file, i, 0 };
-	rp_name_index_sort(&img->by_name);
+		img->by_name->e[i] = (rp_name_entry){ img->funcs[i].name, img->funcs[i].file, i, 0 };
+	rp_name_index_sort(img->by_name);
 	return 0;
 }
 
@@ -437,7 +439,9 @@ void rp_image_free(rp_image *img)
 		return;
 	rp_strpool_release(&img->strings);   /* every function's and section's name */
 	free(img->funcs);
-	rp_name_index_release(&img->by_name);
+	if (img->by_name)
+		rp_name_index_release(img->by_name);
+	free(img->by_name);
 	if (img->syms_cache)
 		rp_elfsyms_release(img->syms_cache);
 	free(img->syms_cache);

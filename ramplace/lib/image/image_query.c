@@ -110,13 +110,13 @@ static const rp_func *func_by_name_scan(const rp_image *img, const char *name, c
  * have no file, so they sort first within their name. */
 const rp_func *rp_image_func_by_name(const rp_image *img, const char *name, const char *file)
 {
-	if (!img->by_name.e)
+	if (!img->by_name || !img->by_name->e)
 		return func_by_name_scan(img, name, file);
-	const rp_name_entry *e = rp_name_index_find(&img->by_name, name, file, file != NULL);
+	const rp_name_entry *e = rp_name_index_find(img->by_name, name, file, file != NULL);
 	if (file || !e)
 		return e ? &img->funcs[e->index] : NULL;
 	size_t any_local = SIZE_MAX;
-	for (; e; e = rp_name_index_next(&img->by_name, e)) {
+	for (; e; e = rp_name_index_next(img->by_name, e)) {
 		if (!img->funcs[e->index].is_local)
 			return &img->funcs[e->index];
 		if (e->index < any_local)

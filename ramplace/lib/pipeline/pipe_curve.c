@@ -6,6 +6,7 @@
 #include "ramplace/budget.h"
 #include "ramplace/plan.h"
 #include "ramplace/pipeline.h"
+#include "ramplace/util.h"
 
 /* The free RAM of the plan's region: what .data, .bss, heap and stack leave (budget.h). */
 static uint64_t free_ram(const rp_image *img, const rp_map *map, const rp_plan *plan)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ldgen.h"
+#include "ramplace/ldgen/ldgen.h"
 #include "pipeline_internal.h"
 #include "ramplace/profiledb.h"
 #include "ramplace/util.h"

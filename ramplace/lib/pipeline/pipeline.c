@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ldgen.h"
+#include "ramplace/ldgen/ldgen.h"
 #include "pipeline_internal.h"
 #include "ramplace/util.h"
 

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "locator.h"
+#include "ramplace/ldgen/locator.h"
 #include "ramplace/error.h"
 #include "ramplace/plan.h"
 

@@ -12,7 +12,7 @@
 #define RAMPLACE_LDGEN_ATTR_H
 
 #include <stddef.h>
-#include "locator.h"
+#include "ramplace/ldgen/locator.h"
 #include "ramplace/error.h"
 #include "ramplace/plan.h"
 
