@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli_html.h"
-#include "cli_stability.h"
+#include "ramplace/stability_text.h"
 #include "ramplace/pipeline.h"
 #include "ramplace/present.h"
 #include "ramplace/report.h"
@@ -93,7 +93,7 @@ static int load_data(html_data *d, const cli_html_job *j, rp_err *err)
 		rc = rp_pipe_curve(&d->curve, j->img, j->map, j->placement, err);
 	rp_err ignored = RP_ERR_INIT;   /* no verdict (no sampled function fits): the page says so */
 	if (!rc && j->placement && j->placement->nplans &&
-	    cli_stability_verdict(d->stability, sizeof(d->stability), j->img, j->totals, j->placement->plans[0]->budget,
+	    rp_stab_text_verdict(d->stability, sizeof(d->stability), j->img, j->totals, j->placement->plans[0]->budget,
 				  &ignored))
 		d->stability[0] = '\0';
 	return rc;

@@ -1,5 +1,6 @@
 /* cmd_record.c: `ramplace record`: samples a running target's pc through a gdbserver and stores
- * the run in profile.db. Its options, and those of --runtime (cmd_record_runtime.c), are read
+ * the run in profile.db (the work: rp_gdb_record, gdb_record.h; this file parses, owns the
+ * signals and prints). Its options, and those of --runtime (cmd_record_runtime.c), are read
  * by record_opts.c.
  *
  * Bad input fails before anything is touched remotely: options, then the ELF is loaded and the
@@ -25,11 +26,8 @@
 
 #include "cli.h"
 #include "cli_stability.h"
+#include "ramplace/gdb_record.h"
 #include "ramplace/image.h"
-#include "ramplace/profiledb.h"
-#include "ramplace/rsp.h"
-#include "ramplace/sampler.h"
-#include "ramplace/samples.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -47,37 +45,12 @@ static void show_progress(void *ctx, const rp_sampler_stats *st)
 	fflush(stderr);
 }
 
-/* Opens (or creates) the database only now that there is a run for it. */
-static int store(const char *db_path, const rp_image *img, const rp_run_info *info, const rp_samples *samples,
-		 int64_t *run_id, rp_err *err)
-{
-	rp_db *db = NULL;
-	int rc = rp_db_open(&db, db_path, err);
-	if (rc == 0)
-		rc = rp_db_store_run(db, img, info, samples, run_id, err);
-	rp_db_close(db);
-	return rc;
-}
-
-/* The run's notes (stored as its stop reason): why it stopped, the slowdown it caused and
- * whether it covered the target's whole run. */
-static void run_notes(char *buf, size_t cap, const cli_record_opts *o, const rp_sampler_result *res)
-{
-	size_t n = (size_t)snprintf(buf, cap, "%s; slowdown %.1f %% (bound %.1f %%), target ran %.2f s, halted %.2f s; %s",
-				    res->reason, 100 * res->slowdown, 100 * o->sampler.max_slowdown, res->ran_s,
-				    res->halted_s, res->stop == RP_SAMPLER_EXITED ? "covered the whole run" :
-				    "did not cover the whole run");
-	if (res->exc_entry && n < cap)
-		snprintf(buf + n, cap - n, "; %llu halts on exception entries dropped",
-			 (unsigned long long)res->exc_entry);
-}
-
 /* What the run did to the target and how much of it it saw: printed after the summary line,
  * with warnings on standard error where the profile may mislead, unless the run failed (then
  * the one error line says what happened, and the kept samples are stored all the same). */
-static void report_intrusion(const cli_record_opts *o, const rp_sampler_result *res, const rp_rsp *rsp,
-			     int failed)
+static void report_intrusion(const cli_record_opts *o, const rp_gdb_record_result *r, int failed)
 {
+	const rp_sampler_result *res = &r->res;
 	double bound = 100 * o->sampler.max_slowdown, slow = 100 * res->slowdown;
 	if (strcmp(res->method, "dwt") == 0)
 		printf("slowdown: none, the target was never halted (DWT); it ran %.2f s\n", res->ran_s);
@@ -103,70 +76,40 @@ static void report_intrusion(const cli_record_opts *o, const rp_sampler_result *
 		fprintf(stderr, "ramplace: warning: --rate %g slowed the target by %.1f %%, over --max-slowdown %.1f %%: "
 			"time-dependent code (timers, interrupts, polling loops) ran at another pace than alone; "
 			"leave --rate out to keep under the bound\n", o->sampler.rate_hz, slow, bound);
-	if (rp_rsp_is_qemu(rsp))
+	if (r->is_qemu)
 		cli_note("ramplace: warning: %s is QEMU: its gdbstub halts only between translation blocks and "
 			"in host time, so halting samples are biased; exact counts come from the QEMU plugin: run "
 			"qemu-system-... -icount shift=5,sleep=off -plugin libramplace-qemu.so,out=counts.txt, then "
-			"ramplace import --format qemu %s %s counts.txt", rp_rsp_name(rsp), o->db_path, o->elf_path);
+			"ramplace import --format qemu %s %s counts.txt", r->server, o->db_path, o->elf_path);
 }
 
-/* Connects, samples, and stores whatever was gathered; returns the sampling error, if any,
- * after the run is safely stored. */
+/* Connects, samples, and stores whatever was gathered (rp_gdb_record), then says what it did;
+ * the sampling error, if any, comes after the run is safely stored. */
 static int record(cli_record_opts *o, const rp_image *img, rp_err *err)
 {
-	rp_samples samples;
-	rp_sampler_result res;
-	rp_rsp *rsp = NULL;
-	rp_err serr = RP_ERR_INIT;
-	int rc = rp_rsp_connect(&rsp, o->host, o->port, &o->rsp, err);
-	if (rc < 0)
-		return rc;
-	rp_samples_init(&samples);
 	int progress = !o->quiet && isatty(STDERR_FILENO);
 	if (progress)
 		o->sampler.progress = show_progress;
-	int src = rp_sampler_run(rsp, &samples, &o->sampler, &res, &serr);
-	if (progress)
+	rp_gdb_record_opts go = { o->host, o->port, o->rsp, o->sampler, o->db_path };
+	rp_gdb_record_result r;
+	int rc = rp_gdb_record(img, &go, &r, err);
+	if (progress && r.server[0])   /* connected: the sampler ran and drew its progress line */
 		fputc('\n', stderr);
-
-	char source[320];
-	snprintf(source, sizeof(source), "gdbserver %s", rp_rsp_name(rsp));
-	rp_run_info info = RP_RUN_INFO_INIT;
-	info.source = source;
-	info.tool = "record";
-	info.method = res.method;
-	info.rate_hz = res.stats.rate_hz;
-	info.duration_s = res.stats.elapsed_s;
-	char notes[400];
-	run_notes(notes, sizeof(notes), o, &res);
-	info.stop_reason = notes;
-	/* the same facts as data (runs.covered, runs.slowdown) for the readers of profile.db */
-	info.covered = res.stop == RP_SAMPLER_EXITED ? 1 : 0;
-	info.slowdown = strcmp(res.method, "dwt") == 0 ? 0.0 : res.slowdown;
-	int64_t run_id = 0;
-	rc = 0;
-	if (res.stats.samples > 0)
-		rc = store(o->db_path, img, &info, &samples, &run_id, err);
-	if (rc == 0) {
-		printf("recorded %llu samples in %.2f s (%.0f samples/s, %s) from %s; stopped: %s",
-		       (unsigned long long)res.stats.samples, res.stats.elapsed_s, res.stats.rate_hz,
-		       res.method, rp_rsp_name(rsp), res.reason);
-		if (res.stats.samples > 0)
-			printf("; run %lld in %s\n", (long long)run_id, o->db_path);
-		else
-			printf("; nothing stored\n");
-		if (res.method_note[0])
-			printf("no DWT sampling: %s; halted the target instead\n", res.method_note);
-		report_intrusion(o, &res, rsp, src < 0);
-		if (res.stats.samples > 0 && !o->quiet)   /* is the profile good enough yet? */
-			cli_stability_after_store(o->db_path, img);
-	}
-	rp_samples_release(&samples);
-	rp_rsp_close(rsp);
-	if (rc == 0 && src < 0) {
-		*err = serr;
-		rc = src;
-	}
+	if (!r.sampled)
+		return rc;
+	const rp_sampler_result *res = &r.res;
+	printf("recorded %llu samples in %.2f s (%.0f samples/s, %s) from %s; stopped: %s",
+	       (unsigned long long)res->stats.samples, res->stats.elapsed_s, res->stats.rate_hz, res->method, r.server,
+	       res->reason);
+	if (res->stats.samples > 0)
+		printf("; run %lld in %s\n", (long long)r.run_id, o->db_path);
+	else
+		printf("; nothing stored\n");
+	if (res->method_note[0])
+		printf("no DWT sampling: %s; halted the target instead\n", res->method_note);
+	report_intrusion(o, &r, r.sampling_failed);
+	if (res->stats.samples > 0 && !o->quiet)   /* is the profile good enough yet? */
+		cli_stability_after_store(o->db_path, img);
 	return rc;
 }
 
@@ -188,10 +131,6 @@ int cmd_record(int argc, char **argv, rp_err *err)
 	rp_image *img = NULL;
 	if ((rc = cli_record_open(&img, o.elf_path, o.db_path, err)) < 0)
 		return rc;
-	o.rsp.elf_machine = img->machine;
-	o.rsp.elfclass = img->elfclass;
-	o.rsp.big_endian = img->big_endian;
-	o.rsp.want_ra = o.sampler.callers;
 
 	cli_record_sigs sigs;
 	interrupted = 0;

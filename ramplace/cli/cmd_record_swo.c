@@ -7,18 +7,16 @@
  * stores the samples as one run (method "swo") in one transaction. Overflows, sleeping samples,
  * framing errors and skipped bytes go into the run's stop reason and are printed. Bad options,
  * the ELF and the database are checked before anything remote is touched; profile.db is
- * created or changed only when there are samples. Owns the connections and the decoder for the
- * command's duration. */
+ * created or changed only when there are samples. The recording is rp_swo_record
+ * (swo_record.h); this file parses, owns the signals and prints. */
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
-#include "ramplace/profiledb.h"
-#include "ramplace/swo.h"
+#include "ramplace/swo_record.h"
 
 static const char usage[] =
 	"usage: ramplace record --swo HOST:PORT [--remote HOST:PORT] [options] profile.db firmware.elf\n\n"
@@ -155,121 +153,31 @@ static int parse(swo_args *a, int argc, char **argv, rp_err *err)
 	return 0;
 }
 
-static int add_pc(void *ctx, uint32_t pc, rp_err *err)
+static void report(const swo_args *a, const rp_swo_record_result *r)
 {
-	return rp_samples_add(ctx, pc, 1, err);
-}
-
-/* The gdbserver part: connect, configure unless told not to. *rsp stays open for the continue. */
-static int prepare_target(swo_args *a, const rp_image *img, rp_rsp **rsp, char *note, size_t notecap, rp_err *err)
-{
-	uint32_t interval = a->cfg.interval;
-	a->rsp.elf_machine = img->machine;
-	a->rsp.elfclass = img->elfclass;
-	a->rsp.big_endian = img->big_endian;
-	a->rsp.want_ra = 0;
-	a->rsp.cancel = &interrupted;
-	int rc = rp_rsp_connect(rsp, a->host, a->port, &a->rsp, err);
-	if (rc < 0 || a->no_config)
-		return rc < 0 ? rc : 0;
-	rc = rp_swo_configure(*rsp, &a->cfg, &interval, note, notecap, err);
-	if (rc == 0)
-		snprintf(note, notecap, "configured PC sampling every %u cycles", (unsigned)interval);
-	return rc < 0 ? rc : 0;
-}
-
-static void describe(char *out, size_t cap, const char *reason, const rp_swo_stats *st, const char *note)
-{
-	snprintf(out, cap, "%s; SWO: %llu sleeping samples, %llu overflows (packets lost), %llu framing errors, "
-		 "%llu bytes skipped resynchronising, %s%s%s", reason, (unsigned long long)st->sleeping,
-		 (unsigned long long)st->overflows, (unsigned long long)st->errors, (unsigned long long)st->skipped,
-		 st->framed ? "TPIU frames" : "raw ITM", note[0] ? "; " : "", note);
-}
-
-static int store(const swo_args *a, const rp_image *img, const rp_samples *s, const rp_swo_stats *st,
-		 const rp_swo_live_result *res, const char *note, int64_t *run_id, rp_err *err)
-{
-	char source[300], reason[700];
-	rp_run_info info = RP_RUN_INFO_INIT;
-	rp_db *db = NULL;
-	snprintf(source, sizeof(source), "swo %s:%d", a->swo_host, a->swo_port);
-	describe(reason, sizeof(reason), res->reason, st, note);
-	info.source = source;
-	info.tool = "record";
-	info.method = "swo";
-	info.duration_s = res->elapsed_s;
-	info.rate_hz = res->elapsed_s > 0 ? (double)st->samples / res->elapsed_s : 0;
-	info.stop_reason = reason;
-	/* DWT PC sampling never halts the target: no slowdown. Whether the run went on to the
-	 * target's exit is not known (the stream ending says nothing of it): covered stays unknown. */
-	info.slowdown = 0.0;
-	int rc = rp_db_open(&db, a->db_path, err);
-	if (!rc)
-		rc = rp_db_store_run(db, img, &info, s, run_id, err);
-	rp_db_close(db);
-	return rc;
-}
-
-static void report(const swo_args *a, const rp_swo_stats *st, const rp_swo_live_result *res, const char *note,
-		   int64_t run_id)
-{
-	char line[800];
-	describe(line, sizeof(line), res->reason, st, note);
-	printf("recorded %llu PC samples over SWO in %.2f s from %s:%d; stopped: %s", (unsigned long long)st->samples,
-	       res->elapsed_s, a->swo_host, a->swo_port, line);
-	if (st->samples)
-		printf("; run %lld in %s\n", (long long)run_id, a->db_path);
+	printf("recorded %llu PC samples over SWO in %.2f s from %s:%d; stopped: %s", (unsigned long long)r->stats.samples,
+	       r->live.elapsed_s, a->swo_host, a->swo_port, r->reason);
+	if (r->stats.samples)
+		printf("; run %lld in %s\n", (long long)r->run_id, a->db_path);
 	else
 		printf("; nothing stored\n");
-	if (st->overflows)
+	if (r->stats.overflows)
 		fprintf(stderr, "ramplace: warning: %llu SWO overflow packets: the ITM dropped packets; sample less often "
-			"(--swo-interval) or raise --swo-clock\n", (unsigned long long)st->overflows);
+			"(--swo-interval) or raise --swo-clock\n", (unsigned long long)r->stats.overflows);
 	fflush(stdout);
 }
 
 static int run(swo_args *a, const rp_image *img, rp_err *err)
 {
-	rp_rsp *rsp = NULL;
-	rp_swo *dec = NULL;
-	rp_samples s;
-	rp_swo_live_result res = { 0, "" };
-	rp_swo_opts so = { a->framing, 0 };
-	char note[600] = "";
-	int fd = -1, rc = 0;
-	int64_t run_id = 0;
-	rp_samples_init(&s);
-	if (a->port)
-		rc = prepare_target(a, img, &rsp, note, sizeof(note), err);
-	if (!rc)
-		rc = rp_swo_live_connect(&fd, a->swo_host, a->swo_port, a->rsp.connect_timeout_ms, err);
-	if (!rc && rsp)
-		rc = rp_rsp_continue(rsp, err);   /* the stream is connected: nothing it sends is lost */
-	if (!rc)
-		rc = rp_swo_new(&dec, &so, add_pc, &s, err);
-	if (!rc) {
-		a->live.stop_flag = &interrupted;
-		rc = rp_swo_live_read(fd, dec, &a->live, &res, err);
-		if (interrupted) {
-			char buf[64];
-			snprintf(res.reason, sizeof(res.reason), "%s", rp_rsp_stopped_by(interrupted, buf, sizeof(buf)));
-		}
-		const rp_swo_stats *st = rp_swo_get_stats(dec);
-		int src = st->samples ? store(a, img, &s, st, &res, note, &run_id, err) : 0;
-		if (!src && !a->quiet)
-			report(a, st, &res, note, run_id);
-		rc = rc ? rc : src;
-		if (!rc && interrupted)
-			rc = rp_err_set(err, RP_EINTERRUPT, "SWO %s:%d: %s; %llu samples stored", a->swo_host, a->swo_port,
-					res.reason, (unsigned long long)st->samples);
-		else if (!rc && !st->samples)
-			rc = rp_err_set(err, RP_EINPUT, "SWO %s:%d: no DWT PC samples in %llu bytes (%s)%s%s", a->swo_host,
-					a->swo_port, (unsigned long long)st->bytes, res.reason, note[0] ? "; " : "", note);
-	}
-	rp_swo_free(dec);
-	rp_samples_release(&s);
-	if (fd >= 0)
-		close(fd);
-	rp_rsp_close(rsp);
+	rp_swo_record_opts o = { a->swo_host, a->swo_port, a->host, a->port, a->rsp, a->cfg, a->no_config, a->framing,
+				 a->live, a->db_path, &interrupted };
+	rp_swo_record_result r;
+	int rc = rp_swo_record(img, &o, &r, err);
+	if (r.read && !a->quiet)
+		report(a, &r);
+	if (!rc && interrupted)
+		rc = rp_err_set(err, RP_EINTERRUPT, "SWO %s:%d: %s; %llu samples stored", a->swo_host, a->swo_port,
+				r.live.reason, (unsigned long long)r.stats.samples);
 	return rc;
 }
 

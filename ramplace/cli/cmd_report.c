@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "cli_costs.h"
 #include "cli_html.h"
-#include "cli_stability.h"
+#include "ramplace/stability_text.h"
 #include "place_opts.h"
 #include "ramplace/image.h"
 #include "ramplace/present.h"
@@ -173,7 +173,7 @@ static int print_stability(const report_args *a, const rp_db_totals *t, const rp
 		return rp_err_set(err, RP_EUSAGE, "report --stability: no run names its ELF; pass --elf");
 	int rc = rp_image_load(&img, path, err);
 	if (!rc)
-		rc = cli_stability_report(stdout, img, t, a->budget, a->limit, err);
+		rc = rp_stab_text_report(stdout, img, t, a->budget, a->limit, err);
 	rp_image_free(img);
 	return rc;
 }
