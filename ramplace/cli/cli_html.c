@@ -15,52 +15,6 @@
 #define RAMPLACE_VERSION "unknown"
 #endif
 
-typedef struct before_side {
-	rp_db_totals t;
-	rp_profile p;
-	int exact, have;
-} before_side;
-
-static int all_exact(const rp_run_row *runs, size_t n, int64_t run)
-{
-	int exact = 1;
-	for (size_t i = 0; i < n; i++)
-		if (!run || runs[i].id == run)
-			exact &= runs[i].method && strcmp(runs[i].method, "exact") == 0;
-	return exact;
-}
-
-/* OLD.db or OLD.db@RUN, as `diff` takes it. */
-static int load_before(before_side *b, const char *spec, rp_err *err)
-{
-	char path[4096];
-	int64_t run = 0;
-	const char *at = strrchr(spec, '@');
-	snprintf(path, sizeof(path), "%s", spec);
-	if (at && at[1] && strspn(at + 1, "0123456789") == strlen(at + 1)) {
-		run = strtoll(at + 1, NULL, 10);
-		path[at - spec] = '\0';
-	}
-	rp_db *db;
-	rp_run_row *runs = NULL;
-	size_t nruns = 0;
-	int rc = rp_db_open_existing(&db, path, err);
-	if (rc)
-		return rc;
-	rc = rp_db_totals_load_run(db, run, &b->t, err);
-	if (!rc && (rc = rp_db_runs_load(db, &runs, &nruns, err)))
-		rp_db_totals_release(&b->t);
-	rp_db_close(db);
-	if (rc)
-		return rc;
-	b->exact = all_exact(runs, nruns, run);
-	rp_run_rows_free(runs, nruns);
-	if ((rc = rp_profile_build(&b->p, &b->t, NULL, 0, err)))
-		rp_db_totals_release(&b->t);
-	b->have = !rc;
-	return rc;
-}
-
 typedef struct html_data {
 	rp_arc_total *arcs;
 	size_t narcs;
@@ -68,7 +22,8 @@ typedef struct html_data {
 	size_t nruns;
 	rp_profile prof;
 	int have_prof;
-	before_side before;
+	rp_profile_spec before;
+	int have_before;
 	rp_profile after;         /* --before: this profile without arcs, as `diff` has it */
 	rp_curve curve;
 	char stability[768];      /* the verdict at the plan's budget, or "" */
@@ -86,9 +41,11 @@ static int load_data(html_data *d, const cli_html_job *j, rp_err *err)
 	rp_db_close(db);
 	if (!rc && !(rc = rp_profile_build(&d->prof, j->totals, d->arcs, d->narcs, err)))
 		d->have_prof = 1;
-	if (!rc && j->before && !(rc = load_before(&d->before, j->before, err)) &&
-	    (rc = rp_profile_build(&d->after, j->totals, NULL, 0, err)))
-		memset(&d->after, 0, sizeof(d->after));
+	if (!rc && j->before && !(rc = rp_profile_spec_load(&d->before, j->before, err))) {
+		d->have_before = 1;
+		if ((rc = rp_profile_build(&d->after, j->totals, NULL, 0, err)))
+			memset(&d->after, 0, sizeof(d->after));
+	}
 	if (!rc && j->placement && j->placement->nplans)
 		rc = rp_pipe_curve(&d->curve, j->img, j->map, j->placement, err);
 	rp_err ignored = RP_ERR_INIT;   /* no verdict (no sampled function fits): the page says so */
@@ -102,10 +59,9 @@ static int load_data(html_data *d, const cli_html_job *j, rp_err *err)
 static void release_data(html_data *d)
 {
 	rp_curve_release(&d->curve);
-	if (d->before.have) {
+	if (d->have_before) {
 		rp_profile_release(&d->after);
-		rp_profile_release(&d->before.p);
-		rp_db_totals_release(&d->before.t);
+		rp_profile_spec_release(&d->before);
 	}
 	if (d->have_prof)
 		rp_profile_release(&d->prof);
@@ -122,9 +78,9 @@ int cli_html_write(const cli_html_job *j, rp_err *err)
 	if (!rc && !(rc = rp_afile_open(&af, j->path, err))) {
 		rp_present_in in = { j->totals, &d.prof, d.runs, d.nruns, j->img, j->map, j->placement,
 				     d.curve.npoints ? &d.curve : NULL, j->cycles_per_sample,
-				     d.before.have ? &d.before.p : NULL, j->before, j->db_path, d.before.exact,
-				     all_exact(d.runs, d.nruns, j->run), RAMPLACE_VERSION, 0,
-				     d.before.have ? &d.after : NULL, d.stability[0] ? d.stability : NULL };
+				     d.have_before ? &d.before.p : NULL, j->before, j->db_path, d.before.exact,
+				     rp_runs_all_exact(d.runs, d.nruns, j->run), RAMPLACE_VERSION, 0,
+				     d.have_before ? &d.after : NULL, d.stability[0] ? d.stability : NULL };
 		rc = rp_present_html(af.fp, &in, err);
 		if (rc)
 			rp_afile_abort(&af);

@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_profile.h"
 #include "cli.h"
 #include "ramplace/check.h"
 #include "ramplace/check_firmware.h"
 #include "ramplace/image.h"
 #include "ramplace/plan.h"
+#include "ramplace/present.h"
 
 static const char usage[] =
 	"usage: ramplace check [options] firmware.elf\n"
@@ -214,7 +214,7 @@ static int run_check(check_args *a, rp_err *err)
 		const char **paths = malloc((r.nplans ? r.nplans : 1) * sizeof(char *));
 		for (size_t i = 0; paths && i < r.nplans; i++)
 			paths[i] = r.plans[i].path;
-		rc = paths ? check_profile_report(a->profile, a->baseline, paths, r.nplans, err) : rp_err_nomem(err, "checking");
+		rc = paths ? rp_present_check_profile(stdout, a->profile, a->baseline, paths, r.nplans, err) : rp_err_nomem(err, "checking");
 		free(paths);
 	}
 	if (!rc && r.failures)

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_costs.h"
 #include "cli_html.h"
 #include "ramplace/stability_text.h"
 #include "place_opts.h"
@@ -57,32 +56,6 @@ static const char usage[] =
 	"  -m, --map FILE   GNU ld map of the ELF, as for place (memory regions, exact sections)\n"
 	"      --config FILE  ramplace.yaml, as for place\n"
 	"      --before OLD.db  with --html: the before/after table against OLD.db[@RUN]\n";
-
-/* Code that runs where it is not loaded was copied at boot: that is RAM code. */
-static int print_placement(const rp_db_totals *t, const char *elf_path, rp_err *err)
-{
-	rp_image *img;
-	int rc = rp_image_load(&img, elf_path, err);
-	if (rc)
-		return rc;
-	uint64_t in_ram = 0, in_flash = 0, elsewhere = 0;
-	for (size_t i = 0; i < t->nfuncs; i++) {
-		const rp_func *f = rp_image_func_by_name(img, t->funcs[i].func, t->funcs[i].file);
-		const rp_section *s = f && f->section < img->nsections ? &img->sections[f->section] : NULL;
-		if (!s)
-			elsewhere += t->funcs[i].count;
-		else if (s->lma != s->vma)
-			in_ram += t->funcs[i].count;
-		else
-			in_flash += t->funcs[i].count;
-	}
-	double total = t->total ? (double)t->total : 1.0;
-	printf("\nplacement in %s: %.1f%% of samples in code running from RAM, %.1f%% in flash, %.1f%% not in this ELF\n",
-	       elf_path, 100.0 * (double)in_ram / total, 100.0 * (double)in_flash / total,
-	       100.0 * (double)elsewhere / total);
-	rp_image_free(img);
-	return 0;
-}
 
 typedef struct report_args {
 	long limit;
@@ -178,56 +151,15 @@ static int print_stability(const report_args *a, const rp_db_totals *t, const rp
 	return rc;
 }
 
-static int same_func(const char *a, const char *afile, const char *b, const char *bfile)
+/* The RAM/flash split of the samples in the ELF at elf_path (rp_report_placement). */
+static int report_placement(const rp_db_totals *t, const char *elf_path, rp_err *err)
 {
-	return strcmp(a, b) == 0 && ((!afile && !bfile) || (afile && bfile && strcmp(afile, bfile) == 0));
-}
-
-static uint64_t samples_of(const rp_db_totals *t, const char *func, const char *file)
-{
-	for (size_t i = 0; i < t->nfuncs; i++)
-		if (same_func(t->funcs[i].func, t->funcs[i].file, func, file))
-			return t->funcs[i].count;
-	return 0;
-}
-
-static const char *paren(const char *file, char *buf, size_t cap)
-{
-	if (!file)
-		return "";
-	snprintf(buf, cap, " (%s)", file);
-	return buf;
-}
-
-/* The arcs, most sampled first, with the share of the callee's samples each explains. An arc
- * whose return address lies in the sampled function itself is left out: that is a stale
- * LR/ra (the function called something earlier) far more often than recursion. */
-static void print_callers(const rp_db_totals *t, const rp_arc_total *arcs, size_t n, long limit)
-{
-	size_t shown = 0;
-	char f1[300], f2[300];
-	printf("\nSampled callers: %zu arc(s); 'of callee' is the share of the callee's samples\n\n", n);
-	printf("%10s %10s  %s\n", "samples", "of callee", "caller -> callee");
-	for (size_t i = 0; i < n && (limit < 0 || (long)shown < limit); i++) {
-		const rp_arc_total *a = &arcs[i];
-		if (same_func(a->caller, a->caller_file, a->callee, a->callee_file))
-			continue;
-		uint64_t of = samples_of(t, a->callee, a->callee_file);
-		printf("%10llu %9.1f%%  %s%s -> %s%s\n", (unsigned long long)a->count,
-		       of ? 100.0 * (double)a->count / (double)of : 0.0, a->caller,
-		       paren(a->caller_file, f1, sizeof(f1)), a->callee, paren(a->callee_file, f2, sizeof(f2)));
-		shown++;
-	}
-}
-
-static void print_runs(const rp_run_row *runs, size_t n)
-{
-	printf("%4s  %-16.16s %-14s %-10s %10s %12s  %s\n", "run", "build", "tool", "method", "rate Hz",
-	       "samples", "notes");
-	for (size_t i = 0; i < n; i++)
-		printf("%4lld  %-16.16s %-14s %-10s %10.0f %12.0f  %s\n", (long long)runs[i].id, runs[i].build_id,
-		       runs[i].tool, runs[i].method[0] ? runs[i].method : "-", runs[i].rate_hz, runs[i].samples,
-		       runs[i].stop_reason);
+	rp_image *img;
+	int rc = rp_image_load(&img, elf_path, err);
+	if (!rc)
+		rp_report_placement(stdout, t, img);
+	rp_image_free(img);
+	return rc;
 }
 
 typedef void (*export_fn)(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns);
@@ -284,16 +216,6 @@ static int exports(const report_args *a, const rp_profile *p, const rp_run_row *
 	return rc;
 }
 
-/* Whether every run counted instructions exactly (the QEMU plugin): a sample is then one
- * executed instruction, which the flat profile says. */
-static int all_exact(const rp_run_row *runs, size_t nruns)
-{
-	for (size_t i = 0; i < nruns; i++)
-		if (!runs[i].method || strcmp(runs[i].method, "exact") != 0)
-			return 0;
-	return nruns > 0;
-}
-
 static int print_report(const report_args *a, const rp_db_totals *t, const rp_arc_total *arcs, size_t narcs,
 			const rp_run_row *runs, size_t nruns, rp_err *err)
 {
@@ -309,7 +231,7 @@ static int print_report(const report_args *a, const rp_db_totals *t, const rp_ar
 	if (a->stability) {
 		rc = print_stability(a, t, runs, nruns, err);
 	} else if (a->runs) {
-		print_runs(runs, nruns);
+		rp_report_runs(stdout, runs, nruns);
 	} else if (a->by_image) {
 		rp_report_by_image(stdout, runs, nruns);
 	} else if (a->addresses) {
@@ -317,22 +239,22 @@ static int print_report(const report_args *a, const rp_db_totals *t, const rp_ar
 			goto out;
 		rp_report_addresses(stdout, &p, img, a->limit);
 	} else if (!to_stdout) {
-		if ((rc = cli_costs_load(&costs, a->db_path, err)) ||
-		    (rc = cli_costs_per_function(&stall, &costs, &p, err)))
+		if ((rc = rp_report_costs_load(&costs, a->db_path, err)) ||
+		    (rc = rp_report_stall_per_function(&stall, &costs, &p, err)))
 			goto out;
 		p.stall = stall;
-		p.exact = all_exact(runs, nruns);
+		p.exact = nruns > 0 && rp_runs_all_exact(runs, nruns, 0);
 		printf("Flat profile: %llu samples in %zu run(s) on %zu build(s)\n", (unsigned long long)t->taken_count,
 		       t->nruns, t->nimages);
 		rp_report_flat(stdout, &p, a->limit);
 		if (a->graph)
 			rp_report_callgraph(stdout, &p);
 		if (a->callers)
-			print_callers(t, arcs, narcs, a->limit);
+			rp_report_callers(stdout, t, arcs, narcs, a->limit);
 		if (a->elf_path)
-			rc = print_placement(t, a->elf_path, err);
+			rc = report_placement(t, a->elf_path, err);
 		if (!rc)   /* the model's totals and the data it charged */
-			cli_costs_print(stdout, &costs, t->nruns, a->limit);
+			rp_report_costs(stdout, &costs, t->nruns, a->limit);
 	}
 	if (!rc)
 		rc = exports(a, &p, runs, nruns, err);

@@ -17,12 +17,14 @@ if [ -x "$prefix/bin/ramplace" ] && [ -f "$prefix/share/ramplace/cmake/ramplaceC
 
 cat >"$work/use.c" <<'C'
 #include <stdio.h>
-#include "ramplace/util.h"
+#include <string.h>
+#include "ramplace/image.h"
 int main(void)
 {
-	uint64_t n;
+	rp_image *img = NULL;
 	rp_err err = RP_ERR_INIT;
-	return rp_parse_size(&n, "96K", "x", &err) == 0 && n == 98304 ? 0 : 1;
+	/* a public entry point, linked through pkg-config: a missing ELF is an error naming it */
+	return rp_image_load(&img, "/nonexistent/fw.elf", &err) != 0 && !img && strstr(err.msg, "fw.elf") ? 0 : 1;
 }
 C
 # a sanitizer build of ramplace installs a sanitized library: the program must match it

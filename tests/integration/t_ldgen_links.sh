@@ -23,7 +23,7 @@ cat >"$tmp/helper.c" <<'EOF'
 #include <string.h>
 #include <stdlib.h>
 #include "ramplace/map.h"
-#include "ldgen.h"
+#include "ramplace/ldgen/ldgen.h"
 #include "ramplace/plan.h"
 
 /* helper pattern MAP SECTION FILE_SUFFIX | helper fragment PLAN FRAGMENT */
@@ -69,7 +69,7 @@ if grep -q '^RAMPLACE_SANITIZE:BOOL=ON' "$RAMPLACE_BUILD/CMakeCache.txt" 2>/dev/
 	sanitize=(-fsanitize=address,undefined)
 fi
 # shellcheck disable=SC2046
-cc -std=gnu11 "${sanitize[@]}" -I"$RAMPLACE_SRC/ramplace/include" -I"$RAMPLACE_SRC/ldgen" "$tmp/helper.c" \
+cc -std=gnu11 "${sanitize[@]}" -I"$RAMPLACE_SRC/ramplace/include" -I"$RAMPLACE_SRC/ldgen/include" "$tmp/helper.c" \
 	"$RAMPLACE_BUILD/libramplace_core.a" $(pkg-config --libs libelf sqlite3) -lm -o "$tmp/helper"
 helper=$tmp/helper
 build=$RAMPLACE_SRC/tests/data/maptest/build.sh

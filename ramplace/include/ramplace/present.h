@@ -70,4 +70,13 @@ const char *rp_present_bytes(uint64_t n, char *buf, size_t cap);
  * significant digits, SI prefixes up to T); whole numbers under 1,000 print without decimals. */
 const char *rp_present_count(double v, char *buf, size_t cap);
 
+/* `check --profile NEW.db [--baseline OLD.db]`: what the move achieved, on out: the relinked
+ * firmware's modeled cycles from new_db (exact counts and stall cycles of the QEMU plugin's
+ * model=), against baseline_db's (the profile the plans were made from; NULL: not compared),
+ * and against what the plans predicted (as they record it, else baseline's cycles less the
+ * stall cycles of every planned function). Fails when new_db has no stall cycles, or the two
+ * profiles' models differ. */
+int rp_present_check_profile(FILE *out, const char *new_db, const char *baseline_db, const char *const *plans,
+			     size_t nplans, rp_err *err);
+
 #endif

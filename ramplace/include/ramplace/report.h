@@ -55,6 +55,23 @@ typedef struct rp_profile {
 int rp_profile_build(rp_profile *p, const rp_db_totals *t, const rp_arc_total *arcs, size_t narcs, rp_err *err);
 void rp_profile_release(rp_profile *p);
 
+/* One side of a before/after comparison, named as `diff` and `--before` take it: a profile.db
+ * (all its runs) or profile.db@RUN (one run; a path that exists as given wins over the
+ * suffix), loaded as totals and a flat profile without arcs (profile_spec.c). */
+typedef struct rp_profile_spec {
+	char path[4096];
+	int64_t run;                /* 0: every run */
+	rp_db_totals t;
+	rp_profile p;
+	int exact;                  /* every run it holds counted instructions (the QEMU plugin) */
+} rp_profile_spec;
+
+/* Loads spec into s; RP_EUSAGE for a run after '@' that is not a number. */
+int rp_profile_spec_load(rp_profile_spec *s, const char *spec, rp_err *err);
+void rp_profile_spec_release(rp_profile_spec *s);
+/* Whether every run of runs[0..n) that run selects (0: all) counted instructions. */
+int rp_runs_all_exact(const rp_run_row *runs, size_t n, int64_t run);
+
 /* gprof's flat profile (`gprof -b -p` columns); limit < 0: every function. */
 void rp_report_flat(FILE *out, const rp_profile *p, long limit);
 /* gprof's call graph (`gprof -b -q` layout); cycles are not collapsed (back arcs carry no time). */
@@ -63,6 +80,24 @@ void rp_report_callgraph(FILE *out, const rp_profile *p);
 void rp_report_addresses(FILE *out, const rp_profile *p, const rp_image *img, long limit);
 /* iprof: cycles, %, cum %, image, one row per image (runs summed by build). */
 void rp_report_by_image(FILE *out, const rp_run_row *runs, size_t nruns);
+
+/* The runs stored: id, build, tool, method, rate, samples, notes. */
+void rp_report_runs(FILE *out, const rp_run_row *runs, size_t n);
+/* The sampled arcs, most sampled first, with the share of the callee's samples each explains
+ * (at most limit rows; < 0: all). */
+void rp_report_callers(FILE *out, const rp_db_totals *t, const rp_arc_total *arcs, size_t n, long limit);
+/* "placement in ELF: x% of samples in code running from RAM, y% in flash, z% not in this ELF":
+ * code that runs where it is not loaded was copied at boot. */
+void rp_report_placement(FILE *out, const rp_db_totals *t, const rp_image *img);
+
+/* The flash-model costs of every run of db_path (c->nruns 0: no run had a model); release with
+ * rp_db_costs_release. */
+int rp_report_costs_load(rp_db_costs *c, const char *db_path, rp_err *err);
+/* *stall: per p->fns[i], its stall cycles in c (malloc'ed; NULL when no run had a model). */
+int rp_report_stall_per_function(uint64_t **stall, const rp_db_costs *c, const rp_profile *p, rp_err *err);
+/* The model's totals over nruns runs, and the data objects read from flash (at most limit rows,
+ * 0: none, < 0: all); nothing for a profile without a model. */
+void rp_report_costs(FILE *out, const rp_db_costs *c, size_t nruns, long limit);
 
 /* Exports (docs/report-formats.md). */
 void rp_report_json(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns);

@@ -1,4 +1,4 @@
-/* cli_costs.c: `ramplace report`'s flash-model figures: what the model the plugin ran charged
+/* report_costs.c: `ramplace report`'s flash-model figures (report.h): what the model the plugin ran charged
  * (docs/cost-models.md), each function's stall cycles beside its instruction count in the flat
  * profile, and the data objects read from flash, so a user sees which code misses the cache or
  * waits on flash, not only which code runs most. Reads profile.db through its own read-only
@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_costs.h"
+#include "ramplace/report.h"
 #include "ramplace/util.h"
 
-int cli_costs_load(rp_db_costs *c, const char *db_path, rp_err *err)
+int rp_report_costs_load(rp_db_costs *c, const char *db_path, rp_err *err)
 {
 	rp_db *db;
 	int rc = rp_db_open_existing(&db, db_path, err);
@@ -20,7 +20,7 @@ int cli_costs_load(rp_db_costs *c, const char *db_path, rp_err *err)
 	return rc;
 }
 
-int cli_costs_per_function(uint64_t **stall, const rp_db_costs *c, const rp_profile *p, rp_err *err)
+int rp_report_stall_per_function(uint64_t **stall, const rp_db_costs *c, const rp_profile *p, rp_err *err)
 {
 	rp_name_index ix = { 0 };
 	*stall = NULL;
@@ -46,7 +46,7 @@ int cli_costs_per_function(uint64_t **stall, const rp_db_costs *c, const rp_prof
 	return 0;
 }
 
-void cli_costs_print(FILE *out, const rp_db_costs *c, size_t nruns, long limit)
+void rp_report_costs(FILE *out, const rp_db_costs *c, size_t nruns, long limit)
 {
 	if (!c->nruns)
 		return;

@@ -1,4 +1,5 @@
-/* check_profile.c: after a relink, what the move achieved in cycles (check_profile.h). Reads
+/* check_profile.c: after a relink, what the move achieved in cycles (present.h:
+ * rp_present_check_profile, `check --profile`). Reads
  * the flash-model costs of two profiles (the one the plan was made from, and the relinked
  * firmware's own exact counts under the same model) and the plans; owns them for one call.
  * The prediction is the one place printed, as the plan records it ("modeled"); for a plan that
@@ -6,17 +7,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "check_profile.h"
 #include "ramplace/plan.h"
+#include "ramplace/present.h"
 #include "ramplace/profiledb.h"
+#include "ramplace/report.h"
 
 static int load(const char *path, rp_db_costs *c, rp_err *err)
 {
-	rp_db *db;
-	int rc = rp_db_open_existing(&db, path, err);
-	if (!rc)
-		rc = rp_db_costs_load(db, c, err);
-	rp_db_close(db);
+	int rc = rp_report_costs_load(c, path, err);
 	if (!rc && !c->nruns) {
 		rp_db_costs_release(c);
 		return rp_err_set(err, RP_EINPUT, "%s: no flash-model stall cycles: import the firmware's QEMU plugin counts "
@@ -65,7 +63,8 @@ static int planned_stall(const rp_db_costs *base, const char *model, const char 
 	return 0;
 }
 
-int check_profile_report(const char *new_db, const char *baseline_db, const char *const *plans, size_t nplans, rp_err *err)
+int rp_present_check_profile(FILE *out, const char *new_db, const char *baseline_db, const char *const *plans, size_t nplans,
+			     rp_err *err)
 {
 	rp_db_costs now, base;
 	int rc = load(new_db, &now, err);
@@ -73,7 +72,7 @@ int check_profile_report(const char *new_db, const char *baseline_db, const char
 		return rc;
 	double after = cycles(&now);
 	if (!baseline_db) {
-		printf("profile: under %s the relinked firmware takes %.0f modeled cycles (%llu instructions, %.1f%% of the "
+		fprintf(out, "profile: under %s the relinked firmware takes %.0f modeled cycles (%llu instructions, %.1f%% of the "
 		       "cycles waiting on flash); --baseline PROFILE.db compares them with the plan's\n", now.model, after,
 		       (unsigned long long)now.insns, after > 0 ? 100.0 * (after - (double)now.insns) / after : 0.0);
 		rp_db_costs_release(&now);
@@ -91,7 +90,7 @@ int check_profile_report(const char *new_db, const char *baseline_db, const char
 			/* the plan's own figures when it records them: the numbers place printed */
 			double before = cycles(&base), predicted = rec.have ? rec.after : before - planned;
 			double predicted_x = rec.have ? rec.before / rec.after : predicted > 0 ? before / predicted : 0.0;
-			printf("profile: under %s the move took the workload from %.0f to %.0f modeled cycles, %.2fx fewer; the plan "
+			fprintf(out, "profile: under %s the move took the workload from %.0f to %.0f modeled cycles, %.2fx fewer; the plan "
 			       "predicted %.0f, %.2fx fewer (measured/predicted speed-up %.3f)\n", now.model, before, after,
 			       after > 0 ? before / after : 0.0, predicted, predicted_x,
 			       after > 0 && predicted_x > 0 ? (before / after) / predicted_x : 0.0);
