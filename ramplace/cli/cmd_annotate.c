@@ -67,24 +67,6 @@ static int parse_args(annotate_args *a, int argc, char **argv, rp_err *err)
 	return 0;
 }
 
-static int write_patch(const char *patch, size_t len, const char *output, rp_err *err)
-{
-	if (!output || strcmp(output, "-") == 0) {
-		if (fwrite(patch, 1, len, stdout) != len || fflush(stdout) != 0)
-			return rp_err_set(err, RP_EIO, "standard output: write failed");
-		return 0;
-	}
-	rp_afile af;
-	int rc = rp_afile_open(&af, output, err);
-	if (rc)
-		return rc;
-	if (fwrite(patch, 1, len, af.fp) != len) {
-		rp_afile_abort(&af);
-		return rp_err_set(err, RP_EIO, "%s: write failed", output);
-	}
-	return rp_afile_commit(&af, err);
-}
-
 static void print_result(const rp_attr_result *res, const annotate_args *a, const rp_plan *plan,
 			 const rp_image *img)
 {
@@ -124,7 +106,7 @@ int cmd_annotate(int argc, char **argv, rp_err *err)
 		rc = rp_attr_make_patch(&patch, &len, &res, plan, &lc, &a.opts, err);
 	}
 	if (!rc)
-		rc = write_patch(patch, len, a.output, err);
+		rc = rp_write_whole(a.output, patch, len, err);
 	if (!rc)
 		print_result(&res, &a, plan, img);
 	free(patch);

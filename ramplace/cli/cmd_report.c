@@ -162,57 +162,18 @@ static int report_placement(const rp_db_totals *t, const char *elf_path, rp_err 
 	return rc;
 }
 
-typedef void (*export_fn)(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns);
-
-/* with a decision, the JSON export carries its budget curve (set for the one export call) */
+/* with a decision, the JSON export carries its budget curve */
 static const rp_curve_json *json_curve;
-
-static void json_export(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns)
-{
-	if (json_curve)
-		rp_report_json_more(out, p, runs, nruns, rp_present_curve_json, json_curve);
-	else
-		rp_report_json(out, p, runs, nruns);
-}
-
-static void callgrind_export(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns)
-{
-	(void)nruns;
-	rp_report_callgrind(out, p, nruns ? runs[0].image_path : "firmware");
-}
-
-static void folded_export(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns)
-{
-	(void)runs;
-	(void)nruns;
-	rp_report_folded(out, p);
-}
-
-/* Writes an export through rp_afile (never half-written), or to stdout for "-". */
-static int write_export(const char *path, export_fn fn, const rp_profile *p, const rp_run_row *runs,
-			size_t nruns, rp_err *err)
-{
-	if (strcmp(path, "-") == 0) {
-		fn(stdout, p, runs, nruns);
-		return fflush(stdout) ? rp_err_set(err, RP_EIO, "<stdout>: write failed") : 0;
-	}
-	rp_afile af;
-	int rc = rp_afile_open(&af, path, err);
-	if (rc)
-		return rc;
-	fn(af.fp, p, runs, nruns);
-	return rp_afile_commit(&af, err);
-}
 
 static int exports(const report_args *a, const rp_profile *p, const rp_run_row *runs, size_t nruns, rp_err *err)
 {
 	int rc = 0;
 	if (!rc && a->json)
-		rc = write_export(a->json, json_export, p, runs, nruns, err);
+		rc = rp_present_export(a->json, RP_EXPORT_JSON, p, runs, nruns, json_curve, err);
 	if (!rc && a->callgrind)
-		rc = write_export(a->callgrind, callgrind_export, p, runs, nruns, err);
+		rc = rp_present_export(a->callgrind, RP_EXPORT_CALLGRIND, p, runs, nruns, NULL, err);
 	if (!rc && a->folded)
-		rc = write_export(a->folded, folded_export, p, runs, nruns, err);
+		rc = rp_present_export(a->folded, RP_EXPORT_FOLDED, p, runs, nruns, NULL, err);
 	return rc;
 }
 

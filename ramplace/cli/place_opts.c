@@ -279,37 +279,6 @@ static int append_names(const char ***list, size_t *n, char *const *names, size_
 	return 0;
 }
 
-/* Fragment and plan of each region: the first from -o/--plan (or the config), the others from
- * the config or "<output section>.ld" beside the first. */
-static int name_outputs(place_args *a, rp_err *err)
-{
-	a->fragments = calloc(a->nregions, sizeof(char *));
-	a->plans = calloc(a->nregions, sizeof(char *));
-	if (!a->fragments || !a->plans)
-		return rp_err_nomem(err, "reading options");
-	const char *slash = strrchr(a->output, '/');
-	int dirlen = slash ? (int)(slash - a->output + 1) : 0;
-	for (size_t r = 0; r < a->nregions; r++) {
-		const rp_region_cfg *rg = &a->regions[r];
-		char buf[4096];
-		if (r == 0 && (a->output_given || !rg->fragment))
-			snprintf(buf, sizeof(buf), "%s", a->output);
-		else if (rg->fragment)
-			snprintf(buf, sizeof(buf), "%.*s%s", dirlen, a->output, rg->fragment);
-		else
-			snprintf(buf, sizeof(buf), "%.*s%s.ld", dirlen, a->output, rg->outsec[0] == '.' ? rg->outsec + 1 : rg->outsec);
-		if (rp_strdup(&a->fragments[r], buf, err))
-			return err->code;
-		if (r == 0 && a->plan_path)
-			snprintf(buf, sizeof(buf), "%s", a->plan_path);
-		else
-			snprintf(buf, sizeof(buf), "%s.plan", a->fragments[r]);
-		if (rp_strdup(&a->plans[r], buf, err))
-			return err->code;
-	}
-	return 0;
-}
-
 /* Config first, then the command line on top of it (the pipeline's rp_pipeline_configure); the
  * name lists are the options' and the config's together. */
 int place_opts_apply_config(place_args *a, rp_err *err)
@@ -332,7 +301,9 @@ int place_opts_apply_config(place_args *a, rp_err *err)
 	o->nhandlers = a->nhandlers;
 	rp_pipe_overrides ov = { a->have_budget, a->budget_auto, a->align_given, a->time_limit_given,
 				 a->flash_wait_states };
-	if (rp_pipeline_configure(&a->pipe, a->cfg, &ov, &a->regions, &a->nregions, err) || name_outputs(a, err))
+	if (rp_pipeline_configure(&a->pipe, a->cfg, &ov, &a->regions, &a->nregions, err) ||
+	    rp_pipeline_name_outputs(a->output, a->output_given, a->plan_path, a->regions, a->nregions, &a->fragments,
+				     &a->plans, err))
 		return err->code;
 	return 0;
 }

@@ -155,6 +155,24 @@ void rp_afile_abort(rp_afile *af)
 	memset(af, 0, sizeof(*af));
 }
 
+int rp_write_whole(const char *path, const void *bytes, size_t len, rp_err *err)
+{
+	if (!path || strcmp(path, "-") == 0) {
+		if (fwrite(bytes, 1, len, stdout) != len || fflush(stdout) != 0)
+			return rp_err_set(err, RP_EIO, "standard output: write failed");
+		return 0;
+	}
+	rp_afile af;
+	int rc = rp_afile_open(&af, path, err);
+	if (rc)
+		return rc;
+	if (fwrite(bytes, 1, len, af.fp) != len) {
+		rp_afile_abort(&af);
+		return rp_err_set(err, RP_EIO, "%s: write failed: %s", path, strerror(errno));
+	}
+	return rp_afile_commit(&af, err);
+}
+
 int rp_grow(void **items, size_t *cap, size_t need, size_t elem, rp_err *err)
 {
 	if (need <= *cap)

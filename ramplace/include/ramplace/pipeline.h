@@ -186,6 +186,13 @@ typedef struct rp_pipe_overrides {
 int rp_pipeline_configure(rp_pipeline *p, const rp_config *cfg, const rp_pipe_overrides *ov,
 			  rp_region_cfg **regions, size_t *nregions, rp_err *err);
 
+/* The fragment and plan of each region: the first's from output (and plan_path, NULL: the
+ * fragment's name + ".plan") when output_given or the config names none, the others' the
+ * config's names or "<output section>.ld", beside the first. *fragments and *plans (nregions
+ * strings each) are the caller's to free, also after a failure. */
+int rp_pipeline_name_outputs(const char *output, int output_given, const char *plan_path, const rp_region_cfg *regions,
+			     size_t nregions, char ***fragments, char ***plans, rp_err *err);
+
 /* Loads, judges and places. On a stale profile (less than min_mapped of it maps, without force)
  * RP_EINPUT, with p->staleness filled to say why. */
 int rp_pipeline_run(rp_pipeline *p, rp_err *err);

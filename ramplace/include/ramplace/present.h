@@ -79,4 +79,11 @@ const char *rp_present_count(double v, char *buf, size_t cap);
 int rp_present_check_profile(FILE *out, const char *new_db, const char *baseline_db, const char *const *plans,
 			     size_t nplans, rp_err *err);
 
+typedef enum rp_export_kind { RP_EXPORT_JSON, RP_EXPORT_CALLGRIND, RP_EXPORT_FOLDED } rp_export_kind;
+
+/* The profile as an export (docs/report-formats.md) to path, or to standard output for "-";
+ * JSON carries curve when given (NULL: none). A file is never left half-written. */
+int rp_present_export(const char *path, rp_export_kind kind, const rp_profile *p, const rp_run_row *runs, size_t nruns,
+		      const rp_curve_json *curve, rp_err *err);
+
 #endif

@@ -34,6 +34,10 @@ int rp_afile_open(rp_afile *af, const char *path, rp_err *err);
 int rp_afile_commit(rp_afile *af, rp_err *err);
 void rp_afile_abort(rp_afile *af);
 
+/* Writes bytes[0..len) to path whole and atomically (rp_afile: a temp file renamed), or to
+ * standard output for NULL or "-". */
+int rp_write_whole(const char *path, const void *bytes, size_t len, rp_err *err);
+
 /* Growable array: ensures room for `need` elements of `elem` bytes in *items (capacity in *cap). */
 int rp_grow(void **items, size_t *cap, size_t need, size_t elem, rp_err *err);
 

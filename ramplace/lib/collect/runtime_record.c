@@ -4,7 +4,6 @@
  * the runtime dumped over semihosting, so both paths give the same run. Workload: one read of
  * a histogram of up to a few MiB per call, after a wait bounded by the options. */
 #include <elf.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,19 +127,6 @@ static int collect(const rp_image *img, const rp_runtime_record_opts *o, const r
 	return rc;
 }
 
-static int write_gmon(const char *path, const unsigned char *g, size_t len, rp_err *err)
-{
-	rp_afile af;
-	int rc = rp_afile_open(&af, path, err);
-	if (rc < 0)
-		return rc;
-	if (fwrite(g, 1, len, af.fp) != len) {
-		rp_afile_abort(&af);
-		return rp_err_set(err, RP_EIO, "%s: write failed: %s", path, strerror(errno));
-	}
-	return rp_afile_commit(&af, err);
-}
-
 /* Imports the gmon.out image exactly as `ramplace import --format gmon` would a dumped file,
  * and stores it as one run with method "runtime", opening (or creating) the database only now
  * that there is a run for it. */
@@ -190,7 +176,7 @@ int rp_runtime_record(const rp_image *img, const rp_runtime_record_opts *o, rp_r
 	if (rc == 0)
 		rc = rp_runtime_gmon(&g, &glen, &prof, img->big_endian, err);
 	if (rc == 0 && o->gmon_path)
-		rc = write_gmon(o->gmon_path, g, glen, err);
+		rc = rp_write_whole(o->gmon_path, g, glen, err);
 	if (rc == 0)
 		rc = store(img, o, &prof, g, glen, out, err);
 	if (rc == 0) {

@@ -1,10 +1,13 @@
 /* pipe_config.c: ramplace.yaml under a caller's options (pipeline.h: rp_pipeline_configure):
  * what `place` and `report --html` (and a library user) get from the same config and options,
- * the same placement. Owns nothing but the regions it returns. */
+ * the same placement; and the names of each region's fragment and plan. Owns nothing but the
+ * regions and names it returns. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ramplace/pipeline.h"
+#include "ramplace/util.h"
 
 /* The regions: the config's, with the budget, output section, memory and alignment of the
  * options applied to the first (the alignment to all); without a config, one region from the
@@ -71,6 +74,36 @@ int rp_pipeline_configure(rp_pipeline *p, const rp_config *cfg, const rp_pipe_ov
 	if (cfg || (*regions)[0].budget_auto) {
 		o->regions = *regions;
 		o->nregions = *nregions;
+	}
+	return 0;
+}
+
+int rp_pipeline_name_outputs(const char *output, int output_given, const char *plan_path, const rp_region_cfg *regions,
+			     size_t nregions, char ***fragments, char ***plans, rp_err *err)
+{
+	*fragments = calloc(nregions ? nregions : 1, sizeof(char *));
+	*plans = calloc(nregions ? nregions : 1, sizeof(char *));
+	if (!*fragments || !*plans)
+		return rp_err_nomem(err, "naming the fragments");
+	const char *slash = strrchr(output, '/');
+	int dirlen = slash ? (int)(slash - output + 1) : 0;
+	for (size_t r = 0; r < nregions; r++) {
+		const rp_region_cfg *rg = &regions[r];
+		char buf[4096];
+		if (r == 0 && (output_given || !rg->fragment))
+			snprintf(buf, sizeof(buf), "%s", output);
+		else if (rg->fragment)
+			snprintf(buf, sizeof(buf), "%.*s%s", dirlen, output, rg->fragment);
+		else
+			snprintf(buf, sizeof(buf), "%.*s%s.ld", dirlen, output, rg->outsec[0] == '.' ? rg->outsec + 1 : rg->outsec);
+		if (rp_strdup(&(*fragments)[r], buf, err))
+			return err->code;
+		if (r == 0 && plan_path)
+			snprintf(buf, sizeof(buf), "%s", plan_path);
+		else
+			snprintf(buf, sizeof(buf), "%s.plan", (*fragments)[r]);
+		if (rp_strdup(&(*plans)[r], buf, err))
+			return err->code;
 	}
 	return 0;
 }
