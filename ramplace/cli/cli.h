@@ -1,5 +1,5 @@
 /* cli.h: the subcommand table that main.c dispatches through, and the helpers the cmd_*.c files
- * share (cli_args.c, record_opts.c, cli_srcloc.c). main.c calls the commands; nothing here
+ * share (cli_args.c, record_opts.c, cli_print.c). main.c calls the commands; nothing here
  * calls back into main.c.
  *
  * Each subcommand is `int cmd_<name>(int argc, char **argv, rp_err *err)`: argv[0] is the
@@ -12,12 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ramplace/ldgen/locator.h"
 #include "ramplace/error.h"
 #include "ramplace/image.h"
 #include "ramplace/rsp.h"
 #include "ramplace/sampler.h"
-#include "ramplace/srcloc.h"
 
 typedef int (*rp_cmd_fn)(int argc, char **argv, rp_err *err);
 
@@ -91,19 +89,6 @@ typedef struct cli_record_sigs {
 void cli_record_signals_set(cli_record_sigs *saved, void (*fn)(int));
 void cli_record_signals_restore(const cli_record_sigs *saved);
 
-/* ---- cli_srcloc.c: the ldgen locator (locator.h) on top of an ELF's symbols and DWARF */
 
-typedef struct cli_srcloc {
-	const rp_image *img;
-	rp_dwarf *dw;
-	rp_srcloc last;          /* the answer whose strings the locator lent out last */
-} cli_srcloc;
-
-/* Opens the DWARF of img (fails as rp_dwarf_open does). img must outlive s. */
-int cli_srcloc_open(cli_srcloc *s, const rp_image *img, rp_err *err);
-/* Closes s; also one zeroed or whose open failed. */
-void cli_srcloc_close(cli_srcloc *s);
-/* A locator reading s: functions by name in img, their places from its DWARF. */
-rp_ldgen_locator cli_srcloc_locator(cli_srcloc *s);
 
 #endif

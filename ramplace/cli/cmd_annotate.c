@@ -10,6 +10,7 @@
 
 #include "ramplace/ldgen/attr.h"
 #include "cli.h"
+#include "ramplace/elf_locator.h"
 #include "ramplace/util.h"
 
 static const char usage[] =
@@ -88,7 +89,7 @@ int cmd_annotate(int argc, char **argv, rp_err *err)
 	annotate_args a = { .opts = RP_ATTR_OPTS_INIT, .plan_path = "ramtext.ld.plan" };
 	rp_plan *plan = NULL;
 	rp_image *img = NULL;
-	cli_srcloc sl = { 0 };
+	rp_elf_locator sl = { 0 };
 	rp_attr_result res = { 0 };
 	char *patch = NULL;
 	size_t len = 0;
@@ -100,9 +101,9 @@ int cmd_annotate(int argc, char **argv, rp_err *err)
 	if (!rc)
 		rc = rp_image_load(&img, a.elf_path, err);
 	if (!rc)
-		rc = cli_srcloc_open(&sl, img, err);
+		rc = rp_elf_locator_open(&sl, img, err);
 	if (!rc) {
-		rp_ldgen_locator lc = cli_srcloc_locator(&sl);
+		rp_ldgen_locator lc = rp_elf_locator_get(&sl);
 		rc = rp_attr_make_patch(&patch, &len, &res, plan, &lc, &a.opts, err);
 	}
 	if (!rc)
@@ -111,7 +112,7 @@ int cmd_annotate(int argc, char **argv, rp_err *err)
 		print_result(&res, &a, plan, img);
 	free(patch);
 	rp_attr_result_release(&res);
-	cli_srcloc_close(&sl);
+	rp_elf_locator_close(&sl);
 	rp_image_free(img);
 	rp_plan_free(plan);
 	return rc;

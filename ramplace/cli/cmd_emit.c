@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ramplace/elf_locator.h"
 #include "ramplace/ldgen/ldgen.h"
 
 /* What emit writes: a dialect's build input, or GNU ld's fragment for ld.lld. */
@@ -66,7 +67,7 @@ int cmd_emit(int argc, char **argv, rp_err *err)
 	int zephyr = strcmp(format, "zephyr") == 0;
 	rp_plan *plan = NULL;
 	rp_image *img = NULL;
-	cli_srcloc sl = { 0 };
+	rp_elf_locator sl = { 0 };
 	int rc = rp_plan_read(&plan, plan_path, err);
 	if (!rc && elf_path && zephyr)
 		rc = rp_image_load(&img, elf_path, err);
@@ -75,15 +76,15 @@ int cmd_emit(int argc, char **argv, rp_err *err)
 			 "and zephyr_code_relocate() looks for them beside the CMakeLists.txt that includes %s; "
 			 "--elf gives each source's path", output);
 	if (!rc && img)
-		rc = cli_srcloc_open(&sl, img, err);
-	rp_ldgen_locator lc = cli_srcloc_locator(&sl);
+		rc = rp_elf_locator_open(&sl, img, err);
+	rp_ldgen_locator lc = rp_elf_locator_get(&sl);
 	eo.locator = img ? &lc : NULL;
 	rp_ldgen_emit_result res;
 	if (!rc)
 		rc = rp_ldgen_emit(format, plan, &eo, output, &res, err);
 	for (size_t i = 0; !rc && i < res.nwarnings; i++)
 		cli_note("ramplace: warning: %s", res.warnings[i]);
-	cli_srcloc_close(&sl);
+	rp_elf_locator_close(&sl);
 	rp_image_free(img);
 	rp_plan_free(plan);
 	return rc;
