@@ -37,6 +37,9 @@ int cmd_callgraph(int argc, char **argv, rp_err *err);
 
 /* ---- cli_args.c */
 
+/* Appends s (borrowed) to the growable list *list of *n strings: repeatable options. */
+int cli_push(const char ***list, size_t *n, const char *s, rp_err *err);
+
 /* Parses --remote HOST:PORT ("[::1]:1234" too) into host (hostcap bytes) and port 1..65535;
  * a usage error for `cmd` otherwise. */
 int cli_parse_remote(char *host, size_t hostcap, int *port, const char *text, const char *cmd, rp_err *err);

@@ -34,3 +34,13 @@ int cli_parse_remote(char *host, size_t hostcap, int *port, const char *text, co
 	*port = (int)p;
 	return 0;
 }
+
+int cli_push(const char ***list, size_t *n, const char *s, rp_err *err)
+{
+	const char **bigger = realloc(*list, (*n + 1) * sizeof(char *));
+	if (!bigger)
+		return rp_err_nomem(err, "reading options");
+	*list = bigger;
+	bigger[(*n)++] = s;
+	return 0;
+}

@@ -40,14 +40,10 @@ static int parse_args(cg_args *a, int argc, char **argv, rp_err *err)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': a->dot = 1; break;
-		case 'f': {
-			const char **bigger = realloc(a->from, (a->nfrom + 1) * sizeof(char *));
-			if (!bigger)
-				return rp_err_nomem(err, "reading options");
-			a->from = bigger;
-			a->from[a->nfrom++] = optarg;
+		case 'f':
+			if (cli_push(&a->from, &a->nfrom, optarg, err))
+				return err->code;
 			break;
-		}
 		case 'h': fputs(usage, stdout); return 1;
 		default: return cli_usage_error(err, "callgraph", "unknown option");
 		}
@@ -63,29 +59,16 @@ static int run(const cg_args *a, rp_err *err)
 	rp_image *img = NULL;
 	rp_callgraph *cg = NULL;
 	unsigned char *only = NULL;
-	size_t *roots = NULL;
 	int rc = rp_image_load(&img, a->elf_path, err);
 	if (!rc)
 		rc = rp_callgraph_build(&cg, img, err);
-	if (!rc && a->nfrom) {
-		only = calloc(img->nfuncs ? img->nfuncs : 1, 1);
-		roots = malloc(a->nfrom * sizeof(size_t));
-		if (!only || !roots)
-			rc = rp_err_nomem(err, "walking the call graph");
-		for (size_t i = 0; !rc && i < a->nfrom; i++) {
-			const rp_func *f = rp_image_func_by_name(img, a->from[i], NULL);
-			if (!f)
-				rc = rp_err_set(err, RP_EUSAGE, "--from: no function '%s' in %s", a->from[i], a->elf_path);
-			else
-				roots[i] = (size_t)(f - img->funcs);
-		}
-		if (!rc)
-			rc = rp_callgraph_reach(cg, roots, a->nfrom, only, err);
-	}
+	if (!rc && a->nfrom && !(only = calloc(img->nfuncs ? img->nfuncs : 1, 1)))
+		rc = rp_err_nomem(err, "walking the call graph");
+	if (!rc && a->nfrom)
+		rc = rp_callgraph_reach_names(cg, a->from, a->nfrom, only, err);
 	if (!rc)
 		rp_callgraph_write(cg, stdout, a->dot, only);
 	free(only);
-	free(roots);
 	rp_callgraph_free(cg);
 	rp_image_free(img);
 	return rc;

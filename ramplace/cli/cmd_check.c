@@ -60,21 +60,11 @@ typedef struct check_args {
 	int quiet;            /* failures only, no summaries */
 } check_args;
 
-static int push_str(const char ***list, size_t *n, const char *s, rp_err *err)
-{
-	const char **bigger = realloc(*list, (*n + 1) * sizeof(char *));
-	if (!bigger)
-		return rp_err_nomem(err, "reading options");
-	*list = bigger;
-	bigger[(*n)++] = s;
-	return 0;
-}
-
 /* A plan file: path itself, or path + suffix (a fragment's plan). */
 static int add_plan(check_args *a, const char *path, const char *suffix, rp_err *err)
 {
 	if (!*suffix)
-		return push_str(&a->plans, &a->nplans, path, err);
+		return cli_push(&a->plans, &a->nplans, path, err);
 	char **bigger = realloc(a->owned, (a->nowned + 1) * sizeof(char *));
 	if (!bigger)
 		return rp_err_nomem(err, "reading options");
@@ -83,7 +73,7 @@ static int add_plan(check_args *a, const char *path, const char *suffix, rp_err 
 	if (!(a->owned[a->nowned] = malloc(n)))
 		return rp_err_nomem(err, "reading options");
 	snprintf(a->owned[a->nowned], n, "%s%s", path, suffix);
-	return push_str(&a->plans, &a->nplans, a->owned[a->nowned++], err);
+	return cli_push(&a->plans, &a->nplans, a->owned[a->nowned++], err);
 }
 
 /* Returns 1 after --help, 0 to go on, or a negative code. */
@@ -111,7 +101,7 @@ static int parse_args(check_args *a, int argc, char **argv, rp_err *err)
 		case 'R': a->profile = optarg; break;
 		case 'B': a->baseline = optarg; break;
 		case 'V': a->o.all_handlers = 1; break;
-		case 'H': rc = push_str(&a->handler_globs, &a->o.nhandler_globs, optarg, err); break;
+		case 'H': rc = cli_push(&a->handler_globs, &a->o.nhandler_globs, optarg, err); break;
 		case 'h': fputs(usage, stdout); return 1;
 		default: return cli_usage_error(err, "check", "unknown option");
 		}

@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "cli_html.h"
 #include "cli_stability.h"
 #include "place_cycles.h"
 #include "place_data.h"
@@ -44,9 +43,9 @@ static int write_html(const place_args *a, rp_err *err)
 {
 	const rp_pipeline *p = &a->pipe;
 	double speed = a->regions && a->regions[0].speed > 0 ? a->regions[0].speed : 1.0;
-	cli_html_job j = { a->html, a->db_path, 0, NULL, &p->totals, p->img, p->map, &p->placement,
+	rp_html_job j = { a->html, a->db_path, 0, NULL, &p->totals, p->img, p->map, &p->placement,
 			   p->opts.have_cost ? p->opts.cost.flash_fetch_cycles - 1.0 / speed : 0.0 };
-	int rc = cli_html_write(&j, err);
+	int rc = rp_pipeline_html(&j, err);
 	if (!rc && !a->quiet)
 		printf("wrote %s\n", a->html);
 	return rc;

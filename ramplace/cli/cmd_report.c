@@ -4,7 +4,7 @@
  * code that runs from RAM (sections loaded elsewhere than they run); with --callers the sampled
  * caller->callee arcs (from the return address taken with each sample); with --html and
  * --budget-curve the decision: the placement `place` makes (the same options, the library's
- * pipeline), its budget curve, and the one-page HTML report (cli_html.c). Formatting is
+ * pipeline), its budget curve, and the one-page HTML report (rp_pipeline_html). Formatting is
  * report.c's and present.h's. */
 #include <getopt.h>
 #include <stdlib.h>
@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_html.h"
 #include "ramplace/stability_text.h"
 #include "place_opts.h"
 #include "ramplace/image.h"
@@ -128,9 +127,9 @@ static int show_decision(const report_args *a, const decision *d, rp_err *err)
 		rp_present_curve_text(stdout, &d->curve, p->weights->total, budget, d->cycles_per_sample);
 	if (!a->html)
 		return 0;
-	cli_html_job j = { a->html, a->db_path, a->run, a->before, &p->totals,
+	rp_html_job j = { a->html, a->db_path, a->run, a->before, &p->totals,
 			   p->img, p->map, &p->placement, d->cycles_per_sample };
-	int rc = cli_html_write(&j, err);
+	int rc = rp_pipeline_html(&j, err);
 	if (!rc)
 		printf("wrote %s\n", a->html);
 	return rc;

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	if (strcmp(argv[1], "--version") == 0) {
-		printf("ramplace %s\n", RAMPLACE_VERSION);
+		printf("ramplace %s\n", rp_version());
 		return 0;
 	}
 	const struct cmd *cmd = find_command(argv[1]);

@@ -114,16 +114,6 @@ static const char usage[] =
 	"                        profile, call graph, solve, write\n"
 	"  -q, --quiet           print nothing but errors and warnings\n";
 
-static int add_glob(const char ***list, size_t *n, const char *glob, rp_err *err)
-{
-	const char **bigger = realloc(*list, (*n + 1) * sizeof(char *));
-	if (!bigger)
-		return rp_err_nomem(err, "reading options");
-	*list = bigger;
-	bigger[(*n)++] = glob;
-	return 0;
-}
-
 static int parse_double(double *out, const char *text, const char *what, double lo, double hi, rp_err *err)
 {
 	char *end;
@@ -195,9 +185,9 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 				rc = rp_parse_size(&a->pipe.opts.budget, optarg, "--budget", err);
 			break;
 		case 'c': a->config_path = optarg; break;
-		case 'p': rc = add_glob(&a->pin, &a->npin, optarg, err); break;
-		case 'C': rc = add_glob(&a->closure, &a->nclosure, optarg, err); break;
-		case 'X': rc = add_glob(&a->handlers, &a->nhandlers, optarg, err); break;
+		case 'p': rc = cli_push(&a->pin, &a->npin, optarg, err); break;
+		case 'C': rc = cli_push(&a->closure, &a->nclosure, optarg, err); break;
+		case 'X': rc = cli_push(&a->handlers, &a->nhandlers, optarg, err); break;
 		case 'Y': a->pipe.opts.all_handlers = 1; break;
 		case 'W': rc = parse_double(&a->flash_wait_states, optarg, "--flash-wait-states", 0, 1000, err); break;
 		case 'T':
@@ -208,7 +198,7 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 		case 'o': a->output = optarg; a->output_given = 1; break;
 		case 'P': a->plan_path = optarg; break;
 		case 'm': a->map_path = optarg; break;
-		case 'x': rc = add_glob(&a->exclude, &a->nexclude, optarg, err); break;
+		case 'x': rc = cli_push(&a->exclude, &a->nexclude, optarg, err); break;
 		case 'r': a->pipe.opts.region = optarg; break;
 		case 'a':
 			rc = rp_parse_size(&n, optarg, "--align", err);
@@ -274,7 +264,7 @@ int place_opts_parse(place_args *a, int argc, char **argv, rp_err *err)
 static int append_names(const char ***list, size_t *n, char *const *names, size_t count, rp_err *err)
 {
 	for (size_t i = 0; i < count; i++)
-		if (add_glob(list, n, names[i], err))
+		if (cli_push(list, n, names[i], err))
 			return err->code;
 	return 0;
 }

@@ -1,4 +1,5 @@
-/* error.c: the rp_err value that every fallible function fills (see error.h). */
+/* error.c: the rp_err value that every fallible function fills (see error.h), and the
+ * library's version (rp_version). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,4 +54,13 @@ int rp_err_exit_status(int code)
 	default:
 		return 2;
 	}
+}
+
+const char *rp_version(void)
+{
+#ifdef RAMPLACE_VERSION
+	return RAMPLACE_VERSION;
+#else
+	return "unknown";
+#endif
 }

@@ -32,7 +32,8 @@ STAGE_USES = {
     # the reports a person reads (HTML, the budget curve): above everything they show
     "present": {"root", "image", "profile", "flash", "solve", "plan", "verify"},
     # one placement from files to a result, and its fragments written: above solve and ldgen
-    "pipeline": {"root", "image", "profile", "flash", "solve", "layout", "plan", "ldgen"},
+    # and its report (the HTML page, through present)
+    "pipeline": {"root", "image", "profile", "flash", "solve", "layout", "plan", "ldgen", "present"},
     "cli": {"root", "image", "profile", "collect", "flash", "solve", "layout", "plan", "verify", "ldgen", "present",
             "pipeline"},
 }

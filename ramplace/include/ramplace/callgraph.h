@@ -72,4 +72,9 @@ int rp_callgraph_reach_via(const rp_callgraph *cg, const size_t *roots, size_t n
  * to what those marked functions reach. */
 void rp_callgraph_write(const rp_callgraph *cg, FILE *fp, int dot, const unsigned char *only);
 
+/* rp_callgraph_reach from the functions named names[0..n) (globals, or the first static of
+ * the name); RP_EUSAGE naming the first that the image does not hold. */
+int rp_callgraph_reach_names(const rp_callgraph *cg, const char *const *names, size_t n, unsigned char *mark,
+			     rp_err *err);
+
 #endif

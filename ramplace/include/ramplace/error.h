@@ -37,4 +37,7 @@ int rp_err_nomem(rp_err *err, const char *what);
 /* Process exit status for a code: 0, 1 for RP_ECHECK, 130 for RP_EINTERRUPT, 2 otherwise. */
 int rp_err_exit_status(int code);
 
+/* The library's version (the project's), as --version and the HTML page give it. */
+const char *rp_version(void);
+
 #endif

@@ -209,4 +209,20 @@ void rp_pipeline_release(rp_pipeline *p);
  * at most 256 steps, each a multiple of the plan's alignment. */
 int rp_pipe_curve(rp_curve *out, const rp_image *img, const rp_map *map, const rp_placement *p, rp_err *err);
 
+/* The one-page HTML report of a placement (pipe_html.c), `report --html` and `place --html`. */
+typedef struct rp_html_job {
+	const char *path;              /* the HTML file to write */
+	const char *db_path;           /* profile.db: its runs and arcs are read from it */
+	int64_t run;                   /* 0: every run */
+	const char *before;            /* --before OLD.db[@RUN], or NULL */
+	const rp_db_totals *totals;    /* what was placed */
+	const rp_image *img;
+	const rp_map *map;             /* may be NULL */
+	const rp_placement *placement; /* may be NULL */
+	double cycles_per_sample;      /* > 0 with a cost model */
+} rp_html_job;
+
+/* Writes the report (never half-written: a temporary file renamed). */
+int rp_pipeline_html(const rp_html_job *j, rp_err *err);
+
 #endif

@@ -362,6 +362,26 @@ int rp_callgraph_reach(const rp_callgraph *cg, const size_t *roots, size_t nroot
 	return rp_callgraph_reach_via(cg, roots, nroots, mark, NULL, err);
 }
 
+int rp_callgraph_reach_names(const rp_callgraph *cg, const char *const *names, size_t n, unsigned char *mark,
+			     rp_err *err)
+{
+	size_t *roots = malloc((n ? n : 1) * sizeof(size_t));
+	if (!roots)
+		return rp_err_nomem(err, "walking the call graph");
+	int rc = 0;
+	for (size_t i = 0; !rc && i < n; i++) {
+		const rp_func *f = rp_image_func_by_name(cg->img, names[i], NULL);
+		if (!f)
+			rc = rp_err_set(err, RP_EUSAGE, "no function '%s' in %s", names[i], cg->img->path);
+		else
+			roots[i] = (size_t)(f - cg->img->funcs);
+	}
+	if (!rc)
+		rc = rp_callgraph_reach(cg, roots, n, mark, err);
+	free(roots);
+	return rc;
+}
+
 /* Breadth first, so that the links name short chains. */
 int rp_callgraph_reach_via(const rp_callgraph *cg, const size_t *roots, size_t nroots, unsigned char *mark,
 			   size_t *via, rp_err *err)

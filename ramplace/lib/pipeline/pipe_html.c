@@ -1,19 +1,16 @@
-/* cli_html.c: the budget curve of a placement and the HTML report (cli_html.h), shared by
- * `report --html` and `place --html`. Reads the runs and arcs from profile.db (read-only) and,
+/* pipe_html.c: the one-page HTML report of a placement (pipeline.h: rp_pipeline_html), shared
+ * by `report --html` and `place --html`: the budget curve, the stability verdict, the
+ * before/after table. Reads the runs and arcs from profile.db (read-only) and,
  * with --before, the old profile; owns them while writing. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_html.h"
 #include "ramplace/stability_text.h"
 #include "ramplace/pipeline.h"
 #include "ramplace/present.h"
 #include "ramplace/report.h"
 #include "ramplace/util.h"
 
-#ifndef RAMPLACE_VERSION
-#define RAMPLACE_VERSION "unknown"
-#endif
 
 typedef struct html_data {
 	rp_arc_total *arcs;
@@ -29,7 +26,7 @@ typedef struct html_data {
 	char stability[768];      /* the verdict at the plan's budget, or "" */
 } html_data;
 
-static int load_data(html_data *d, const cli_html_job *j, rp_err *err)
+static int load_data(html_data *d, const rp_html_job *j, rp_err *err)
 {
 	rp_db *db;
 	int rc = rp_db_open_existing(&db, j->db_path, err);
@@ -69,7 +66,7 @@ static void release_data(html_data *d)
 	rp_arc_totals_free(d->arcs, d->narcs);
 }
 
-int cli_html_write(const cli_html_job *j, rp_err *err)
+int rp_pipeline_html(const rp_html_job *j, rp_err *err)
 {
 	html_data d;
 	memset(&d, 0, sizeof(d));
@@ -79,7 +76,7 @@ int cli_html_write(const cli_html_job *j, rp_err *err)
 		rp_present_in in = { j->totals, &d.prof, d.runs, d.nruns, j->img, j->map, j->placement,
 				     d.curve.npoints ? &d.curve : NULL, j->cycles_per_sample,
 				     d.have_before ? &d.before.p : NULL, j->before, j->db_path, d.before.exact,
-				     rp_runs_all_exact(d.runs, d.nruns, j->run), RAMPLACE_VERSION, 0,
+				     rp_runs_all_exact(d.runs, d.nruns, j->run), rp_version(), 0,
 				     d.have_before ? &d.after : NULL, d.stability[0] ? d.stability : NULL };
 		rc = rp_present_html(af.fp, &in, err);
 		if (rc)
