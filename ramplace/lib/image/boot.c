@@ -60,8 +60,7 @@ typedef struct bwalk {
 	unsigned char *state;   /* per function: 1 on the way down now, 2 walked */
 	unsigned char *returns; /* per function: 0 not known yet, 1 may return, 2 never returns */
 	rp_err *err;
-	uint64_t *symaddrs;     /* every symbol's address, sorted, once each: where a table ends */
-	size_t nsymaddrs;
+	boot_symaddrs symaddrs; /* every symbol's address, sorted on first use: where a table ends */
 } bwalk;
 
 /* The function a direct call or jump of self enters, or SIZE_MAX (none, or self). */
@@ -477,7 +476,7 @@ static int decode(bwalk *w, size_t f, decoded *d)
 	if (!rc && (!(d->is_ref = calloc(d->is.n ? d->is.n : 1, 1)) || !(d->is_bound = calloc(d->is.n ? d->is.n : 1, 1))))
 		rc = rp_err_nomem(w->err, "analysing the reset path");
 	if (!rc)
-		d->copies = boot_copy_refs(&(boot_refs){ w->img, w->b, w->symaddrs, w->nsymaddrs }, &d->is, d->is_ref, d->is_bound);
+		d->copies = boot_copy_refs(&(boot_refs){ w->img, w->b, &w->symaddrs }, &d->is, d->is_ref, d->is_bound);
 	return rc;
 }
 
@@ -577,14 +576,13 @@ int rp_boot_analyze(rp_boot *out, const rp_image *img, const rp_callgraph *cg, c
 		return 0;
 	out->reset = (size_t)(reset - img->funcs);
 	bounds b = { .n = 0 };
-	bwalk w = { img, &b, NULL, out, calloc(nf, 1), calloc(nf, 1), err, NULL, 0 };
+	bwalk w = { img, &b, NULL, out, calloc(nf, 1), calloc(nf, 1), err, { syms, NULL, 0, 0 } };
 	int rc = 0;
 	if (!have_syms) {
 		*err = syms_err;
 		rc = err->code;
 	} else {
 		boot_collect_bounds(&b, img, syms, outsecs, noutsecs);
-		rc = boot_symbol_addresses(syms, &w.symaddrs, &w.nsymaddrs, err);
 	}
 	if (!rc && (!w.state || !w.returns))
 		rc = rp_err_nomem(err, "analysing the reset path");
@@ -602,7 +600,7 @@ int rp_boot_analyze(rp_boot *out, const rp_image *img, const rp_callgraph *cg, c
 	rp_disasm_free(own);
 	free(w.state);
 	free(w.returns);
-	free(w.symaddrs);
+	boot_symaddrs_release(&w.symaddrs);
 	if (!rc)
 		rc = settle(out, cg, err);
 	for (size_t i = 0; !rc && i < img->nfuncs; i++)

@@ -85,19 +85,63 @@ static const rp_section *section_at(const rp_image *img, uint64_t addr)
 	return NULL;
 }
 
+static int by_address(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t address_key(const void *a)
+{
+	return *(const uint64_t *)a;
+}
+
+/* The addresses symbols name (not numbers, files or sections), sorted, each once. */
+static void build_symaddrs(boot_symaddrs *a)
+{
+	const rp_elfsyms *syms = a->syms;
+	a->built = -1;
+	if (!syms || !(a->addrs = malloc((syms->nsyms ? syms->nsyms : 1) * sizeof(uint64_t))))
+		return;
+	size_t n = 0;
+	for (size_t i = 0; i < syms->nsyms; i++)
+		if (!syms->syms[i].absolute && syms->syms[i].type != STT_FILE && syms->syms[i].type != STT_SECTION)
+			a->addrs[n++] = syms->syms[i].value & ~(uint64_t)1;   /* a Thumb function's address */
+	rp_sort_keyed(a->addrs, n, sizeof(uint64_t), address_key, by_address);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (k == 0 || a->addrs[i] != a->addrs[k - 1])
+			a->addrs[k++] = a->addrs[i];
+	a->n = k;
+	a->built = 1;
+}
+
+void boot_symaddrs_release(boot_symaddrs *a)
+{
+	free(a->addrs);
+	a->addrs = NULL;
+	a->n = 0;
+	a->built = 0;
+}
+
 /* The first symbol address past addr (where the object holding a table at addr ends: the table
  * scan must not read into the next one), or end. */
 static uint64_t next_symbol(const boot_refs *w, uint64_t addr, uint64_t end)
 {
-	size_t lo = 0, hi = w->nsymaddrs;
+	boot_symaddrs *a = w->symaddrs;
+	if (!a->built)
+		build_symaddrs(a);
+	if (a->built < 0)
+		return addr + 4 < end ? addr + 4 : end;   /* no memory: one word, never into another object */
+	size_t lo = 0, hi = a->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (w->symaddrs[mid] <= addr)
+		if (a->addrs[mid] <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < w->nsymaddrs && w->symaddrs[lo] < end ? w->symaddrs[lo] : end;
+	return lo < a->n && a->addrs[lo] < end ? a->addrs[lo] : end;
 }
 
 static size_t insn_bounds(const boot_refs *w, const rp_insn *in, uint64_t *vals, int *kinds, size_t max)
@@ -182,34 +226,4 @@ int boot_copy_refs(const boot_refs *w, const insns *is, unsigned char *is_ref, u
 		}
 	}
 	return 1;
-}
-
-
-static int by_address(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t address_key(const void *a)
-{
-	return *(const uint64_t *)a;
-}
-
-/* The addresses symbols name (not numbers, files or sections), sorted, each once. */
-int boot_symbol_addresses(const rp_elfsyms *syms, uint64_t **out, size_t *n, rp_err *err)
-{
-	*n = 0;
-	if (!(*out = malloc((syms->nsyms ? syms->nsyms : 1) * sizeof(uint64_t))))
-		return rp_err_nomem(err, "analysing the reset path");
-	for (size_t i = 0; i < syms->nsyms; i++)
-		if (!syms->syms[i].absolute && syms->syms[i].type != STT_FILE && syms->syms[i].type != STT_SECTION)
-			(*out)[(*n)++] = syms->syms[i].value & ~(uint64_t)1;   /* a Thumb function's address */
-	rp_sort_keyed(*out, *n, sizeof(uint64_t), address_key, by_address);
-	size_t k = 0;
-	for (size_t i = 0; i < *n; i++)
-		if (k == 0 || (*out)[i] != (*out)[k - 1])
-			(*out)[k++] = (*out)[i];
-	*n = k;
-	return 0;
 }

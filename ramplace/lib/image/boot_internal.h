@@ -28,12 +28,21 @@ typedef struct insns {
 	rp_err *err;
 } insns;
 
-/* What boot_copy_refs reads: the image, the bounds, every symbol's address (sorted). */
+/* Every symbol's address (not numbers, files or sections), sorted, each once: where a table
+ * ends. Sorted on the first question only (boot_next_symbol): most reset paths never ask, and
+ * sorting 200,000 symbols was a twentieth of `place`. */
+typedef struct boot_symaddrs {
+	const rp_elfsyms *syms;
+	uint64_t *addrs;          /* owned once built */
+	size_t n;
+	int built;                /* 1 built, -1 no memory (then every table is read one word long) */
+} boot_symaddrs;
+
+/* What boot_copy_refs reads: the image, the bounds, the symbols' addresses. */
 typedef struct boot_refs {
 	const rp_image *img;
 	const bounds *b;
-	const uint64_t *symaddrs;
-	size_t nsymaddrs;
+	boot_symaddrs *symaddrs;
 } boot_refs;
 
 /* The bounds of the code sections outsecs names: from the __NAME_start/_end/_load-style symbols
@@ -44,9 +53,8 @@ void boot_collect_bounds(bounds *b, const rp_image *img, const rp_elfsyms *syms,
  * to two distinct bounds); marks in is_ref the instructions reading the load address and in
  * is_bound every one naming a bound. */
 int boot_copy_refs(const boot_refs *w, const insns *is, unsigned char *is_ref, unsigned char *is_bound);
-/* The addresses symbols name (not numbers, files or sections), sorted, each once; *out is the
- * caller's to free. */
-int boot_symbol_addresses(const rp_elfsyms *syms, uint64_t **out, size_t *n, rp_err *err);
+/* Frees the addresses boot_symaddrs built. */
+void boot_symaddrs_release(boot_symaddrs *a);
 /* The reset handler: the vector table's, the ELF entry's, or Reset_Handler/_start; how says
  * which. NULL when none. */
 const rp_func *boot_find_reset(const rp_image *img, const rp_elfsyms *syms, char *how, size_t howlen);
