@@ -107,7 +107,7 @@ int cmd_annotate(int argc, char **argv, rp_err *err)
 		rc = rp_attr_make_patch(&patch, &len, &res, plan, &lc, &a.opts, err);
 	}
 	if (!rc)
-		rc = rp_write_whole(a.output, patch, len, err);
+		rc = rp_write_whole(a.output && strcmp(a.output, "-") != 0 ? a.output : NULL, patch, len, err);
 	if (!rc)
 		print_result(&res, &a, plan, img);
 	free(patch);

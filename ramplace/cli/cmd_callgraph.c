@@ -64,8 +64,11 @@ static int run(const cg_args *a, rp_err *err)
 		rc = rp_callgraph_build(&cg, img, err);
 	if (!rc && a->nfrom && !(only = calloc(img->nfuncs ? img->nfuncs : 1, 1)))
 		rc = rp_err_nomem(err, "walking the call graph");
-	if (!rc && a->nfrom)
-		rc = rp_callgraph_reach_names(cg, a->from, a->nfrom, only, err);
+	if (!rc && a->nfrom && (rc = rp_callgraph_reach_names(cg, a->from, a->nfrom, only, err)) == RP_EUSAGE) {
+		char msg[sizeof(err->msg)];
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		rp_err_set(err, RP_EUSAGE, "--from: %s", msg);
+	}
 	if (!rc)
 		rp_callgraph_write(cg, stdout, a->dot, only);
 	free(only);

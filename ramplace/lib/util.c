@@ -157,7 +157,7 @@ void rp_afile_abort(rp_afile *af)
 
 int rp_write_whole(const char *path, const void *bytes, size_t len, rp_err *err)
 {
-	if (!path || strcmp(path, "-") == 0) {
+	if (!path) {
 		if (fwrite(bytes, 1, len, stdout) != len || fflush(stdout) != 0)
 			return rp_err_set(err, RP_EIO, "standard output: write failed");
 		return 0;
@@ -167,8 +167,9 @@ int rp_write_whole(const char *path, const void *bytes, size_t len, rp_err *err)
 	if (rc)
 		return rc;
 	if (fwrite(bytes, 1, len, af.fp) != len) {
+		int why = errno;   /* before the abort's own calls change it */
 		rp_afile_abort(&af);
-		return rp_err_set(err, RP_EIO, "%s: write failed: %s", path, strerror(errno));
+		return rp_err_set(err, RP_EIO, "%s: write failed: %s", path, strerror(why));
 	}
 	return rp_afile_commit(&af, err);
 }

@@ -35,7 +35,7 @@ int rp_afile_commit(rp_afile *af, rp_err *err);
 void rp_afile_abort(rp_afile *af);
 
 /* Writes bytes[0..len) to path whole and atomically (rp_afile: a temp file renamed), or to
- * standard output for NULL or "-". */
+ * standard output for NULL (a caller that takes "-" for it says so itself). */
 int rp_write_whole(const char *path, const void *bytes, size_t len, rp_err *err);
 
 /* Growable array: ensures room for `need` elements of `elem` bytes in *items (capacity in *cap). */

@@ -85,6 +85,11 @@ static int read_and_store(const rp_swo_record_opts *o, const rp_image *img, int 
 	out->read = !src;
 	if (!rc && src)
 		*err = store_err;
+	else if (rc && src) {   /* both: the read's error, and that its samples were not kept */
+		size_t n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof(err->msg) - n, "; and its %llu samples were not stored: %s",
+			 (unsigned long long)out->stats.samples, store_err.msg);
+	}
 	rc = rc ? rc : src;
 	if (!rc && !sig && !out->stats.samples)
 		rc = rp_err_set(err, RP_EINPUT, "SWO %s:%d: no DWT PC samples in %llu bytes (%s)%s%s", o->swo_host,

@@ -477,6 +477,8 @@ static int decode(bwalk *w, size_t f, decoded *d)
 		rc = rp_err_nomem(w->err, "analysing the reset path");
 	if (!rc)
 		d->copies = boot_copy_refs(&(boot_refs){ w->img, w->b, &w->symaddrs }, &d->is, d->is_ref, d->is_bound);
+	if (!rc && w->symaddrs.built < 0)   /* the table's end unknown: no judgement on too little */
+		rc = rp_err_nomem(w->err, "analysing the reset path");
 	return rc;
 }
 

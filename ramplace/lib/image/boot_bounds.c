@@ -132,7 +132,7 @@ static uint64_t next_symbol(const boot_refs *w, uint64_t addr, uint64_t end)
 	if (!a->built)
 		build_symaddrs(a);
 	if (a->built < 0)
-		return addr + 4 < end ? addr + 4 : end;   /* no memory: one word, never into another object */
+		return addr + 4 < end ? addr + 4 : end;   /* no memory (the walk then fails): one word */
 	size_t lo = 0, hi = a->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

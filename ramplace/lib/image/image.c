@@ -430,7 +430,9 @@ int rp_image_load(rp_image **out, const char *path, rp_err *err)
 	int rc = rp_read_file(&buf, &len, path, err);
 	if (rc)
 		return rc;
-	return load_owned(out, (unsigned char *)buf, len, path, err);   /* read once, not copied */
+	/* read once, not copied; the reader's buffer grew by doubling: trimmed to the file */
+	char *fit = len ? realloc(buf, len) : NULL;
+	return load_owned(out, (unsigned char *)(fit ? fit : buf), len, path, err);
 }
 
 void rp_image_free(rp_image *img)

@@ -100,8 +100,14 @@ static size_t cursor_take(matcher *m, cursor *c, const char *name)
 			continue;
 		seen++;
 		if (strcmp(entry_name(m, k), name) == 0) {
-			if (ahead == c->at)
+			if (ahead > c->at) {
+				/* the one stepped over moves up to here, so no done entry stays behind the
+				 * cursor to be stepped over again at every later header (quadratic) */
+				c->pos[ahead] = c->pos[c->at];
+				c->at = ahead;
+			} else {
 				c->at++;
+			}
 			return k;
 		}
 	}

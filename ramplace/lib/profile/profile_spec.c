@@ -9,7 +9,8 @@
 
 #include "ramplace/report.h"
 
-/* "profile.db@12" -> path and run 12; a path that exists as given wins over the suffix. */
+/* "profile.db@12" -> path and run 12 ("@0": every run, as --before always took it); a path
+ * that exists as given wins over the suffix. */
 static int split_spec(rp_profile_spec *s, const char *spec, rp_err *err)
 {
 	const char *at = strrchr(spec, '@');
@@ -20,8 +21,8 @@ static int split_spec(rp_profile_spec *s, const char *spec, rp_err *err)
 		return 0;
 	char *end;
 	long long r = strtoll(at + 1, &end, 10);
-	if (*end || r <= 0)
-		return rp_err_set(err, RP_EUSAGE, "'%s': the run after '@' must be a number", spec);
+	if (*end || r < 0)
+		return rp_err_set(err, RP_EUSAGE, "'%s': the run after '@' must be a number (0: every run)", spec);
 	s->run = r;
 	s->path[at - spec] = '\0';
 	return 0;

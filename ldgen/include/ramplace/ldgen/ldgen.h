@@ -22,7 +22,7 @@ typedef struct rp_ldgen_emit_opts {
 
 typedef struct rp_ldgen_emit_result {
 	size_t ndropped;                   /* sections left as comments: no form in the format */
-	char warnings[3][700];             /* what the plan earns in the format, for the user */
+	char warnings[3][1200];            /* what the plan earns in the format, for the user */
 	size_t nwarnings;
 } rp_ldgen_emit_result;
 
