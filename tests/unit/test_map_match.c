@@ -195,7 +195,7 @@ static void test_many_outputs_and_reversed(void **state)
 	(void)state;
 	hdr h[10];
 	placed p[10];
-	char names[10][16], outs[10][16];
+	char names[10][32], outs[10][32];   /* room for any int: -Wformat-truncation at every -O */
 	for (int i = 0; i < 10; i++) {
 		snprintf(names[i], sizeof(names[i]), ".text.f%d", i);
 		snprintf(outs[i], sizeof(outs[i]), ".out%d", i);
