@@ -43,15 +43,19 @@ int rp_parse_size(uint64_t *out, const char *text, const char *what, rp_err *err
 int rp_read_fd(char **out, size_t *len, int fd, const char *name, rp_err *err)
 {
 	size_t cap = 65536, used = 0;
-	char *buf = malloc(cap);
 	*out = NULL;
 	*len = 0;
 	/* read() on a directory fails with EISDIR, which would read "read failed at byte 0" */
 	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		free(buf);
+	int known = fstat(fd, &st) == 0;
+	if (known && S_ISDIR(st.st_mode))
 		return rp_err_set(err, RP_EINPUT, "%s: is a directory, not a file", name);
-	}
+	/* a regular file in one read of its size (and the 0 after it): a map of 20 MB grown by
+	 * doubling was copied and faulted in twice over. A file that grows meanwhile still grows
+	 * the buffer below. */
+	if (known && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < RP_READ_MAX)
+		cap = (size_t)st.st_size + 2;
+	char *buf = malloc(cap);
 	if (!buf)
 		return rp_err_nomem(err, "reading a file");
 	for (;;) {

@@ -107,9 +107,14 @@ static int starts_build(start_index *ix, const rp_image *img, rp_err *err)
 	if (!ix->slots || !ix->veneer)
 		return rp_err_nomem(err, "building the call graph");
 	ix->mask = n - 1;
-	for (size_t i = 0; i < img->nfuncs; i++) {
+	for (size_t i = 0, j; i < img->nfuncs; i = j) {
 		uint64_t a = img->funcs[i].addr;
-		const rp_func *f = i > 0 && img->funcs[i - 1].addr == a ? NULL : rp_image_func_at(img, a);
+		for (j = i + 1; j < img->nfuncs && img->funcs[j].addr == a; j++)
+			;
+		/* what rp_image_func_at answers for a, without its search when the last symbol
+		 * starting at a has a size (it then covers a): funcs is in address order */
+		const rp_func *last = &img->funcs[j - 1];
+		const rp_func *f = last->size > 0 ? last : rp_image_func_at(img, a);
 		if (!f || f->addr != a)
 			continue;   /* an alias already in, or not what a branch to a enters */
 		size_t k = start_hash(a, ix->mask);
