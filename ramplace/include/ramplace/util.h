@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <string.h>
 #include "ramplace/error.h"
 
 /* Parses "98304", "96K", "96KiB", "1M", "0x18000"; K and KiB both mean 1024. Fails on junk,
@@ -101,6 +102,41 @@ void rp_sort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const
  * within runs of equal keys. cmp must order by key first. */
 void rp_sort_keyed(void *base, size_t n, size_t size, uint64_t (*key)(const void *),
 		   int (*cmp)(const void *, const void *));
+
+/* The lookup of every table sorted by an unsigned key (an address, an index): how many of the n
+ * records at base (size bytes each, the key keysize bytes, 4 or 8, at byte off) have a key below
+ * key, or with or_equal at most key; the first at or past key is then at that index, the last
+ * at or below it one before. Inline, so that a caller's constant size, offset and width make it
+ * the plain loop it stands for. RP_COUNT_BELOW and RP_COUNT_AT_OR_BELOW take an array and its
+ * field. */
+static inline size_t rp_count_below(const void *base, size_t n, size_t size, size_t off, size_t keysize,
+				    uint64_t key, int or_equal)
+{
+	const unsigned char *b = base;
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+		if (keysize == sizeof(uint64_t)) {
+			memcpy(&k, b + mid * size + off, sizeof(k));
+		} else {
+			uint32_t k32;
+			memcpy(&k32, b + mid * size + off, sizeof(k32));
+			k = k32;
+		}
+		if (k < key || (or_equal && k == key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+#define RP_COUNT_KEYS_(arr, n, field, key, or_equal)                                                   \
+	rp_count_below((arr), (n), sizeof(*(arr)), offsetof(__typeof__(*(arr)), field), sizeof((arr)->field), \
+		       (key), (or_equal))
+#define RP_COUNT_BELOW(arr, n, field, key) RP_COUNT_KEYS_(arr, n, field, key, 0)
+#define RP_COUNT_AT_OR_BELOW(arr, n, field, key) RP_COUNT_KEYS_(arr, n, field, key, 1)
 
 /* A 64-bit hash of a string (FNV-1a; NULL hashes as ""), the same in every run. */
 uint64_t rp_str_hash(const char *s);

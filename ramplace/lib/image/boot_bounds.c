@@ -133,14 +133,7 @@ static uint64_t next_symbol(const boot_refs *w, uint64_t addr, uint64_t end)
 		build_symaddrs(a);
 	if (a->built < 0)
 		return addr + 4 < end ? addr + 4 : end;   /* no memory (the walk then fails): one word */
-	size_t lo = 0, hi = a->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (a->addrs[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = rp_count_below(a->addrs, a->n, sizeof(*a->addrs), 0, sizeof(*a->addrs), addr, 1);
 	return lo < a->n && a->addrs[lo] < end ? a->addrs[lo] : end;
 }
 

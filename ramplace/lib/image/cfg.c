@@ -7,18 +7,12 @@
 #include <string.h>
 
 #include "ramplace/cfg.h"
+#include "ramplace/util.h"
 
 /* The instruction index at address a, or SIZE_MAX (outside the function, or inside one). */
 static size_t insn_at(const rp_insn *v, size_t n, uint64_t a)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].addr < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = RP_COUNT_BELOW(v, n, addr, a);
 	return lo < n && v[lo].addr == a ? lo : SIZE_MAX;
 }
 

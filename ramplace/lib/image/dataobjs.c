@@ -191,14 +191,7 @@ void rp_dataobjs_release(rp_dataobjs *d)
 
 const rp_dataobj *rp_dataobjs_at(const rp_dataobjs *d, uint64_t addr)
 {
-	size_t lo = 0, hi = d->n;
-	while (lo < hi) {          /* the last object starting at or below addr */
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->objs[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = RP_COUNT_AT_OR_BELOW(d->objs, d->n, addr, addr);   /* lo - 1: the last at or below addr */
 	if (lo == 0)
 		return NULL;
 	const rp_dataobj *o = &d->objs[lo - 1];

@@ -210,14 +210,7 @@ static int load_mapping_symbols(rp_disasm *d, rp_err *err)
 /* Index of the last mapping symbol at or before addr, or SIZE_MAX. */
 static size_t map_at(const rp_disasm *d, uint64_t addr)
 {
-	size_t lo = 0, hi = d->nmaps;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->maps[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = RP_COUNT_AT_OR_BELOW(d->maps, d->nmaps, addr, addr);
 	return lo ? lo - 1 : SIZE_MAX;
 }
 

@@ -33,14 +33,7 @@ const rp_func *rp_image_func_below(const rp_image *img, uint64_t pc)
 {
 	if (img->machine == EM_ARM)
 		pc &= ~(uint64_t)1;
-	size_t lo = 0, hi = img->nfuncs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (img->funcs[mid].addr <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = RP_COUNT_AT_OR_BELOW(img->funcs, img->nfuncs, addr, pc);
 	return lo ? &img->funcs[lo - 1] : NULL;
 }
 

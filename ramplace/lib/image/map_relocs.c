@@ -199,14 +199,7 @@ void rp_mapi_sort_refs(rp_map *map)
 
 const rp_map_ref *rp_map_refs_of(const rp_map *map, size_t insec, size_t *n)
 {
-	size_t lo = 0, hi = map ? map->nrefs : 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (map->refs[mid].from < insec)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = map ? RP_COUNT_BELOW(map->refs, map->nrefs, from, insec) : 0;
 	size_t end = lo;
 	while (map && end < map->nrefs && map->refs[end].from == insec)
 		end++;

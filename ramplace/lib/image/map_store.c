@@ -190,15 +190,7 @@ void rp_map_free(rp_map *map)
 /* The index of the first section starting after addr (the sections are by address). */
 static size_t first_after(const rp_map *map, uint64_t addr)
 {
-	size_t lo = 0, hi = map ? map->ninsecs : 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (map->insecs[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return map ? RP_COUNT_AT_OR_BELOW(map->insecs, map->ninsecs, addr, addr) : 0;
 }
 
 const rp_map_insec *rp_map_insec_after(const rp_map *map, uint64_t addr)

@@ -129,15 +129,7 @@ static int producer_function_sections(const char *producer)
 /* The first function at or after addr (img->funcs is sorted by address). */
 static size_t first_func_at(const rp_image *img, uint64_t addr)
 {
-	size_t lo = 0, hi = img->nfuncs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (img->funcs[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return RP_COUNT_BELOW(img->funcs, img->nfuncs, addr, addr);
 }
 
 static void mark_cu(unsigned char *own, const rp_image *img, Dwarf_Die *cu, unsigned char value)

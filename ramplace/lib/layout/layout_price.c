@@ -203,14 +203,7 @@ static size_t func_of(const pricer *p, uint32_t piece, uint64_t off)
 /* The function whose code lies at new address addr in flash (an evictor), or SIZE_MAX. */
 static size_t func_at_new(const pricer *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->nflash;
-	while (lo < hi) {   /* the last section starting at or below addr */
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->flash[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = RP_COUNT_AT_OR_BELOW(p->flash, p->nflash, addr, addr);   /* lo - 1: the last at or below addr */
 	if (!lo)
 		return SIZE_MAX;
 	const struct by_new *s = &p->flash[lo - 1];

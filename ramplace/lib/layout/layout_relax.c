@@ -101,15 +101,7 @@ static void pending_release(pending *p)
 /* The sites at or above addr: the index of the first. */
 static size_t pending_from(const pending *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->addr[mid] < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return rp_count_below(p->addr, p->n, sizeof(*p->addr), 0, sizeof(*p->addr), addr, 0);
 }
 
 /* RV32C: the length GNU ld gives a narrowable call or jump from site to target: c.jal or c.j

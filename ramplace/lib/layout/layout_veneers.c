@@ -83,15 +83,7 @@ static int by_callee(const void *x, const void *y)
 /* The first callee at or past at. */
 static size_t callee_from(const rp_layout_link *link, uint64_t at)
 {
-	size_t lo = 0, hi = link->ncallees;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (link->callees[mid].at < at)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return RP_COUNT_BELOW(link->callees, link->ncallees, at, at);
 }
 
 uint32_t lt_callee_index(const rp_layout_link *link, uint32_t piece, uint32_t off)
