@@ -121,8 +121,10 @@ static void read_attributes(rp_image *img, const rp_section *s, int *thumb_isa)
 
 int rp_image_is_veneer_name(const char *name)
 {
+	if (name[0] != '_' || name[1] != '_')   /* before strlen: asked of every function */
+		return 0;
 	size_t n = strlen(name);
-	if (n <= 9 || strncmp(name, "__", 2) != 0)
+	if (n <= 9)
 		return 0;
 	return strcmp(name + n - 7, "_veneer") == 0 || strstr(name, "LongThunk_") != NULL;
 }
