@@ -24,6 +24,7 @@
 
 #include "ramplace/image.h"
 #include "ramplace/layout.h"
+#include "layout/layout_link.h"
 #include "ramplace/map.h"
 #include "ramplace/util.h"
 
@@ -168,11 +169,11 @@ static int relinked_main(int argc, char **argv)
 		return fail(&map_err);
 	printf("relinked map: %s\n", rel_map ? rel_map_path : "none (sections without a function moved with their output section)");
 	free(rel_map_path);
-	rp_layout_link link;
+	rp_layout_link *link = NULL;
 	rp_layout_addrs a;
 	unsigned char *in_ram = calloc(t->npieces + 1, 1);
-	if (rp_layout_link_init(&link, img, map, t, ".ramtext", &err) ||
-	    rp_layout_addrs_relinked(t, &link, img, rel, rel_map, in_ram, &a, &err))
+	if (rp_layout_link_new(&link, img, map, t, ".ramtext", &err) ||
+	    rp_layout_addrs_relinked(t, link, img, rel, rel_map, in_ram, &a, &err))
 		return fail(&err);
 	/* BENCH_LAYOUT_FRAGMENTS=DIR: the relink's flashtext.ld and ramtext.ld, so that the link
 	 * model lays out the same plan (its order and alignments; the moved sections in the
@@ -194,12 +195,12 @@ static int relinked_main(int argc, char **argv)
 	rp_layout_plan lp = { in_ram, ft.order, ft.n, ft.each_align, ft.text_align, ft.tail ? cfg.line : 0,
 			      rt.n ? rt.order : NULL, rt.n };
 	rp_layout_cost runs, full;
-	if (rp_layout_price(t, &link, &lp, &a, &cfg, &runs, &err) ||
-	    rp_layout_price_full(argv[5], img, t, &link, &lp, &a, &cfg, &full, &err))
+	if (rp_layout_price(t, link, &lp, &a, &cfg, &runs, &err) ||
+	    rp_layout_price_full(argv[5], img, t, link, &lp, &a, &cfg, &full, &err))
 		return fail(&err);
 	rp_layout_addrs model;   /* the link model's addresses for the same RAM set */
 	rp_layout_cost modeled;
-	if (rp_layout_arrange(t, &link, &lp, &model, &err) || rp_layout_price(t, &link, &lp, &model, &cfg, &modeled, &err))
+	if (rp_layout_arrange(t, link, &lp, &model, &err) || rp_layout_price(t, link, &lp, &model, &cfg, &modeled, &err))
 		return fail(&err);
 	/* veneers elsewhere, and those in another slot of their block (ld's stub order; a block
 	 * shifted whole by a section before it counts only in the first) */
@@ -220,10 +221,10 @@ static int relinked_main(int argc, char **argv)
 	}
 	for (size_t k = 0; getenv("BENCH_LAYOUT_DEBUG") && k < model.nveneers; k++) {
 		uint32_t callee = (uint32_t)model.veneer_key[k];
-		size_t g = (size_t)(model.veneer_key[k] >> 32), to = (size_t)(link.callees[callee].at >> 32);
+		size_t g = (size_t)(model.veneer_key[k] >> 32), to = (size_t)(link->callees[callee].at >> 32);
 		fprintf(stderr, "veneer: from %s's group (%s) to %s+0x%x: model %llx relinked %llx\n", map->insecs[g].name,
 			map->insecs[g].outsec ? map->insecs[g].outsec : "?", map->insecs[to].name,
-			(unsigned)link.callees[callee].at, (unsigned long long)model.veneer_addr[k],
+			(unsigned)link->callees[callee].at, (unsigned long long)model.veneer_addr[k],
 			(unsigned long long)a.veneer_addr[k]);
 	}
 	const char *debug = getenv("BENCH_LAYOUT_DEBUG");   /* "all": every section, accessed or not */
@@ -257,7 +258,7 @@ static int relinked_main(int argc, char **argv)
 	       (unsigned long long)runs.cycles, (unsigned long long)full.cycles, (unsigned long long)full.stall,
 	       (unsigned long long)full.extra_insns);
 	rp_layout_addrs_release(&a);
-	rp_layout_link_release(&link);
+	rp_layout_link_free(link);
 	free(ft.order);
 	free(rt.order);
 	free(in_ram);
@@ -293,17 +294,17 @@ int main(int argc, char **argv)
 	const char *ref = getenv("BENCH_LAYOUT_REFERENCE");
 	if (ref && *ref && rp_layout_trace_load(&reference, map, img, ref, &err))
 		return fail(&err);
-	rp_layout_link link;
-	if (rp_layout_link_init(&link, img, map, t, ".ramtext", &err))
+	rp_layout_link *link = NULL;
+	if (rp_layout_link_new(&link, img, map, t, ".ramtext", &err))
 		return fail(&err);
 	if (t->windows)
 		printf("sampled: %llu windows, %.1f %% of the accesses (%.1f %% counted, the rest warm-up)\n",
 		       (unsigned long long)t->windows, 100.0 * (double)t->accesses / (double)t->total, 100.0 / t->scale);
 	printf("runs %zu accesses %llu (%.1f per run), text %s, load image %s%llx\n", t->nruns,
-	       (unsigned long long)t->accesses, (double)t->accesses / (double)(t->nruns ? t->nruns : 1), link.text_outsec,
-	       link.ram_lma_known ? "at 0x" : "after flash, ", (unsigned long long)link.ram_lma);
+	       (unsigned long long)t->accesses, (double)t->accesses / (double)(t->nruns ? t->nruns : 1), link->text_outsec,
+	       link->ram_lma_known ? "at 0x" : "after flash, ", (unsigned long long)link->ram_lma);
 	size_t rvc_wrong, rvc_checked;
-	rp_layout_rvc_check(&link, &rvc_wrong, &rvc_checked);
+	rp_layout_rvc_check(link, &rvc_wrong, &rvc_checked);
 	if (rvc_checked)
 		printf("rvc: %zu of %zu narrowable calls sized otherwise than the linker did\n", rvc_wrong, rvc_checked);
 	unsigned char *in_ram = calloc(t->npieces + 1, 1);
@@ -317,7 +318,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench_layout_eval: %s: no such function in a section of the map\n", argv[i]);
 	}
 	for (size_t i = 0; i < t->npieces; i++)   /* hottest first: a plain ranking is enough here */
-		if (t->piece_fetches[i] && !in_ram[i] && strcmp(map->insecs[i].outsec, link.text_outsec) == 0)
+		if (t->piece_fetches[i] && !in_ram[i] && strcmp(map->insecs[i].outsec, link->text_outsec) == 0)
 			hot[nhot++] = i;
 	for (size_t i = 1; i < nhot; i++)
 		for (size_t j = i; j > 0 && t->piece_fetches[hot[j]] * map->insecs[hot[j - 1]].size >
@@ -331,7 +332,7 @@ int main(int argc, char **argv)
 	const char *names[4] = { "as linked", "functions moved to RAM", "hot sections ordered", "moved, ordered, aligned" };
 	double worst = 0;
 	for (int k = 0; k < 4; k++) {
-		double e = price_both(img, t, &link, &plans[k], &cfg, argv[3], names[k], &err);
+		double e = price_both(img, t, link, &plans[k], &cfg, argv[3], names[k], &err);
 		if (e < 0)
 			return fail(&err);
 		worst = e > worst ? e : worst;
@@ -342,7 +343,7 @@ int main(int argc, char **argv)
 	rp_layout_trace_free(reference);
 	free(in_ram);
 	free(hot);
-	rp_layout_link_release(&link);
+	rp_layout_link_free(link);
 	rp_layout_trace_free(t);
 	rp_map_free(map);
 	rp_image_free(img);

@@ -24,8 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&img, 0, sizeof(img));
 	img.veneer_size = 8;
 	img.veneer_block_align = 8;
-	rp_layout_link link;
-	if (rp_layout_link_init(&link, &img, map, t, ".ramtext", &err) == 0) {
+	rp_layout_link *link = NULL;
+	if (rp_layout_link_new(&link, &img, map, t, ".ramtext", &err) == 0) {
 		unsigned char in_ram[4] = { 0, 1, 0, 0 };
 		size_t order[2] = { 2, 0 };
 		rp_layout_plan lp = { in_ram, order, 2, 16, 64, 16, NULL, 0 };
@@ -33,12 +33,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rp_fm_cfg cfg;
 		char why[100];
 		if (rp_fm_parse(&cfg, "cache:size=256,ways=2,line=16,penalty=10", why, sizeof(why)) == 0 &&
-		    rp_layout_arrange(t, &link, &lp, &a, &err) == 0) {
+		    rp_layout_arrange(t, link, &lp, &a, &err) == 0) {
 			rp_layout_cost c;
-			rp_layout_price(t, &link, &lp, &a, &cfg, &c, &err);
+			rp_layout_price(t, link, &lp, &a, &cfg, &c, &err);
 			rp_layout_addrs_release(&a);
 		}
-		rp_layout_link_release(&link);
+		rp_layout_link_free(link);
 	}
 	rp_layout_trace_free(t);
 	return 0;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ramplace/layout.h"
+#include "layout/layout_link.h"
 #include "ramplace/map.h"
 
 #include "../support/layout_fixture.h"
@@ -53,19 +54,19 @@ static void test_arrange(void **state)
 {
 	fixture *f = *state;
 	rp_layout_trace *t = parse(f, loop_trace);
-	rp_layout_link link;
+	rp_layout_link *link = NULL;
 	rp_err err = RP_ERR_INIT;
-	assert_int_equal(rp_layout_link_init(&link, &f->img, f->map, t, ".ramtext", &err), 0);
-	assert_string_equal(link.text_outsec, ".text");
-	assert_int_equal(link.ram_lma_known, 1);
-	assert_int_equal(link.ram_lma, 0x100);
-	link.all_direct = 1;   /* no call graph in a hand-made image */
+	assert_int_equal(rp_layout_link_new(&link, &f->img, f->map, t, ".ramtext", &err), 0);
+	assert_string_equal(link->text_outsec, ".text");
+	assert_int_equal(link->ram_lma_known, 1);
+	assert_int_equal(link->ram_lma, 0x100);
+	link->all_direct = 1;   /* no call graph in a hand-made image */
 	/* b to RAM: its 0x20 bytes load at 0x100, .text moves up by them and a's veneer block
 	 * (one veneer, 8-aligned) follows c; .rodata follows */
 	unsigned char in_ram[4] = { 0, 1, 0, 0 };
 	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
 	rp_layout_addrs a;
-	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(rp_layout_arrange(t, link, &lp, &a, &err), 0);
 	assert_int_equal(a.load_addr, 0x100);
 	assert_int_equal(a.load_size, 0x20);
 	assert_int_equal(a.addr[0], 0x120);
@@ -77,7 +78,7 @@ static void test_arrange(void **state)
 	/* the same with .rodata kept at its offset in a 16-byte line: 8 bytes of pad before a and c
 	 * (the veneer block's alignment is the finest step), .rodata 0x10 on, not 8 */
 	lp.tail_line = 16;
-	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(rp_layout_arrange(t, link, &lp, &a, &err), 0);
 	assert_int_equal(a.tail_pad, 8);
 	assert_int_equal(a.addr[0], 0x128);
 	assert_int_equal(a.veneer_base, 0x168);
@@ -86,7 +87,7 @@ static void test_arrange(void **state)
 	/* c ordered first, the text aligned to 64: c at 0x100, then a and b */
 	size_t order[1] = { 2 };
 	rp_layout_plan lp2 = { NULL, order, 1, 0, 64, 0, NULL, 0 };
-	assert_int_equal(rp_layout_arrange(t, &link, &lp2, &a, &err), 0);
+	assert_int_equal(rp_layout_arrange(t, link, &lp2, &a, &err), 0);
 	assert_int_equal(a.addr[2], 0x100);
 	assert_int_equal(a.addr[0], 0x120);
 	assert_int_equal(a.addr[1], 0x140);
@@ -97,12 +98,12 @@ static void test_arrange(void **state)
 	 * image at 0x120, not at 0x140 */
 	f->map->insecs[1].align = 64;
 	rp_layout_plan lp3 = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
-	assert_int_equal(rp_layout_arrange(t, &link, &lp3, &a, &err), 0);
+	assert_int_equal(rp_layout_arrange(t, link, &lp3, &a, &err), 0);
 	assert_int_equal(a.load_size, 0x20);
 	assert_int_equal(a.addr[0], 0x120);
 	rp_layout_addrs_release(&a);
 	f->map->insecs[1].align = 0;
-	rp_layout_link_release(&link);
+	rp_layout_link_free(link);
 	rp_layout_trace_free(t);
 }
 
@@ -154,21 +155,21 @@ static void test_orphan_sections(void **state)
 	rp_map *map = NULL;
 	rp_err err = RP_ERR_INIT;
 	rp_layout_trace *t = orphan_trace(&map);
-	rp_layout_link link;
-	assert_int_equal(rp_layout_link_init(&link, &f->img, map, t, ".ramtext", &err), 0);
-	link.all_direct = 1;
-	assert_int_equal(link.group[0], 0);
-	assert_int_equal(link.group[1], 1);   /* each orphan its own group */
+	rp_layout_link *link = NULL;
+	assert_int_equal(rp_layout_link_new(&link, &f->img, map, t, ".ramtext", &err), 0);
+	link->all_direct = 1;
+	assert_int_equal(link->group[0], 0);
+	assert_int_equal(link->group[1], 1);   /* each orphan its own group */
 	unsigned char in_ram[6] = { 0, 1, 0, 0, 0, 0 };
 	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
 	rp_layout_addrs a;
-	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(rp_layout_arrange(t, link, &lp, &a, &err), 0);
 	assert_int_equal(a.load_addr, 0x100);
 	assert_int_equal(a.load_size, 0x20);
 	assert_int_equal(a.addr[0], 0x120);          /* .text after the load image */
 	assert_int_equal(a.addr[2], 0x140);          /* .text.b gone: c follows .text, 8-aligned */
 	assert_int_equal(a.nveneers, 1);             /* c's call to b: a veneer after c */
-	assert_int_equal(a.veneer_key[0], (uint64_t)2 << 32 | (size_t)(callee_of(&link, 1, 0) - link.callees));
+	assert_int_equal(a.veneer_key[0], (uint64_t)2 << 32 | (size_t)(callee_of(link, 1, 0) - link->callees));
 	assert_int_equal(a.veneer_addr[0], 0x160);   /* c ends at 0x15c; the stub block is 8-aligned */
 	assert_int_equal(a.addr[3], 0x16c);          /* .fast as it was, its word first */
 	assert_int_equal(a.addr[4], 0x18c);
@@ -176,7 +177,7 @@ static void test_orphan_sections(void **state)
 	rp_layout_addrs_release(&a);
 	/* x (called from c) moves too: c's block has two veneers, .fast closes up behind its word */
 	in_ram[3] = 1;
-	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(rp_layout_arrange(t, link, &lp, &a, &err), 0);
 	assert_int_equal(a.load_size, 0x40);
 	assert_int_equal(a.addr[0], 0x140);
 	assert_int_equal(a.addr[2], 0x160);
@@ -185,7 +186,7 @@ static void test_orphan_sections(void **state)
 	assert_int_equal(a.addr[4], 0x194);
 	assert_int_equal(a.addr[5], 0x1b4);
 	rp_layout_addrs_release(&a);
-	rp_layout_link_release(&link);
+	rp_layout_link_free(link);
 	rp_layout_trace_free(t);
 	rp_map_free(map);
 }
@@ -201,12 +202,12 @@ static void test_stub_order(void **state)
 	rp_err err = RP_ERR_INIT;
 	rp_layout_trace *t = orphan_trace(&map);
 	f->img.machine = EM_ARM;
-	rp_layout_link link;
-	assert_int_equal(rp_layout_link_init(&link, &f->img, map, t, ".ramtext", &err), 0);
-	link.all_direct = 1;
-	assert_int_equal(link.ncallees, 3);   /* the trace's entries: b, c and x */
-	assert_non_null(callee_of(&link, 1, 0)->stub_key = strdup("b+0_22"));
-	assert_non_null(callee_of(&link, 3, 0)->stub_key = strdup("x+0_22"));
+	rp_layout_link *link = NULL;
+	assert_int_equal(rp_layout_link_new(&link, &f->img, map, t, ".ramtext", &err), 0);
+	link->all_direct = 1;
+	assert_int_equal(link->ncallees, 3);   /* the trace's entries: b, c and x */
+	assert_non_null(callee_of(link, 1, 0)->stub_key = strdup("b+0_22"));
+	assert_non_null(callee_of(link, 3, 0)->stub_key = strdup("x+0_22"));
 	unsigned char in_ram[6] = { 0, 1, 0, 1, 0, 0 };   /* c calls b and x, both moved */
 	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
 	static const struct { uint32_t id; uint64_t b, x; } cases[] = {
@@ -215,14 +216,14 @@ static void test_stub_order(void **state)
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		map->insecs[2].bfd_id = cases[k].id;
 		rp_layout_addrs a;
-		assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+		assert_int_equal(rp_layout_arrange(t, link, &lp, &a, &err), 0);
 		assert_int_equal(a.nveneers, 2);
-		assert_int_equal(a.veneer_key[0], (uint64_t)2 << 32 | (size_t)(callee_of(&link, 1, 0) - link.callees));
+		assert_int_equal(a.veneer_key[0], (uint64_t)2 << 32 | (size_t)(callee_of(link, 1, 0) - link->callees));
 		assert_int_equal(a.veneer_addr[0], cases[k].b);
 		assert_int_equal(a.veneer_addr[1], cases[k].x);
 		rp_layout_addrs_release(&a);
 	}
-	rp_layout_link_release(&link);
+	rp_layout_link_free(link);
 	rp_layout_trace_free(t);
 	rp_map_free(map);
 }
@@ -247,16 +248,16 @@ static void test_veneer_per_function(void **state)
 	const char trace[] = "F 100 2\nF 140 2\nF 120 2\nF 142 2\nF 130 2\nF 144 2\nF 104 2\n";
 	assert_int_equal(rp_map_parse(&map, orphan_map, sizeof(orphan_map) - 1, "o.map", &err), 0);
 	assert_int_equal(rp_layout_trace_parse(&t, map, &f->img, trace, strlen(trace), "o.trace", &err), 0);
-	rp_layout_link link;
-	assert_int_equal(rp_layout_link_init(&link, &f->img, map, t, ".ramtext", &err), 0);
-	link.all_direct = 1;
+	rp_layout_link *link = NULL;
+	assert_int_equal(rp_layout_link_new(&link, &f->img, map, t, ".ramtext", &err), 0);
+	link->all_direct = 1;
 	unsigned char in_ram[6] = { 0, 1, 0, 0, 0, 0 };
 	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
 	rp_layout_addrs a;
-	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(rp_layout_arrange(t, link, &lp, &a, &err), 0);
 	assert_int_equal(a.nveneers, 2);
-	assert_int_equal(a.veneer_key[0], (uint64_t)2 << 32 | (size_t)(callee_of(&link, 1, 0) - link.callees));
-	assert_int_equal(a.veneer_key[1], (uint64_t)2 << 32 | (size_t)(callee_of(&link, 1, 0x10) - link.callees));
+	assert_int_equal(a.veneer_key[0], (uint64_t)2 << 32 | (size_t)(callee_of(link, 1, 0) - link->callees));
+	assert_int_equal(a.veneer_key[1], (uint64_t)2 << 32 | (size_t)(callee_of(link, 1, 0x10) - link->callees));
 	assert_int_equal(a.veneer_addr[0], 0x160);
 	assert_int_equal(a.veneer_addr[1], 0x168);
 	assert_int_equal(a.addr[3], 0x174);          /* .fast's word, then x: 8 bytes on from one veneer */
@@ -265,18 +266,18 @@ static void test_veneer_per_function(void **state)
 	char why[200];
 	assert_int_equal(rp_fm_parse(&cfg, "cache:size=1024,ways=4,line=8,penalty=10", why, sizeof(why)), 0);
 	rp_layout_cost cost;
-	assert_int_equal(rp_layout_price(t, &link, &lp, &a, &cfg, &cost, &err), 0);
+	assert_int_equal(rp_layout_price(t, link, &lp, &a, &cfg, &cost, &err), 0);
 	assert_int_equal(cost.misses, 4 + 2 + 2);   /* the copy's 4 lines, a and c, the two veneers */
 	assert_int_equal(cost.extra_insns, 8 * 4 + 2);   /* 8 words copied, two veneers run */
 	rp_layout_addrs_release(&a);
 	in_ram[1] = 0;
 	in_ram[2] = 1;
-	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(rp_layout_arrange(t, link, &lp, &a, &err), 0);
 	assert_int_equal(a.nveneers, 1);                /* a's call to c */
 	assert_int_equal(a.nstubs, 3);
 	assert_int_equal(a.load_size, 0x20 + 2 * 8);   /* c, 8-aligned, then a veneer each */
 	rp_layout_addrs_release(&a);
-	rp_layout_link_release(&link);
+	rp_layout_link_free(link);
 	rp_layout_trace_free(t);
 	rp_map_free(map);
 	f->img.funcs = NULL;
@@ -312,13 +313,13 @@ static void test_merged_strings(void **state)
 	const char trace[] = "F 100 2\nF 114 2\nF 134 2\nR 148 4\nR 164 4\n";
 	rp_layout_trace *t = NULL;
 	assert_int_equal(rp_layout_trace_parse(&t, map, NULL, trace, strlen(trace), "m.trace", &err), 0);
-	rp_layout_link link;
-	assert_int_equal(rp_layout_link_init(&link, &f->img, map, t, ".ramtext", &err), 0);
-	link.all_direct = 1;
+	rp_layout_link *link = NULL;
+	assert_int_equal(rp_layout_link_new(&link, &f->img, map, t, ".ramtext", &err), 0);
+	link->all_direct = 1;
 	unsigned char in_ram[6] = { 1, 1, 1, 0, 0, 0 };   /* a, c (0x12, 2-aligned), b (0x20, 4-aligned) */
 	rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
 	rp_layout_addrs a;
-	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(rp_layout_arrange(t, link, &lp, &a, &err), 0);
 	assert_int_equal(a.load_size, 0x44);         /* b, a, c: 0x20 + 0x12 + 0x12 (a, b, c: 0x48) */
 	assert_int_equal(a.addr[3], 0x144);          /* the strings follow the load image */
 	assert_int_equal(a.addr[4], 0x144);          /* still one copy */
@@ -330,7 +331,7 @@ static void test_merged_strings(void **state)
 	 * after .text 4 to 8 bytes off (237 accessed sections in one relink) */
 	memset(in_ram, 0, sizeof(in_ram));
 	in_ram[1] = 1;
-	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(rp_layout_arrange(t, link, &lp, &a, &err), 0);
 	assert_int_equal(a.load_size, 0x28);         /* b and its RAM-side veneer to c */
 	assert_int_equal(a.addr[0], 0x128);
 	assert_int_equal(a.addr[2], 0x13a);
@@ -345,7 +346,7 @@ static void test_merged_strings(void **state)
 	 * after c, before the fragment's `. += pad` (0x150, not 0x160 after it) */
 	const size_t order[] = { 0, 2 };
 	rp_layout_plan ordered = { in_ram, order, 2, 0, 0, 32, NULL, 0 };
-	assert_int_equal(rp_layout_arrange(t, &link, &ordered, &a, &err), 0);
+	assert_int_equal(rp_layout_arrange(t, link, &ordered, &a, &err), 0);
 	assert_int_equal(a.addr[2], 0x13a);
 	assert_int_equal(a.veneer_addr[0], 0x150);
 	assert_int_equal(a.tail_pad, 16);
@@ -356,10 +357,10 @@ static void test_merged_strings(void **state)
 	 * like the flash side's, 0x18 + 8 (not 0x12 + 8, rounded to 0x1c) */
 	memset(in_ram, 0, sizeof(in_ram));
 	in_ram[0] = 1;
-	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
+	assert_int_equal(rp_layout_arrange(t, link, &lp, &a, &err), 0);
 	assert_int_equal(a.load_size, 0x20);
 	rp_layout_addrs_release(&a);
-	rp_layout_link_release(&link);
+	rp_layout_link_free(link);
 	rp_layout_trace_free(t);
 	rp_map_free(map);
 }
@@ -416,22 +417,22 @@ static void test_search_keeps_what_does_not_pay(void **state)
 		p += sprintf(p, "F 100 4\nF 104 4\nF 140 2\nF 142 2\nF 108 2\n");
 	rp_layout_trace *t = parse(f, text);
 	free(text);
-	rp_layout_link link;
+	rp_layout_link *link = NULL;
 	rp_err err = RP_ERR_INIT;
-	assert_int_equal(rp_layout_link_init(&link, &f->img, f->map, t, ".ramtext", &err), 0);
-	link.all_direct = 1;
+	assert_int_equal(rp_layout_link_new(&link, &f->img, f->map, t, ".ramtext", &err), 0);
+	link->all_direct = 1;
 	size_t secs[1] = { 2 }, first[2] = { 0, 1 };
 	rp_layout_units units = { secs, first, 1, 0, 0 };
 	rp_fm_cfg cfg;
 	char why[200];
 	assert_int_equal(rp_fm_parse(&cfg, "cache:size=256,ways=2,line=16,penalty=10", why, sizeof(why)), 0);
 	rp_layout_choice c;
-	assert_int_equal(rp_layout_search(t, &link, &units, &cfg, 0, &c, &err), 0);
+	assert_int_equal(rp_layout_search(t, link, &units, &cfg, 0, &c, &err), 0);
 	assert_int_equal(c.nunits_kept, 0);
 	assert_true(c.as_placed.cycles > c.flash_only.cycles);
 	assert_int_equal(c.chosen.cycles, c.flash_only.cycles);
 	rp_layout_choice_release(&c);
-	rp_layout_link_release(&link);
+	rp_layout_link_free(link);
 	rp_layout_trace_free(t);
 }
 
@@ -453,9 +454,9 @@ static void test_attribute(void **state)
 	img.funcs = funcs;
 	img.nfuncs = 3;
 	img.veneer_size = 0;   /* no veneer block to share the sets once b moves */
-	rp_layout_link link;
+	rp_layout_link *link = NULL;
 	rp_err err = RP_ERR_INIT;
-	assert_int_equal(rp_layout_link_init(&link, &img, f->map, t, ".ramtext", &err), 0);
+	assert_int_equal(rp_layout_link_new(&link, &img, f->map, t, ".ramtext", &err), 0);
 	rp_fm_cfg cfg;
 	char why[200];
 	assert_int_equal(rp_fm_parse(&cfg, "cache:size=32,ways=1,line=16,penalty=10", why, sizeof(why)), 0);
@@ -465,10 +466,10 @@ static void test_attribute(void **state)
 		in_ram[1] = (unsigned char)moved;
 		rp_layout_plan lp = { in_ram, NULL, 0, 0, 0, 0, NULL, 0 };
 		rp_layout_addrs a;
-		assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
-		assert_int_equal(rp_layout_attribute(t, &link, &lp, &a, &cfg, &img, per_func, &err), 0);
+		assert_int_equal(rp_layout_arrange(t, link, &lp, &a, &err), 0);
+		assert_int_equal(rp_layout_attribute(t, link, &lp, &a, &cfg, &img, per_func, &err), 0);
 		rp_layout_cost cost;
-		assert_int_equal(rp_layout_price(t, &link, &lp, &a, &cfg, &cost, &err), 0);
+		assert_int_equal(rp_layout_price(t, link, &lp, &a, &cfg, &cost, &err), 0);
 		if (!moved) {
 			assert_true(per_func[0] == 1990.0 && per_func[1] == 1990.0);
 			assert_int_equal(cost.stall, 2000);   /* each miss once: own, and as a cause */
@@ -478,7 +479,7 @@ static void test_attribute(void **state)
 		assert_true(per_func[2] == 0.0);
 		rp_layout_addrs_release(&a);
 	}
-	rp_layout_link_release(&link);
+	rp_layout_link_free(link);
 	rp_layout_trace_free(t);
 }
 
@@ -504,9 +505,9 @@ static void test_other_build(void **state)
 	fixture *f = *state;
 	rp_layout_trace *t = parse(f, "F 10 2\nF 12 2\nR 20 4\n");
 	assert_int_equal(t->outside, 3);
-	rp_layout_link link;
+	rp_layout_link *link = NULL;
 	rp_err err = RP_ERR_INIT;
-	assert_int_equal(rp_layout_link_init(&link, &f->img, f->map, t, ".ramtext", &err), RP_EINPUT);
+	assert_int_equal(rp_layout_link_new(&link, &f->img, f->map, t, ".ramtext", &err), RP_EINPUT);
 	assert_non_null(strstr(err.msg, "another build"));
 	rp_layout_trace_free(t);
 }

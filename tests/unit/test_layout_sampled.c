@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ramplace/layout.h"
+#include "layout/layout_link.h"
 #include "ramplace/map.h"
 
 #include "../support/layout_fixture.h"
@@ -46,22 +47,22 @@ static rp_layout_cost price_sampled(fixture *f, const char *text, const char *cf
 	fputs(text, fp);
 	fclose(fp);
 	rp_err err = RP_ERR_INIT;
-	rp_layout_link link;
-	assert_int_equal(rp_layout_link_init(&link, &f->img, f->map, t, ".ramtext", &err), 0);
-	link.all_direct = 1;
+	rp_layout_link *link = NULL;
+	assert_int_equal(rp_layout_link_new(&link, &f->img, f->map, t, ".ramtext", &err), 0);
+	link->all_direct = 1;
 	rp_layout_plan lp = { NULL, NULL, 0, 0, 0, 0, NULL, 0 };
 	rp_layout_addrs a;
 	rp_fm_cfg cfg;
 	char why[200];
 	assert_int_equal(rp_fm_parse(&cfg, cfg_spec, why, sizeof(why)), 0);
 	rp_layout_cost runs, full;
-	assert_int_equal(rp_layout_arrange(t, &link, &lp, &a, &err), 0);
-	assert_int_equal(rp_layout_price(t, &link, &lp, &a, &cfg, &runs, &err), 0);
-	assert_int_equal(rp_layout_price_full(path, NULL, t, &link, &lp, &a, &cfg, &full, &err), 0);
+	assert_int_equal(rp_layout_arrange(t, link, &lp, &a, &err), 0);
+	assert_int_equal(rp_layout_price(t, link, &lp, &a, &cfg, &runs, &err), 0);
+	assert_int_equal(rp_layout_price_full(path, NULL, t, link, &lp, &a, &cfg, &full, &err), 0);
 	assert_int_equal(runs.stall, full.stall);
 	unlink(path);
 	rp_layout_addrs_release(&a);
-	rp_layout_link_release(&link);
+	rp_layout_link_free(link);
 	rp_layout_trace_free(t);
 	return runs;
 }

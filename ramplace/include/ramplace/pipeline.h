@@ -96,7 +96,7 @@ typedef struct rp_pipe_layout {
 	int done;                    /* out: */
 	rp_layout_trace *trace;      /* owned */
 	char *ram_outsec;            /* owned: the plan's output section (link borrows it) */
-	rp_layout_link link;
+	rp_layout_link *link;
 	rp_layout_choice choice;     /* the plan holds choice.nunits_kept units (placed again with
 					only theirs weighed when the layout kept fewer) */
 	size_t nunits_before;        /* the placement's units before */

@@ -9,6 +9,7 @@
 
 #include "ramplace/callgraph.h"
 #include "ramplace/layout.h"
+#include "layout_link.h"
 
 /* One access of the trace, placed: its input section (npieces: none) and offset in it (the
  * address itself outside every section), and for a fetch entering a section at a function's

@@ -1,7 +1,8 @@
-/* layout_link.c: the link as a model (layout.h, rp_layout_link): the text section, the RAM
- * section's load address, flash bounds, the veneer parameters, and the direct calls and their
+/* layout_link.c: the link as a model (layout.h, rp_layout_link in layout_link.h), one helper a
+ * job: what a veneer and the copy cost, the text output section, the RAM section's load address,
+ * the flash bounds, the linker's groups and code sections, and the direct calls and their
  * callees from the call graph, read once per `place --trace`; then the relaxed sites sized as
- * GNU ld sized them (layout_relax.c). Owns the link's tables. Workload: once per search, over
+ * GNU ld sized them (layout_relax.c). Owns the link and its tables. Workload: once per search, over
  * every call edge of the image. */
 #include <elf.h>
 #include <errno.h>
@@ -128,35 +129,36 @@ int rp_layout_was_relaxed(const rp_layout_link *link, uint32_t from, uint32_t to
 	return link->relax && bsearch(&key, link->relax, link->nrelax, sizeof(*link->relax), by_pair) != NULL;
 }
 
-void rp_layout_link_release(rp_layout_link *link)
+void rp_layout_link_free(rp_layout_link *link)
 {
+	if (!link)
+		return;
 	free(link->relax);
 	free(link->sites);
 	free(link->calls);
 	free(link->group);
 	free(link->code);
 	lt_callee_table_free(link);
-	link->relax = NULL;
-	link->sites = NULL;
-	link->calls = NULL;
-	link->group = NULL;
-	link->code = NULL;
-	link->nrelax = link->nsites = link->ncalls = 0;
+	free(link);
 }
 
-static int link_init(rp_layout_link *link, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
-		     const char *ram_outsec, rp_err *err)
+/* What a veneer and the boot copy cost: ldr.w pc, [pc] is one instruction; v6-M's
+ * push/ldr/mov/pop/bx five; on RISC-V no veneer, but a call across is auipc+jalr again where jal
+ * did: one instruction more. */
+static void link_costs(rp_layout_link *link, const rp_image *img)
 {
-	memset(link, 0, sizeof(*link));
-	link->ram_outsec = ram_outsec;
 	link->veneer_size = img->veneer_size;
 	link->veneer_block_align = img->veneer_block_align ? img->veneer_block_align : 1;
-	/* ldr.w pc, [pc] is one instruction; v6-M's push/ldr/mov/pop/bx five; on RISC-V no veneer,
-	 * but a call across is auipc+jalr again where jal did: one instruction more */
 	link->veneer_insns = img->veneer_size == 0 ? (img->machine == EM_RISCV ? 1 : 0) : img->veneer_size > 8 ? 5 : 1;
 	link->copy_insns = LT_COPY_INSNS_DEFAULT;   /* direct_pairs reads the copy loop's */
-	/* the output section with the most fetches (runs of input sections of one output section
-	 * summed; the map lists them by address, so an output section's sections are together) */
+	link->rvc_reach = img->machine == EM_RISCV && img->riscv_rvc && img->elfclass == 32 ? 2048 : 0;
+}
+
+/* The text output section: the one with the most fetches (runs of input sections of one output
+ * section summed; the map lists them by address, so an output section's sections are together). */
+static int link_text_outsec(rp_layout_link *link, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
+			    rp_err *err)
+{
 	uint64_t best = 0, sum = 0;
 	for (size_t i = 0; i < t->npieces; i++) {
 		const char *o = map->insecs[i].outsec;
@@ -170,6 +172,15 @@ static int link_init(rp_layout_link *link, const rp_image *img, const rp_map *ma
 	if (!link->text_outsec)
 		return rp_err_set(err, RP_EINPUT, "%s: no fetch of the trace falls in an input section of the map: "
 				  "the trace is of another build", map->path ? map->path : "the map");
+	const rp_section *text = rp_image_section(img, link->text_outsec);
+	link->rvc_slack = text && text->align > 1 ? text->align : 0;
+	return 0;
+}
+
+/* The RAM output section's load address and what it holds already, when the map says. */
+static void link_ram_outsec(rp_layout_link *link, const rp_map *map, const char *ram_outsec)
+{
+	link->ram_outsec = ram_outsec;
 	const rp_map_outsec *o = rp_map_outsec_find(map, ram_outsec);
 	if (o && o->lma != o->addr) {
 		link->ram_lma = o->lma;
@@ -177,7 +188,11 @@ static int link_init(rp_layout_link *link, const rp_image *img, const rp_map *ma
 		link->ram_base_size = o->size;
 		link->ram_vma = o->addr;
 	}
-	/* the flash: the memory region holding the text (or, without regions, 256 MiB around it) */
+}
+
+/* The flash: the memory region holding the text (or, without regions, 256 MiB around it). */
+static void link_flash(rp_layout_link *link, const rp_map *map)
+{
 	const rp_map_insec *first_text = NULL;
 	for (size_t i = 0; !first_text && i < map->ninsecs; i++)
 		if (map->insecs[i].outsec && strcmp(map->insecs[i].outsec, link->text_outsec) == 0)
@@ -190,19 +205,22 @@ static int link_init(rp_layout_link *link, const rp_image *img, const rp_map *ma
 		link->flash_lo = first_text->addr > 0x8000000u ? first_text->addr - 0x8000000u : 0;
 		link->flash_hi = first_text->addr + 0x8000000u;
 	}
-	link->rvc_reach = img->machine == EM_RISCV && img->riscv_rvc && img->elfclass == 32 ? 2048 : 0;
-	const rp_section *text = rp_image_section(img, link->text_outsec);
-	link->rvc_slack = text && text->align > 1 ? text->align : 0;
-	if (!(link->group = malloc((t->npieces + 1) * sizeof(uint32_t))))
+}
+
+/* The linker's groups (each input section's first one of its run of one output section) and
+ * which sections hold code: where GNU ld writes each output section's stubs. GNU ld writes a
+ * stub block per output section; ld.lld shares one thunk per callee wherever it reaches
+ * (placed, for the model, with the text's). */
+static int link_groups(rp_layout_link *link, const rp_image *img, const rp_map *map, size_t npieces, rp_err *err)
+{
+	if (!(link->group = malloc((npieces + 1) * sizeof(uint32_t))) || !(link->code = calloc(npieces + 1, 1)))
 		return rp_err_nomem(err, "laying out");
-	for (size_t i = 0; i < t->npieces; i++) {
+	for (size_t i = 0; i < npieces; i++) {
 		const char *outsec = map->insecs[i].outsec, *before = i ? map->insecs[i - 1].outsec : NULL;
 		link->group[i] = outsec && before && strcmp(outsec, before) == 0 ? link->group[i - 1] : (uint32_t)i;
 	}
-	link->group[t->npieces] = (uint32_t)t->npieces;
-	if (!(link->code = calloc(t->npieces + 1, 1)))
-		return rp_err_nomem(err, "laying out");
-	for (size_t i = 0; i < t->npieces; i++) {
+	link->group[npieces] = (uint32_t)npieces;
+	for (size_t i = 0; i < npieces; i++) {
 		const rp_map_insec *s = &map->insecs[i];
 		/* the object's flag; unread, the name or a function starting there */
 		const rp_func *f = s->exec ? NULL : rp_image_func_at(img, s->addr);
@@ -211,26 +229,37 @@ static int link_init(rp_layout_link *link, const rp_image *img, const rp_map *ma
 		if (out && out->empty_code_last)
 			link->code[i] |= 2;   /* ld's last code section there is an empty one (lt_stub_order) */
 	}
-	/* GNU ld writes a stub block per output section; ld.lld shares one thunk per callee
-	 * wherever it reaches (placed, for the model, with the text's) */
 	link->per_section_veneers = !img->linker_lld;
-	for (size_t i = 0; i < t->npieces; i++)
+	for (size_t i = 0; i < npieces; i++)
 		if (map->insecs[i].outsec && strcmp(map->insecs[i].outsec, link->text_outsec) == 0) {
 			link->text_group = link->group[i];
 			break;
 		}
-	return link->veneer_size || img->machine == EM_RISCV ? direct_pairs(link, img, map, t, err) : 0;
+	return 0;
 }
 
-
-int rp_layout_link_init(rp_layout_link *link, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
-			const char *ram_outsec, rp_err *err)
+int rp_layout_link_new(rp_layout_link **out, const rp_image *img, const rp_map *map, const rp_layout_trace *t,
+		       const char *ram_outsec, rp_err *err)
 {
-	int rc = link_init(link, img, map, t, ram_outsec, err);
+	rp_layout_link *link = calloc(1, sizeof(*link));
+	*out = NULL;
+	if (!link)
+		return rp_err_nomem(err, "laying out");
+	link_costs(link, img);
+	link_ram_outsec(link, map, ram_outsec);
+	int rc = link_text_outsec(link, img, map, t, err);
+	if (!rc) {
+		link_flash(link, map);
+		rc = link_groups(link, img, map, t->npieces, err);
+	}
+	if (!rc && (link->veneer_size || img->machine == EM_RISCV))
+		rc = direct_pairs(link, img, map, t, err);
 	if (!rc)
 		rc = lt_size_as_linked(t, link, err);
-	if (rc)
-		rp_layout_link_release(link);   /* nothing half-made stays with the caller */
-	return rc;
+	if (rc) {
+		rp_layout_link_free(link);   /* nothing half-made stays with the caller */
+		return rc;
+	}
+	*out = link;
+	return 0;
 }
-

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout_link.h"
 #include "ramplace/layout.h"
 #include "ramplace/util.h"
 

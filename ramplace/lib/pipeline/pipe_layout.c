@@ -158,7 +158,7 @@ static int search_placement(rp_pipeline *p, const rp_placement *pl, rp_layout_ch
 		 * the solver's choice unit by unit; only all of it or none, by the margin */
 		rp_layout_units units = { secs, first, plan->nunits, required ? plan->nunits : 0,
 					  p->layout.trace->windows > 0 };
-		rc = rp_layout_search(p->layout.trace, &p->layout.link, &units, &p->cycles.model, !p->layout.no_order, out,
+		rc = rp_layout_search(p->layout.trace, p->layout.link, &units, &p->cycles.model, !p->layout.no_order, out,
 				      err);
 	}
 	free(secs);
@@ -272,9 +272,9 @@ static int weigh_by_layout(rp_pipeline *p, const rp_db_totals *base, rp_db_total
 		w->funcs = NULL;
 		return rp_err_nomem(err, "laying out");
 	}
-	int rc = rp_layout_arrange(L->trace, &L->link, &lp, &a, err);
+	int rc = rp_layout_arrange(L->trace, L->link, &lp, &a, err);
 	if (!rc) {
-		rc = rp_layout_attribute(L->trace, &L->link, &lp, &a, &p->cycles.model, p->img, per_func, err);
+		rc = rp_layout_attribute(L->trace, L->link, &lp, &a, &p->cycles.model, p->img, per_func, err);
 		rp_layout_addrs_release(&a);
 	}
 	w->total = 0;
@@ -340,7 +340,7 @@ int pipe_layout_run(rp_pipeline *p, rp_err *err)
 	if (!rc)   /* GNU ld's stub order, read only where the link is modeled */
 		rc = rp_map_read_ids(p->map, err);
 	if (!rc)
-		rc = rp_layout_link_init(&L->link, p->img, p->map, L->trace, L->ram_outsec, err);
+		rc = rp_layout_link_new(&L->link, p->img, p->map, L->trace, L->ram_outsec, err);
 	if (!rc)
 		rc = search_placement(p, &p->placement, &L->choice, &order, err);
 	if (!rc)
@@ -457,7 +457,8 @@ int pipe_layout_write(rp_pipeline *p, const char *first_fragment, rp_err *err)
 void pipe_layout_release(rp_pipe_layout *L)
 {
 	rp_layout_trace_free(L->trace);
-	rp_layout_link_release(&L->link);
+	rp_layout_link_free(L->link);
+	L->link = NULL;
 	rp_layout_choice_release(&L->choice);
 	free(L->fragment_path);
 	free(L->ram_outsec);
