@@ -138,6 +138,21 @@ static inline size_t rp_count_below(const void *base, size_t n, size_t size, siz
 #define RP_COUNT_BELOW(arr, n, field, key) RP_COUNT_KEYS_(arr, n, field, key, 0)
 #define RP_COUNT_AT_OR_BELOW(arr, n, field, key) RP_COUNT_KEYS_(arr, n, field, key, 1)
 
+/* A cursor over the lines of a text (the caller's, not copied): each line without its "\n" or
+ * "\r\n", its number from 1 and its first byte's offset for messages, and whether a newline
+ * ended it (a last line without one is a truncated file to some readers). */
+typedef struct rp_lines {
+	const char *text;
+	size_t len, pos;
+	size_t lineno;   /* of the line last returned (0 before the first) */
+	size_t offset;   /* its first byte's offset in text */
+	int ended;       /* it ended in '\n' */
+} rp_lines;
+
+void rp_lines_init(rp_lines *c, const char *text, size_t len);
+/* The next line into *p and *n (not NUL-terminated): 1, or 0 past the end. */
+int rp_lines_next(rp_lines *c, const char **p, size_t *n);
+
 /* A 64-bit hash of a string (FNV-1a; NULL hashes as ""), the same in every run. */
 uint64_t rp_str_hash(const char *s);
 

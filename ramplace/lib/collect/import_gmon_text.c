@@ -18,16 +18,14 @@
 static const char begin_tag[] = "ramplace-gmon 1";
 static const char end_tag[] = "ramplace-gmon end ";
 
-/* The line at p (up to end): its length without the \r\n or \n, and where the next starts. */
-static size_t line_len(const char *p, const char *end, const char **next)
+/* The next line without its ending and the blanks a console leaves before it; 0 at the end. */
+static int next_trimmed(rp_lines *lines, const char **p, size_t *n)
 {
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	const char *stop = nl ? nl : end;
-	*next = nl ? nl + 1 : end;
-	size_t n = (size_t)(stop - p);
-	while (n && (p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
-		n--;
-	return n;
+	if (!rp_lines_next(lines, p, n))
+		return 0;
+	while (*n && ((*p)[*n - 1] == '\r' || (*p)[*n - 1] == ' ' || (*p)[*n - 1] == '\t'))
+		(*n)--;
+	return 1;
 }
 
 /* Where the last line ending in begin_tag starts its tag, or NULL; *nblocks counts them all. The
@@ -35,18 +33,16 @@ static size_t line_len(const char *p, const char *end, const char **next)
  * firmware did not end (the runtime's own dump starts with a newline). */
 static const char *last_begin(const char *text, size_t len, size_t *nblocks)
 {
-	const char *p = text, *end = text + len, *found = NULL;
-	size_t tag = sizeof(begin_tag) - 1;
+	const char *p, *found = NULL;
+	size_t n, tag = sizeof(begin_tag) - 1;
+	rp_lines lines;
+	rp_lines_init(&lines, text, len);
 	*nblocks = 0;
-	while (p < end) {
-		const char *next;
-		size_t n = line_len(p, end, &next);
+	while (next_trimmed(&lines, &p, &n))
 		if (n >= tag && memcmp(p + n - tag, begin_tag, tag) == 0) {
 			found = p + n - tag;
 			(*nblocks)++;
 		}
-		p = next;
-	}
 	return found;
 }
 
@@ -102,14 +98,13 @@ int rp_gmon_text_decode(unsigned char **out, size_t *outlen, size_t *nblocks, si
 	if (!p)
 		return rp_err_set(err, RP_EINPUT, "%s: byte 0: no '%s' line (the runtime's profile_gmon_write_text)", name,
 				  begin_tag);
-	const char *next;
-	line_len(p, end, &next);
-	p = next;
-	size_t cap = 0, n = 0;
+	rp_lines lines;
+	rp_lines_init(&lines, p, (size_t)(end - p));
+	const char *line;
+	size_t ln, cap = 0, n = 0;
 	unsigned char *buf = NULL;
-	while (p < end) {
-		const char *line = p;
-		size_t ln = line_len(p, end, &next);
+	next_trimmed(&lines, &line, &ln);   /* the begin tag's */
+	while (next_trimmed(&lines, &line, &ln)) {
 		if (ln >= sizeof(end_tag) - 1 && memcmp(line, end_tag, sizeof(end_tag) - 1) == 0) {
 			uint64_t bytes;
 			uint32_t crc;
@@ -150,7 +145,6 @@ int rp_gmon_text_decode(unsigned char **out, size_t *outlen, size_t *nblocks, si
 			}
 			buf[n++] = (unsigned char)(hi << 4 | lo);
 		}
-		p = next;
 	}
 	free(buf);
 	return bad(err, name, text, end, "the last 'ramplace-gmon 1' block has no end line: the capture was cut off");

@@ -11,32 +11,31 @@
 #include "ramplace/util.h"
 
 typedef struct line_iter {
-	const char *text, *end, *cur;
-	size_t lineno;
-	size_t offset;      /* byte offset of the current line */
+	rp_lines lines;     /* lineno and offset: the current line's */
 	char buf[512];      /* the current line, NUL-terminated (longer lines are refused) */
 } line_iter;
 
+static void line_iter_init(line_iter *it, const char *text, size_t len)
+{
+	rp_lines_init(&it->lines, text, len);
+	it->buf[0] = '\0';
+}
+
 static int next_line(line_iter *it, const char *name, int *has_line, rp_err *err)
 {
+	const char *p;
+	size_t len;
 	*has_line = 0;
-	if (it->cur >= it->end)
+	if (!rp_lines_next(&it->lines, &p, &len))
 		return 0;
-	const char *nl = memchr(it->cur, '\n', (size_t)(it->end - it->cur));
-	size_t len = nl ? (size_t)(nl - it->cur) : (size_t)(it->end - it->cur);
-	it->offset = (size_t)(it->cur - it->text);
-	it->lineno++;
 	if (len >= sizeof(it->buf))
 		return rp_err_set(err, RP_EINPUT, "%s: line %zu (byte %zu): line longer than %zu bytes",
-				  name, it->lineno, it->offset, sizeof(it->buf) - 1);
-	memcpy(it->buf, it->cur, len);
-	if (len && it->buf[len - 1] == '\r')
-		len--;
-	it->buf[len] = '\0';
-	if (memchr(it->buf, '\0', len))
+				  name, it->lines.lineno, it->lines.offset, sizeof(it->buf) - 1);
+	if (memchr(p, '\0', len))
 		return rp_err_set(err, RP_EINPUT, "%s: line %zu (byte %zu): NUL byte in a text file",
-				  name, it->lineno, it->offset);
-	it->cur = nl ? nl + 1 : it->end;
+				  name, it->lines.lineno, it->lines.offset);
+	memcpy(it->buf, p, len);
+	it->buf[len] = '\0';
 	*has_line = 1;
 	return 0;
 }
@@ -70,15 +69,15 @@ static int bad_line(const line_iter *it, const char *name, const char *what, rp_
 {
 	/* quote at most 60 bytes of the line: enough to recognise it */
 	int shown = (int)strnlen(it->buf, 60);
-	return rp_err_set(err, RP_EINPUT, "%s: line %zu (byte %zu): %s: '%.*s%s'", name, it->lineno,
-			  it->offset, what, shown, it->buf, it->buf[shown] ? "..." : "");
+	return rp_err_set(err, RP_EINPUT, "%s: line %zu (byte %zu): %s: '%.*s%s'", name, it->lines.lineno,
+			  it->lines.offset, what, shown, it->buf, it->buf[shown] ? "..." : "");
 }
 
 /* Adds the line's samples; a refusal (a total past what profile.db can count) names the line. */
 static int add_at(const line_iter *it, const char *name, rp_samples *s, uint64_t pc, uint64_t count, rp_err *err)
 {
 	if (rp_samples_add(s, pc, count, err))
-		return rp_err_wrap(err, "%s: line %zu (byte %zu)", name, it->lineno, it->offset);
+		return rp_err_wrap(err, "%s: line %zu (byte %zu)", name, it->lines.lineno, it->lines.offset);
 	return 0;
 }
 
@@ -155,7 +154,8 @@ static int parse_pclist_line(line_iter *it, const char *name, rp_samples *s, rp_
  * lines (its stop-location lines also start with a hex address); otherwise a PC list. */
 rp_import_format rp_import_detect(const char *text, size_t len)
 {
-	line_iter it = { text, text + len, text, 0, 0, { 0 } };
+	line_iter it;
+	line_iter_init(&it, text, len);
 	int has;
 	rp_err scratch;
 	if (len >= 4 && memcmp(text, "gmon", 4) == 0)
@@ -164,7 +164,7 @@ rp_import_format rp_import_detect(const char *text, size_t len)
 		return RP_IMPORT_QEMU;
 	if (rp_gmon_text_detect(text, len))   /* anywhere in a console log */
 		return RP_IMPORT_GMON_TEXT;
-	while (it.lineno < 500 && next_line(&it, "", &has, &scratch) == 0 && has) {
+	while (it.lines.lineno < 500 && next_line(&it, "", &has, &scratch) == 0 && has) {
 		if (after_history_prefix(skip_space(it.buf)))
 			return RP_IMPORT_PCLOG;
 		if (strncmp(it.buf, "Trace ", 6) == 0 || strncmp(it.buf, "IN:", 3) == 0)
@@ -187,7 +187,8 @@ int rp_import_parse(rp_samples *s, rp_import_format fmt, const char *text, size_
 		    const char *name, rp_err *err)
 {
 	rp_samples scratch;
-	line_iter it = { text, text + len, text, 0, 0, { 0 } };
+	line_iter it;
+	line_iter_init(&it, text, len);
 	int has, rc = 0;
 	if (fmt == RP_IMPORT_AUTO)
 		fmt = rp_import_detect(text, len);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ramplace/import.h"
+#include "ramplace/util.h"
 
 typedef struct pline {
 	const char *p, *end;
@@ -73,15 +74,16 @@ static void header_value(rp_prof_header *h, const char *p, const char *end)
 
 int rp_prof_detect(const char *text, size_t len)
 {
-	const char *p = text, *end = text + len;
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *e = eol ? eol : end;
+	rp_lines lines;
+	const char *p;
+	size_t n;
+	rp_lines_init(&lines, text, len);
+	while (rp_lines_next(&lines, &p, &n)) {
+		const char *e = p + n;
 		while (p < e && (*p == ' ' || *p == '\t'))
 			p++;
 		if (p < e && *p != '#' && *p != '\r')
 			return is_key(p, e);
-		p = eol ? eol + 1 : end;
 	}
 	return 0;
 }
@@ -89,24 +91,22 @@ int rp_prof_detect(const char *text, size_t len)
 int rp_import_prof(rp_samples *s, rp_prof_header *h, const rp_image *img, const char *text, size_t len,
 		   const char *name, rp_err *err)
 {
-	const char *p = text, *end = text + len;
+	rp_lines lines;
 	pline l = { 0 };
 	int in_header = 1, rc = 0;
 	uint64_t data_lines = 0;
 	memset(h, 0, sizeof(*h));
 	rp_samples scratch;
 	rp_samples_init(&scratch);
-	while (!rc && p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		l = (pline){ p, eol ? eol : end, l.lineno + 1, (size_t)(p - text) };
-		p = eol ? eol + 1 : end;
-		if (!eol) {
+	rp_lines_init(&lines, text, len);
+	const char *p;
+	size_t n;
+	while (!rc && rp_lines_next(&lines, &p, &n)) {
+		l = (pline){ p, p + n, lines.lineno, lines.offset };
+		if (!lines.ended) {
 			rc = bad(name, &l, "truncated: the last line has no newline", err);
 			break;
 		}
-		size_t n = (size_t)(l.end - l.p);
-		if (n && l.p[n - 1] == '\r')
-			l.end = l.p + --n;
 		if (n && memchr(l.p, '\0', n)) {
 			rc = bad(name, &l, "NUL byte in a text file", err);
 			break;

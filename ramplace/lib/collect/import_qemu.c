@@ -13,24 +13,29 @@
 #include "ramplace/util.h"
 
 typedef struct cursor {
-	const char *text, *end, *line, *eol;
-	size_t lineno;
+	rp_lines lines;
+	const char *line, *eol;   /* the current line and its end (its newline, or a \r before it) */
 	const char *name;
 } cursor;
+
+static cursor cursor_at(const char *text, size_t len, const char *name)
+{
+	cursor c = { .name = name };
+	rp_lines_init(&c.lines, text, len);
+	return c;
+}
 
 /* Advances to the next line; 0 at the end. A last line without a newline is a truncated file. */
 static int next(cursor *c, rp_err *err, int *rc)
 {
+	size_t n;
 	*rc = 0;
-	const char *p = c->eol ? c->eol + 1 : c->text;
-	if (p >= c->end)
+	if (!rp_lines_next(&c->lines, &c->line, &n))
 		return 0;
-	c->line = p;
-	c->eol = memchr(p, '\n', (size_t)(c->end - p));
-	c->lineno++;
-	if (!c->eol) {
+	c->eol = c->line + n;
+	if (!c->lines.ended) {
 		*rc = rp_err_set(err, RP_EINPUT, "%s: line %zu (byte %zu): truncated: the last line has no newline",
-				 c->name, c->lineno, (size_t)(p - c->text));
+				 c->name, c->lines.lineno, c->lines.offset);
 		return 0;
 	}
 	return 1;
@@ -38,13 +43,13 @@ static int next(cursor *c, rp_err *err, int *rc)
 
 static size_t at(const cursor *c)
 {
-	return (size_t)(c->line - c->text);
+	return c->lines.offset;
 }
 
 static int bad(const cursor *c, const char *what, rp_err *err)
 {
 	int shown = (int)(c->eol - c->line > 60 ? 60 : c->eol - c->line);
-	return rp_err_set(err, RP_EINPUT, "%s: line %zu (byte %zu): %s: '%.*s%s'", c->name, c->lineno, at(c),
+	return rp_err_set(err, RP_EINPUT, "%s: line %zu (byte %zu): %s: '%.*s%s'", c->name, c->lines.lineno, at(c),
 			  what, shown, c->line, c->eol - c->line > 60 ? "..." : "");
 }
 
@@ -128,7 +133,7 @@ static int plugin_header(plugin_file *pf, const cursor *c, rp_err *err)
 	uint64_t v;
 	if (starts(c, "# ramplace-qemu ")) {
 		p = c->line + strlen("# ramplace-qemu ");
-		if (c->lineno != 1 || dec_at(&p, c->eol, &v) || p != c->eol || v < 1 || v > 4)
+		if (c->lines.lineno != 1 || dec_at(&p, c->eol, &v) || p != c->eol || v < 1 || v > 4)
 			return bad(c, "not a version this ramplace reads (1 to 4)", err);
 		pf->version = (int)v;
 	} else if (starts(c, "# insns-executed ")) {
@@ -187,13 +192,13 @@ static int plugin_lines(rp_samples *s, plugin_file *pf, rp_import_check *check, 
 		if (rp_count_add(&sum, count))
 			return bad(&c, "the counts sum to more than 9223372036854775807 (the most profile.db can count)", err);
 		if ((rc = rp_samples_add(s, addr, count, err)))
-			return rp_err_wrap(err, "%s: line %zu", c.name, c.lineno);
+			return rp_err_wrap(err, "%s: line %zu", c.name, c.lines.lineno);
 		if (nbytes && img && check)
 			rp_import_check_bytes(check, img, addr, bytes, nbytes, count);
 	}
 	if (rc)
 		return rc;
-	size_t len = (size_t)(c.end - c.text);
+	size_t len = c.lines.len;
 	if (!ended)
 		return rp_err_set(err, RP_EINPUT, "%s: byte %zu: truncated: no '# end' line (QEMU killed before exit?)", c.name, len);
 	/* the header's count tells a file cut short between lines (and then ended) from a whole one */
@@ -209,7 +214,7 @@ static int plugin_lines(rp_samples *s, plugin_file *pf, rp_import_check *check, 
 int rp_import_qemu_plugin(rp_samples *s, int *version, rp_import_check *check, const rp_image *img,
 			  const char *text, size_t len, const char *name, rp_err *err)
 {
-	cursor c = { text, text + len, text, NULL, 0, name };
+	cursor c = cursor_at(text, len, name);
 	plugin_file pf = { 0, 0, 0, 0, 0, "" };
 	rp_samples scratch;
 	*version = 0;
@@ -256,7 +261,7 @@ static int evict_line(rp_costs *out, const cursor *c, uint64_t *sum, rp_err *err
 		return bad(c, "expected 'e XY hex-evictor hex-victim decimal-stall-cycles' (stall > 0)", err);
 	if (rp_count_add(sum, e.stall))
 		return bad(c, "the stall cycles sum to more than profile.db can count", err);
-	return rp_costs_add_evict(out, &e, err) ? rp_err_wrap(err, "%s: line %zu", c->name, c->lineno) : 0;
+	return rp_costs_add_evict(out, &e, err) ? rp_err_wrap(err, "%s: line %zu", c->name, c->lines.lineno) : 0;
 }
 
 /* A version 3 or 4 line into the cost histograms: "ADDR COUNT BYTES STALL", "d ADDR READS
@@ -290,7 +295,7 @@ static int cost_line(rp_costs *out, const cursor *c, int version, uint64_t sums[
 
 int rp_import_qemu_costs(rp_costs *out, const char *text, size_t len, const char *name, rp_err *err)
 {
-	cursor c = { text, text + len, text, NULL, 0, name };
+	cursor c = cursor_at(text, len, name);
 	uint64_t want[4] = { 0, 0, 0, 0 }, sums[3] = { 0, 0, 0 };
 	int seen[4] = { 0, 0, 0, 0 }, rc = 0, version;
 	if (len >= 18 && memcmp(text, "# ramplace-qemu 3\n", 18) == 0)
@@ -572,7 +577,7 @@ static int check_log(const log_state *st, rp_import_check *check, const rp_image
 int rp_import_qemu_log(rp_samples *s, size_t *blocks_without_insns, rp_import_check *check,
 		       const rp_image *img, const char *text, size_t len, const char *name, rp_err *err)
 {
-	cursor c = { text, text + len, text, NULL, 0, name };
+	cursor c = cursor_at(text, len, name);
 	log_state st;
 	int rc = 0;
 	memset(&st, 0, sizeof(st));

@@ -46,8 +46,7 @@ enum part { PART_PREAMBLE, PART_DISCARDED, PART_MEMORY, PART_SCRIPT, PART_TRAILE
 
 typedef struct parser {
 	const char *name;       /* for messages */
-	const char *text;
-	size_t len, pos, lineno;
+	rp_lines lines;
 	enum part part;
 	int saw_script;
 	rp_map *map;
@@ -89,7 +88,7 @@ static int is_blank(char c)
 static int span_dup(char **out, span s, parser *ps)
 {
 	if (memchr(s.p, '\0', s.n))
-		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: NUL byte in the map", ps->name, ps->lineno);
+		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: NUL byte in the map", ps->name, ps->lines.lineno);
 	*out = malloc(s.n + 1);
 	if (!*out)
 		return rp_err_nomem(ps->err, "reading a link map");
@@ -103,7 +102,7 @@ static int next_line(parser *ps, line *ln)
 {
 	const char *start;
 	size_t n;
-	if (!rp_mapi_next_line(ps->text, ps->len, &ps->pos, &ps->lineno, &start, &n))
+	if (!rp_lines_next(&ps->lines, &start, &n))
 		return 0;
 	ln->text = (span){ start, n };
 	ln->indented = n > 0 && is_blank(start[0]);
@@ -159,7 +158,7 @@ static int parse_hex(uint64_t *out, span s, const char *what, parser *ps)
 	*out = v;
 	return 0;
 bad:
-	return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: bad %s '%.*s'", ps->name, ps->lineno, what,
+	return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: bad %s '%.*s'", ps->name, ps->lines.lineno, what,
 			  (int)(s.n > 64 ? 64 : s.n), s.p);
 }
 
@@ -310,7 +309,7 @@ static int parse_region(parser *ps, const line *ln)
 		return 0;
 	if (ln->ntok < 3 || ln->ntok > 4)
 		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: memory region line needs NAME ORIGIN LENGTH [ATTRIBUTES]",
-				  ps->name, ps->lineno);
+				  ps->name, ps->lines.lineno);
 	rp_map *map = ps->map;
 	if (rp_grow((void **)&map->regions, &ps->cap_regions, map->nregions + 1, sizeof(*map->regions), ps->err))
 		return ps->err->code;
@@ -321,14 +320,14 @@ static int parse_region(parser *ps, const line *ln)
 	/* a region that wraps would give `budget: auto` a budget of nearly 2^64 bytes */
 	if (r->length > UINT64_MAX - r->origin) {
 		char where[600], raw[80], name[96];
-		snprintf(where, sizeof(where), "%s:%zu", ps->name, ps->lineno);
+		snprintf(where, sizeof(where), "%s:%zu", ps->name, ps->lines.lineno);
 		snprintf(raw, sizeof(raw), "%.*s", (int)(ln->tok[0].n > 64 ? 64 : ln->tok[0].n), ln->tok[0].p);
 		return rp_check_region(r->origin, r->length, rp_escape_name(raw, name, sizeof(name)), where, ps->err);
 	}
 	if (ln->ntok == 4) {
 		if (ln->tok[3].n >= sizeof(r->attrs))
 			return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: memory region attributes '%.*s' are too long",
-					  ps->name, ps->lineno, (int)(ln->tok[3].n > 64 ? 64 : ln->tok[3].n), ln->tok[3].p);
+					  ps->name, ps->lines.lineno, (int)(ln->tok[3].n > 64 ? 64 : ln->tok[3].n), ln->tok[3].p);
 		memcpy(r->attrs, ln->tok[3].p, ln->tok[3].n);
 	}
 	if (span_dup(&r->name, ln->tok[0], ps))
@@ -351,7 +350,7 @@ static int record_outsec(parser *ps, const line *ln, size_t at)
 		return ps->err->code;
 	if (addr > UINT64_MAX - size || lma > UINT64_MAX - size)
 		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: output section '%s' at 0x%llx of size 0x%llx wraps around",
-				  ps->name, ps->lineno, ps->outsec, (unsigned long long)addr, (unsigned long long)size);
+				  ps->name, ps->lines.lineno, ps->outsec, (unsigned long long)addr, (unsigned long long)size);
 	if (rp_grow((void **)&map->outsecs, &ps->cap_outsecs, map->noutsecs + 1, sizeof(*map->outsecs), ps->err))
 		return ps->err->code;
 	rp_map_outsec *o = &map->outsecs[map->noutsecs];
@@ -429,7 +428,7 @@ static int split_archive(rp_map_insec *sec, parser *ps)
 static int insec_strings(rp_map_insec *sec, const rp_map_insec *prev, span name, span file, parser *ps)
 {
 	if (memchr(name.p, '\0', name.n) || memchr(file.p, '\0', file.n))
-		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: NUL byte in the map", ps->name, ps->lineno);
+		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: NUL byte in the map", ps->name, ps->lines.lineno);
 	if (!ps->outsec_kept_copy)
 		ps->outsec_kept_copy = rp_mapi_str_copy(ps->map, ps->outsec, strlen(ps->outsec));
 	sec->outsec = (char *)ps->outsec_kept_copy;
@@ -459,9 +458,9 @@ static int add_insec(parser *ps, span name, span addr_tok, span size_tok, span f
 		return 0;
 	if (addr > UINT64_MAX - size)
 		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: section '%.*s' at 0x%llx of size 0x%llx wraps around",
-				  ps->name, ps->lineno, (int)(name.n > 64 ? 64 : name.n), name.p,
+				  ps->name, ps->lines.lineno, (int)(name.n > 64 ? 64 : name.n), name.p,
 				  (unsigned long long)addr, (unsigned long long)size);
-	rp_map_insec *sec = rp_mapi_new_insec(ps->map, &ps->cap_insecs, addr, size, ps->lineno, ps->err);
+	rp_map_insec *sec = rp_mapi_new_insec(ps->map, &ps->cap_insecs, addr, size, ps->lines.lineno, ps->err);
 	if (!sec)
 		return ps->err->code;
 	return insec_strings(sec, ps->map->ninsecs > 1 ? sec - 1 : NULL, name, file, ps);
@@ -488,7 +487,7 @@ static int parse_indented_line(parser *ps, const line *ln)
 	}
 	if (ln->ntok == 1) {
 		ps->pending = first; /* a long name; or a rule line, which no address line follows */
-		ps->pending_line = ps->lineno;
+		ps->pending_line = ps->lines.lineno;
 		return 0;
 	}
 	if (ln->ntok >= 4 && is_hex_token(ln->tok[1]))
@@ -538,13 +537,14 @@ static int parse_all(parser *ps)
 int rp_map_parse(rp_map **out, const char *text, size_t len, const char *name, rp_err *err)
 {
 	*out = NULL;
-	parser ps = { .name = name ? name : "<map>", .text = text, .len = text ? len : 0, .err = err };
+	parser ps = { .name = name ? name : "<map>", .err = err };
+	rp_lines_init(&ps.lines, text, len);
 	ps.map = calloc(1, sizeof(*ps.map));
 	if (!ps.map)
 		return rp_err_nomem(err, "reading a link map");
 	int rc = rp_strdup(&ps.map->path, ps.name, err);
-	if (!rc && rp_mapi_is_lld(ps.text, ps.len))
-		rc = rp_mapi_parse_lld(ps.map, ps.text, ps.len, err);
+	if (!rc && rp_mapi_is_lld(ps.lines.text, ps.lines.len))
+		rc = rp_mapi_parse_lld(ps.map, ps.lines.text, ps.lines.len, err);
 	else if (!rc)
 		rc = parse_all(&ps);
 	free(ps.outsec);

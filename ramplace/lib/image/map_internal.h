@@ -17,9 +17,6 @@ int rp_mapi_unallocated(const char *name);
 /* After the input sections are in: sorts them by address when needed and marks their names
  * (name_unique, temporary). Fails only on memory. */
 int rp_mapi_finish(rp_map *map, rp_err *err);
-/* The line at text[*pos..len): *p and *n without its ending ("\n", "\r\n"); *pos moves past it
- * and *lineno counts it. Returns 0 at the end of the text. */
-int rp_mapi_next_line(const char *text, size_t len, size_t *pos, size_t *lineno, const char **p, size_t *n);
 /* Whether text is an ld.lld map: its first line is lld's column header. */
 int rp_mapi_is_lld(const char *text, size_t len);
 /* Reads an ld.lld -Map file (map_lld.c) into map, whose path is set. */

@@ -27,8 +27,8 @@ typedef struct cols {
 
 typedef struct lld_parser {
 	rp_map *map;
-	const char *text;
-	size_t len, pos, lineno, cap_insecs;
+	rp_lines lines;
+	size_t cap_insecs;
 	const char *outsec;    /* in the map's strings, NULL before the first output section */
 	int outsec_kept;
 	rp_err *err;
@@ -36,7 +36,7 @@ typedef struct lld_parser {
 
 static int next_line(lld_parser *ps, const char **p, size_t *n)
 {
-	return rp_mapi_next_line(ps->text, ps->len, &ps->pos, &ps->lineno, p, n);
+	return rp_lines_next(&ps->lines, p, n);
 }
 
 /* Offset of word w in p[0..n), as a whole word, or SIZE_MAX. */
@@ -63,15 +63,17 @@ static int header(const char *p, size_t n, cols *c)
 
 int rp_mapi_is_lld(const char *text, size_t len)
 {
-	const char *nl = text ? memchr(text, '\n', len) : NULL;
-	size_t n = nl ? (size_t)(nl - text) : len;
+	rp_lines first;
+	const char *p;
+	size_t n;
 	cols c;
-	return text && header(text, n > 0 && text[n - 1] == '\r' ? n - 1 : n, &c);
+	rp_lines_init(&first, text, len);
+	return rp_lines_next(&first, &p, &n) && header(p, n, &c);
 }
 
 static int bad(lld_parser *ps, const char *what, const char *p, size_t n)
 {
-	return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: bad %s '%.*s'", ps->map->path, ps->lineno, what,
+	return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: bad %s '%.*s'", ps->map->path, ps->lines.lineno, what,
 			  (int)(n > 64 ? 64 : n), p);
 }
 
@@ -99,7 +101,7 @@ static int hex_field(lld_parser *ps, const char *p, size_t n, size_t *i, uint64_
 static int set_outsec(lld_parser *ps, const char *name, size_t n)
 {
 	if (memchr(name, '\0', n))
-		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: NUL byte in the map", ps->map->path, ps->lineno);
+		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: NUL byte in the map", ps->map->path, ps->lines.lineno);
 	if (!(ps->outsec = rp_mapi_str_copy(ps->map, name, n)))
 		return rp_err_nomem(ps->err, "reading a link map");
 	ps->outsec_kept = !rp_mapi_unallocated(ps->outsec);
@@ -125,9 +127,9 @@ static int add_insec(lld_parser *ps, const char *p, size_t n, uint64_t addr, uin
 	if (align && rp_check_align(align, "align", &ignored))
 		align = 0;   /* hostile: no power of two, or beyond a page: left to inference */
 	if (memchr(p, '\0', n))
-		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: NUL byte in the map", ps->map->path, ps->lineno);
+		return rp_err_set(ps->err, RP_EINPUT, "%s:%zu: NUL byte in the map", ps->map->path, ps->lines.lineno);
 	rp_map *map = ps->map;
-	rp_map_insec *sec = rp_mapi_new_insec(map, &ps->cap_insecs, addr, size, ps->lineno, ps->err);
+	rp_map_insec *sec = rp_mapi_new_insec(map, &ps->cap_insecs, addr, size, ps->lines.lineno, ps->err);
 	if (!sec)
 		return ps->err->code;
 	sec->align = align;
@@ -172,7 +174,8 @@ static int parse_row(lld_parser *ps, const cols *c, const char *p, size_t n)
 
 int rp_mapi_parse_lld(rp_map *map, const char *text, size_t len, rp_err *err)
 {
-	lld_parser ps = { .map = map, .text = text, .len = len, .err = err };
+	lld_parser ps = { .map = map, .err = err };
+	rp_lines_init(&ps.lines, text, len);
 	const char *p;
 	size_t n;
 	cols c;

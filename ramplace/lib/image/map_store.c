@@ -25,23 +25,6 @@ char *rp_mapi_str_copy(rp_map *map, const char *p, size_t n)
 }
 
 
-int rp_mapi_next_line(const char *text, size_t len, size_t *pos, size_t *lineno, const char **p, size_t *n)
-{
-	if (*pos >= len)
-		return 0;
-	const char *start = text + *pos;
-	const char *nl = memchr(start, '\n', len - *pos);
-	size_t k = nl ? (size_t)(nl - start) : len - *pos;
-	*pos += k + (nl ? 1 : 0);
-	(*lineno)++;
-	if (k > 0 && start[k - 1] == '\r')
-		k--;
-	*p = start;
-	*n = k;
-	return 1;
-}
-
-
 int rp_mapi_unallocated(const char *name)
 {
 	static const char *const prefixes[] = {

@@ -435,17 +435,14 @@ static int parse_line(reader *rd, const char *p, size_t n)
 
 static int parse_lines(reader *rd, const char *text, size_t len)
 {
-	size_t pos = 0;
 	if (len == 0)
 		return rp_err_set(rd->err, RP_EINPUT, "%s: empty plan file", rd->name);
-	while (pos < len) {
-		const char *p = text + pos;
-		const char *nl = memchr(p, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - p) : len - pos;
-		pos += n + (nl ? 1 : 0);
-		rd->lineno++;
-		if (n > 0 && p[n - 1] == '\r')
-			n--;
+	rp_lines lines;
+	rp_lines_init(&lines, text, len);
+	const char *p;
+	size_t n;
+	while (rp_lines_next(&lines, &p, &n)) {
+		rd->lineno = lines.lineno;
 		if (memchr(p, '\0', n))
 			return fail(rd, "NUL byte in the plan%s", "");
 		if (parse_line(rd, p, n))
