@@ -54,7 +54,8 @@ static const char usage[] =
 	"                   step from 0 to the free RAM (needs --elf)\n"
 	"  -m, --map FILE   GNU ld map of the ELF, as for place (memory regions, exact sections)\n"
 	"      --config FILE  ramplace.yaml, as for place\n"
-	"      --before OLD.db  with --html: the before/after table against OLD.db[@RUN]\n";
+	"      --before OLD.db  the before/after against OLD.db[@RUN]: with --html its table, in the text\n"
+	"                   report the interrupt handlers' entry stalls\n";
 
 typedef struct report_args {
 	long limit;
@@ -176,6 +177,43 @@ static int exports(const report_args *a, const rp_profile *p, const rp_run_row *
 	return rc;
 }
 
+/* The handler entries' stall cycles, beside --before's when given. */
+static int print_entries(const report_args *a, const rp_db_costs *costs, rp_err *err)
+{
+	if (!a->before) {
+		rp_report_entries(stdout, costs, NULL);
+		return 0;
+	}
+	rp_profile_spec old;
+	int rc = rp_profile_spec_load(&old, a->before, err);
+	if (rc)
+		return rc;
+	rp_report_entries(stdout, costs, &old.costs);
+	rp_profile_spec_release(&old);
+	return 0;
+}
+
+/* The text report: the flat profile with each function's stall cycles, the call graph and
+ * callers when asked, the placement against --elf, the model's totals and the handler entries. */
+static int print_text(const report_args *a, const rp_db_totals *t, const rp_arc_total *arcs, size_t narcs,
+		      const rp_run_row *runs, size_t nruns, rp_profile *p, const rp_db_costs *costs, rp_err *err)
+{
+	int rc = 0;
+	p->exact = nruns > 0 && rp_runs_all_exact(runs, nruns, 0);
+	printf("Flat profile: %llu samples in %zu run(s) on %zu build(s)\n", (unsigned long long)t->taken_count,
+	       t->nruns, t->nimages);
+	rp_report_flat(stdout, p, a->limit);
+	if (a->graph)
+		rp_report_callgraph(stdout, p);
+	if (a->callers)
+		rp_report_callers(stdout, t, arcs, narcs, a->limit);
+	if (a->elf_path)
+		rc = report_placement(t, a->elf_path, err);
+	if (!rc)   /* the model's totals and the data it charged */
+		rp_report_costs(stdout, costs, t->nruns, a->limit);
+	return rc ? rc : print_entries(a, costs, err);
+}
+
 static int print_report(const report_args *a, const rp_db_totals *t, const rp_arc_total *arcs, size_t narcs,
 			const rp_run_row *runs, size_t nruns, rp_err *err)
 {
@@ -198,23 +236,17 @@ static int print_report(const report_args *a, const rp_db_totals *t, const rp_ar
 		if (a->elf_path && (rc = rp_image_load(&img, a->elf_path, err)))
 			goto out;
 		rp_report_addresses(stdout, &p, img, a->limit);
-	} else if (!to_stdout) {
+	} else {
+		/* the model's figures go into the text and into the JSON export alike */
 		if ((rc = rp_report_costs_load(&costs, a->db_path, err)) ||
 		    (rc = rp_report_stall_per_function(&stall, &costs, &p, err)))
 			goto out;
-		p.stall = stall;
-		p.exact = nruns > 0 && rp_runs_all_exact(runs, nruns, 0);
-		printf("Flat profile: %llu samples in %zu run(s) on %zu build(s)\n", (unsigned long long)t->taken_count,
-		       t->nruns, t->nimages);
-		rp_report_flat(stdout, &p, a->limit);
-		if (a->graph)
-			rp_report_callgraph(stdout, &p);
-		if (a->callers)
-			rp_report_callers(stdout, t, arcs, narcs, a->limit);
-		if (a->elf_path)
-			rc = report_placement(t, a->elf_path, err);
-		if (!rc)   /* the model's totals and the data it charged */
-			rp_report_costs(stdout, &costs, t->nruns, a->limit);
+		p.entries = costs.entries;
+		p.nentries = costs.nentries;
+		if (!to_stdout) {
+			p.stall = stall;
+			rc = print_text(a, t, arcs, narcs, runs, nruns, &p, &costs, err);
+		}
 	}
 	if (!rc)
 		rc = exports(a, &p, runs, nruns, err);
@@ -286,8 +318,8 @@ static int parse_args(report_args *a, int argc, char **argv, rp_err *err)
 		return cli_usage_error(err, "report", "expects profile.db");
 	if (a->budget && !a->stability && !a->html && !a->budget_curve && !a->json)
 		return cli_usage_error(err, "report", "--budget goes with --stability, --html, --budget-curve or --json");
-	if (a->before && !a->html)
-		return cli_usage_error(err, "report", "--before goes with --html");
+	if (a->before && !a->html && (a->stability || a->runs || a->by_image || a->addresses))
+		return cli_usage_error(err, "report", "--before goes with --html or the text report");
 	a->db_path = argv[optind];
 	return 0;
 }

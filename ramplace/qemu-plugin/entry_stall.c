@@ -23,6 +23,7 @@ void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn, qemu_
 static struct {
 	uint64_t addr[MAX_ENTRIES];
 	uint64_t worst[MAX_ENTRIES], count[MAX_ENTRIES];
+	uint64_t sum[MAX_ENTRIES];   /* every invocation's window summed: the mean's numerator */
 	size_t n;
 	unsigned window;         /* instructions per window (entry-window=, 16) */
 	int open;                /* the entry whose window is open, or -1 */
@@ -76,6 +77,7 @@ static void close_window(void)
 		return;
 	if (es.acc > es.worst[es.open])
 		es.worst[es.open] = es.acc;
+	es.sum[es.open] += es.acc;
 	es.count[es.open]++;
 	es.open = -1;
 }
@@ -116,4 +118,13 @@ void entry_stall_report(void)
 	for (size_t i = 0; i < es.n; i++)
 		fprintf(stderr, "ramplace-qemu: entry 0x%" PRIx64 ": worst %" PRIu64 " stall cycles in its first %u "
 			"instructions, %" PRIu64 " invocations\n", es.addr[i], es.worst[i], es.window, es.count[i]);
+}
+
+void entry_stall_write(FILE *fp)
+{
+	close_window();
+	fprintf(fp, "# entries %zu window %u\n", es.n, es.window);
+	for (size_t i = 0; i < es.n; i++)
+		fprintf(fp, "h %" PRIx64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", es.addr[i], es.count[i], es.worst[i],
+			es.sum[i]);
 }

@@ -1,7 +1,7 @@
 /* entry_stall.h: the stall cycles of interrupt handlers' entries, measured by libramplace-qemu.so
  * on request (entry_stall.c): for each entry=ADDR, the stall cycles the flash model charges over
- * the first entry-window=N instructions (16) of each invocation, worst and count, printed at
- * exit. What a handler that misses in flash costs in latency (issue 26: RP2350's ~12 cycles
+ * the first entry-window=N instructions (16) of each invocation, worst, sum and count, printed at
+ * exit and written into the counts file (version 5's "h" lines), so import stores them. What a handler that misses in flash costs in latency (issue 26: RP2350's ~12 cycles
  * grow to ~300); with its whole reach in RAM the worst is zero. The window is short because
  * the plugin cannot see the exception return: a longer one runs on into the code the handler
  * returns (or, for a context switch, switches) to. ramplace_qemu.c hands it the
@@ -10,6 +10,7 @@
 #define RAMPLACE_ENTRY_STALL_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 struct qemu_plugin_insn;
 
@@ -26,5 +27,8 @@ void entry_stall_add(uint64_t stall);
 /* At exit: one line per entry on stderr, "ramplace-qemu: entry 0xADDR: worst N stall cycles
  * in its first W instructions (W = 16 unless entry-window= says), K invocations". */
 void entry_stall_report(void);
+/* Version 5's lines, after the evictions: "# entries N window W", then per entry "h ADDR
+ * INVOCATIONS WORST SUM" (hex address, decimals). */
+void entry_stall_write(FILE *fp);
 
 #endif

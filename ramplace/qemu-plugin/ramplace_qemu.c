@@ -32,7 +32,8 @@
  * every M, at a spread offset (each after a "# window at INDEX" line and the granules of flash
  * touched so far, oldest first, as "f|r hex-address bytes" lines: recency.c; at the end the same
  * after "# footprint", then "# accesses TOTAL"). entry=ADDR (with model=) prints each handler entry's worst stall cycles at exit
- * (entry_stall.c). model= and flash= may be repeated (a part with two flashes of different timing): the n-th model applies
+ * and writes them, with their sum and invocations, as the file's "h" lines (version 5;
+ * entry_stall.c). model= and flash= may be repeated (a part with two flashes of different timing): the n-th model applies
  * to the n-th range, each range has a model instance of its own (flashmap.h). One vCPU: a
  * second would interleave two streams into one model. */
 #include <errno.h>
@@ -356,7 +357,8 @@ static int write_counts(FILE *fp, table *t, uint64_t tb_execs, uint64_t ntrans)
 {
 	uint64_t total, fetch_stall, reads, read_stall;
 	size_t n = compact(t, &total, &fetch_stall), nd = st.model ? compact(&data_tab, &reads, &read_stall) : 0;
-	fprintf(fp, "# ramplace-qemu %d\n# target %s\n# mode %s\n# translations %" PRIu64 "\n", st.model ? 4 : 2,
+	fprintf(fp, "# ramplace-qemu %d\n# target %s\n# mode %s\n# translations %" PRIu64 "\n",
+		st.model ? (entry_stall_on() ? 5 : 4) : 2,
 		st.target, st.per_insn ? "insn" : "tb", ntrans);
 	if (!st.per_insn)
 		fprintf(fp, "# blocks-executed %" PRIu64 "\n", tb_execs);
@@ -380,6 +382,8 @@ static int write_counts(FILE *fp, table *t, uint64_t tb_execs, uint64_t ntrans)
 			data_tab.slots[k].stall);
 	if (st.model)
 		evictions_write(fp);
+	if (st.model && entry_stall_on())
+		entry_stall_write(fp);
 	fprintf(fp, "# end\n");
 	return fflush(fp) != 0 || ferror(fp) ? -1 : 0;
 }

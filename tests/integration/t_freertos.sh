@@ -19,7 +19,8 @@
 #    the sections' ids (map_ids.c; in callee order, 134 of 255 were elsewhere in one relink);
 #  - place without --map (the card's line): relink, `check`, linked <= budget, same output.
 # At -Os also: interrupt handlers kept off flash (place/check --ram-handlers), and their worst
-# entry stall under ws:5 (the plugin's entry=): above 0 in flash, 0 with --ram-handlers.
+# entry stall under ws:5 (the plugin's entry=): above 0 in flash, 0 with --ram-handlers, the
+# same figures through import and `report --before` (the flash build's beside).
 # Before the reset path was read by control flow, `place` kept main and 215 functions in flash
 # at -Os (1.08x at 1 KiB, 1.18x at 8 KiB) and `check` failed every correct relink.
 # Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD; arm-none-eabi-gcc (newlib-nano),
@@ -195,6 +196,24 @@ for a in open(sys.argv[1]).read().split():
 			check "$opt: $hname's worst entry stall: ${b% *} cycles from flash, ${r% *} with --ram-handlers (0 wanted; invocations ${b#* }, ${r#* })" \
 				sh -c "[ -n '$b' ] && [ -n '$r' ] && [ '${b% *}' -gt 0 ] && [ '${r% *}' = 0 ] && [ '${b#* }' -gt 0 ] && [ '${r#* }' -gt 0 ]"
 		done
+		# the same measurements through import and report (version 5's "h" lines): report
+		# --before sets the flash build's beside the RAM-handlers build's, and its figures are
+		# the plugin's own
+		rm -f "$d/entry-flash.db" "$h/entry.db"
+		if "$RAMPLACE" import --quiet "$d/entry-flash.db" "$d/flash/RTOSDemo.out" "$d/entry-flash.counts" &&
+		   "$RAMPLACE" import --quiet "$h/entry.db" "$h/RTOSDemo.out" "$h/entry.counts" &&
+		   "$RAMPLACE" report --before "$d/entry-flash.db" "$h/entry.db" >"$h/report.out" 2>&1; then
+			for hname in xPortPendSVHandler xPortSysTickHandler; do
+				# "INVOCATIONS WORST MEAN BEFORE-INVOCATIONS BEFORE-WORST BEFORE-MEAN  NAME"
+				row=$(awk -v n="$hname" '/^Interrupt handler entries/ { t = 1 } t && $7 == n { print $1, $2, $4, $5; exit }' "$h/report.out")
+				b=$(awk -v a="0x$(entry_of "$d/flash/RTOSDemo.out" "$hname"):" '$3 == a { print $(NF-1), $5; exit }' "$d/flash/RTOSDemo.out.err")
+				r=$(awk -v a="0x$(entry_of "$h/RTOSDemo.out" "$hname"):" '$3 == a { print $(NF-1), $5; exit }' "$h/RTOSDemo.out.err")
+				check "$opt: report --before: $hname entered ${row%% *} times, worst ${row#* } (now, before: invocations and worst; the plugin said $r and $b)" \
+					[ -n "$row" -a "$row" = "$r $b" ]
+			done
+		else
+			cat "$h/report.out" 2>/dev/null | tail -5; fail "$opt: import and report of the entry runs"
+		fi
 	fi
 done
 finish

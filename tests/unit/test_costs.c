@@ -1,6 +1,7 @@
-/* test_costs.c: flash-model costs from the QEMU plugin's version 3 and 4 files (rp_import_qemu_costs)
+/* test_costs.c: flash-model costs from the QEMU plugin's version 3 to 5 files (rp_import_qemu_costs)
  * into profile.db and back (rp_db_store_costs, rp_db_costs_load), the refusals of a file whose
- * stall cycles do not add up, and the migration of a version 2 profile.db to version 3. */
+ * stall cycles do not add up, version 5's handler entries (stored under their function, summed
+ * and maxed over files), and the migration of a version 2 profile.db to version 3. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -31,6 +32,14 @@ static const char v4[] =
 	"# stall-fetch 23\n# stall-read 10\n# misses 7\n# stall-evicted 60\n# insns-executed 30\n# addresses 3\n"
 	"28 10 0a24 5\n2a 10 0a24 0\n32 10 0a24 18\n# data-addresses 1\nd 4000 4 10\n# evictions 3\n"
 	"e FF 28 2a 7\ne FF 32 28 50\ne RF 4000 32 3\n# end\n";
+
+/* Version 5: v4 with two handler entries measured (entry=28, entry=32): loop_a entered 3 times,
+ * its worst window 12 stall cycles of 20 in all; loop_b once, 0. */
+static const char v5[] =
+	"# ramplace-qemu 5\n# target arm\n# mode insn\n# model cache:size=64,ways=2,line=16,penalty=10\n# flash 0-400000\n"
+	"# stall-fetch 23\n# stall-read 10\n# misses 7\n# stall-evicted 60\n# insns-executed 30\n# addresses 3\n"
+	"28 10 0a24 5\n2a 10 0a24 0\n32 10 0a24 18\n# data-addresses 1\nd 4000 4 10\n# evictions 3\n"
+	"e FF 28 2a 7\ne FF 32 28 50\ne RF 4000 32 3\n# entries 2 window 16\nh 28 3 12 20\nh 32 1 0 0\n# end\n";
 
 static void costs_of(rp_costs *c, const char *text, int want_rc, const char *msg)
 {
@@ -83,6 +92,41 @@ static void test_parse(void **state)
 	rp_costs_release(&c);
 	costs_of(&c, "# ramplace-qemu 3\n28 1 0a24 0\n# end\n", RP_EINPUT,
 		 "in.txt: byte 0: version 3 without its '# model', '# stall-fetch', '# stall-read' and '# misses' lines");
+	rp_costs_release(&c);
+}
+
+/* Version 5's entries: parsed, and refused where they cannot be what the plugin measured. */
+static void test_parse_entries(void **state)
+{
+	(void)state;
+	rp_costs c;
+	costs_of(&c, v5, 0, NULL);
+	assert_int_equal(c.nentries, 2);
+	assert_int_equal(c.entries[0].addr, 0x28);
+	assert_int_equal(c.entries[0].invocations, 3);
+	assert_int_equal(c.entries[0].worst, 12);
+	assert_int_equal(c.entries[0].sum, 20);
+	assert_int_equal(c.entries[0].window, 16);
+	assert_int_equal(c.entries[1].worst, 0);
+	rp_costs_release(&c);
+	char bad[sizeof(v5)];
+	memcpy(bad, v5, sizeof(v5));
+	memcpy(strstr(bad, "h 28 3 12 20"), "h 28 3 21 20", 12);   /* worst over the sum */
+	costs_of(&c, bad, RP_EINPUT, "in.txt: line 22 (byte 354): the worst entry stall, the sum and the invocations do not "
+		 "agree (worst <= sum <= worst * invocations): 'h 28 3 21 20'");
+	rp_costs_release(&c);
+	memcpy(bad, v5, sizeof(v5));
+	memcpy(strstr(bad, "h 28 3 12 20"), "h 28 1 12 20", 12);   /* one invocation, a sum past its worst */
+	costs_of(&c, bad, RP_EINPUT, NULL);
+	rp_costs_release(&c);
+	memcpy(bad, v5, sizeof(v5));
+	memcpy(strstr(bad, "# entries 2 window 16"), "# entries 2 window 00", 21);
+	costs_of(&c, bad, RP_EINPUT, "in.txt: line 21 (byte 332): expected '# entries N window W' (W from 1 to 1000000): "
+		 "'# entries 2 window 00'");
+	rp_costs_release(&c);
+	memcpy(bad, v5, sizeof(v5));
+	memcpy(strstr(bad, "# entries 2 window 16"), "# entrees 2 window 16", 21);   /* no header: the h lines are refused */
+	costs_of(&c, bad, RP_EINPUT, "in.txt: line 22 (byte 354): an 'h' line before '# entries N window W': 'h 28 3 12 20'");
 	rp_costs_release(&c);
 }
 
@@ -151,6 +195,27 @@ static void test_store_load(void **state)
 	assert_string_equal(dc.data[0].name, "<unknown>");
 	assert_int_equal(dc.data[0].reads, 4);
 	assert_int_equal(dc.data[0].stall, 10);
+	rp_db_costs_release(&dc);
+}
+
+/* Version 5's entries land under their handler: loop_a (0x28, offset 0) and loop_b. */
+static void test_store_entries(void **state)
+{
+	(void)state;
+	rp_db_costs dc;
+	store_and_load(v5, 5, &dc);
+	assert_int_equal(dc.nentries, 2);
+	assert_string_equal(dc.entries[0].name, "loop_a");
+	assert_int_equal(dc.entries[0].offset, 0);
+	assert_int_equal(dc.entries[0].invocations, 3);
+	assert_int_equal(dc.entries[0].worst, 12);
+	assert_int_equal(dc.entries[0].sum, 20);
+	assert_int_equal(dc.entries[0].window, 16);
+	assert_string_equal(dc.entries[1].name, "loop_b");
+	assert_int_equal(dc.entries[1].invocations, 1);
+	/* the entries are no stall cycles of their own: the functions' totals are v4's */
+	assert_int_equal(dc.fetch_stall, 23);
+	assert_int_equal(dc.read_stall, 10);
 	rp_db_costs_release(&dc);
 }
 
@@ -228,6 +293,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_parse_entries),
+		cmocka_unit_test(test_store_entries),
 		cmocka_unit_test(test_store_load),
 		cmocka_unit_test(test_store_evictions),
 		cmocka_unit_test(test_migrate_2),

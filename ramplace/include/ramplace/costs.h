@@ -18,12 +18,25 @@ typedef struct rp_evict {
 	uint64_t stall;          /* stall cycles of those misses */
 } rp_evict;
 
+/* An interrupt handler's entry as the plugin's entry=ADDR measured it (version 5's "h" lines):
+ * the stall cycles the model charged in the first window instructions of each invocation. */
+typedef struct rp_entry_stall {
+	uint64_t addr;           /* the handler's entry (bit 0 clear) */
+	uint64_t invocations;
+	uint64_t worst;          /* the worst invocation's stall cycles in the window */
+	uint64_t sum;            /* every invocation's, summed (the mean's numerator) */
+	unsigned window;         /* instructions counted from each entry */
+} rp_entry_stall;
+
 typedef struct rp_costs {
 	rp_samples fetch_stall;  /* code address -> stall cycles of its instruction fetches */
 	rp_samples data_reads;   /* data address in flash -> reads */
 	rp_samples data_stall;   /* data address -> stall cycles of those reads */
 	rp_evict *evict;         /* by (evictor, victim) pair; a pair may repeat (several files) */
 	size_t nevict, evict_cap;
+	rp_entry_stall *entries; /* handlers measured (entry=), in the file's order; may repeat */
+	size_t nentries, entries_cap;
+	unsigned entry_window;   /* the last "# entries" line's window */
 	uint64_t misses;         /* flash reads on demand (words, lines) the model counted */
 	char model[96];          /* the model's spelling ("ws:5", "cache:rp2040"); "" when none */
 } rp_costs;
@@ -34,6 +47,9 @@ void rp_costs_release(rp_costs *c);
 int rp_costs_add_evict(rp_costs *c, const rp_evict *e, rp_err *err);
 /* Appends from's eviction records to into's (the histograms merge with rp_samples_merge). */
 int rp_costs_merge_evict(rp_costs *into, const rp_costs *from, rp_err *err);
+/* Appends one handler entry's measurement; from's to into's. */
+int rp_costs_add_entry(rp_costs *c, const rp_entry_stall *e, rp_err *err);
+int rp_costs_merge_entries(rp_costs *into, const rp_costs *from, rp_err *err);
 /* Whether the run had a flash model. */
 static inline int rp_costs_have(const rp_costs *c)
 {

@@ -164,8 +164,10 @@ void rp_db_images_free(rp_db_image *images, size_t n);
 
 /* Stores what the flash model charged run run_id (costs.h): fetch stall cycles by function
  * (symbolized like samples), data reads and their stall cycles by data object (STT_OBJECT
- * symbols of img; "<unknown>" with the address as offset where none covers it). Nothing when
- * c has no model. Inside the caller's transaction (rp_db_begin) with the run. */
+ * symbols of img; "<unknown>" with the address as offset where none covers it), and each
+ * measured handler entry (kinds "entry-invocations", "entry-sum", "entry-worst", "entry-window"
+ * under the handler's function and offset; docs/profile-db.md). Nothing when c has no model.
+ * Inside the caller's transaction (rp_db_begin) with the run. */
 int rp_db_store_costs(rp_db *db, const rp_image *img, int64_t run_id, const rp_costs *c, rp_err *err);
 
 typedef struct rp_cost_total {
@@ -179,6 +181,16 @@ typedef struct rp_cost_total {
 			      function's or object's accesses had evicted */
 } rp_cost_total;
 
+/* A handler entry's stall cycles over the runs that measured it (the plugin's entry=): in the
+ * first window instructions of each invocation, the worst one's and all of them summed. */
+typedef struct rp_entry_total {
+	char *name;        /* the handler (the function holding the entry) */
+	char *file;        /* its defining file when static, else NULL */
+	uint64_t offset;   /* the entry's offset in it (0: its start) */
+	uint64_t invocations, sum, worst;
+	unsigned window;   /* instructions counted from each entry (the largest of the runs') */
+} rp_entry_total;
+
 /* What the flash model charged every run that had one. The read API for placing hot const
  * data (per data object read counts and stall cycles) as well as code. */
 typedef struct rp_db_costs {
@@ -191,6 +203,8 @@ typedef struct rp_db_costs {
 	size_t nruns;             /* runs with a model */
 	char model[96];           /* their model; "" none; "mixed" when runs differ */
 	uint64_t insns;           /* instructions executed in those runs (their samples, exact counts) */
+	rp_entry_total *entries;  /* measured handler entries, by name, file, offset */
+	size_t nentries;
 } rp_db_costs;
 
 int rp_db_costs_load(rp_db *db, rp_db_costs *out, rp_err *err);

@@ -48,6 +48,8 @@ typedef struct rp_profile {
 				       printed beside each function's count; NULL: no model ran */
 	int exact;                  /* every run counted instructions (the QEMU plugin), each sample
 				       is one executed instruction */
+	const rp_entry_total *entries;   /* measured handler entries (JSON "entries"); NULL: none */
+	size_t nentries;
 } rp_profile;
 
 /* Builds the model from totals and arcs (both must outlive it). Samples of "<unknown>" that lie
@@ -64,6 +66,7 @@ typedef struct rp_profile_spec {
 	rp_db_totals t;
 	rp_profile p;
 	int exact;                  /* every run it holds counted instructions (the QEMU plugin) */
+	rp_db_costs costs;          /* what a flash model charged it (handler entries included) */
 } rp_profile_spec;
 
 /* Loads spec into s; RP_EUSAGE for a run after '@' that is not a number. */
@@ -98,6 +101,10 @@ int rp_report_stall_per_function(uint64_t **stall, const rp_db_costs *c, const r
 /* The model's totals over nruns runs, and the data objects read from flash (at most limit rows,
  * 0: none, < 0: all); nothing for a profile without a model. */
 void rp_report_costs(FILE *out, const rp_db_costs *c, size_t nruns, long limit);
+/* The measured handler entries (the plugin's entry=): per handler its invocations, worst and
+ * mean stall cycles in the window after each entry; with before (another profile's costs, NULL:
+ * none) each beside its value there. Nothing when no run measured an entry. */
+void rp_report_entries(FILE *out, const rp_db_costs *c, const rp_db_costs *before);
 
 /* Exports (docs/report-formats.md). */
 void rp_report_json(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns);

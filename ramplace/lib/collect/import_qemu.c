@@ -133,8 +133,8 @@ static int plugin_header(plugin_file *pf, const cursor *c, rp_err *err)
 	uint64_t v;
 	if (starts(c, "# ramplace-qemu ")) {
 		p = c->line + strlen("# ramplace-qemu ");
-		if (c->lines.lineno != 1 || dec_at(&p, c->eol, &v) || p != c->eol || v < 1 || v > 4)
-			return bad(c, "not a version this ramplace reads (1 to 4)", err);
+		if (c->lines.lineno != 1 || dec_at(&p, c->eol, &v) || p != c->eol || v < 1 || v > 5)
+			return bad(c, "not a version this ramplace reads (1 to 5)", err);
 		pf->version = (int)v;
 	} else if (starts(c, "# insns-executed ")) {
 		p = c->line + strlen("# insns-executed ");
@@ -173,8 +173,9 @@ static int plugin_lines(rp_samples *s, plugin_file *pf, rp_import_check *check, 
 				rp_import_check_target(check, img, pf->target);
 			continue;
 		}
-		if ((pf->version >= 3 && starts(&c, "d ")) || (pf->version >= 4 && starts(&c, "e ")))
-			continue;   /* data reads, evictions: rp_import_qemu_costs */
+		if ((pf->version >= 3 && starts(&c, "d ")) || (pf->version >= 4 && starts(&c, "e ")) ||
+		    (pf->version >= 5 && starts(&c, "h ")))
+			continue;   /* data reads, evictions, handler entries: rp_import_qemu_costs */
 		const char *p = c.line;
 		uint64_t addr, count, stall;
 		uint8_t bytes[16];
@@ -245,6 +246,23 @@ static int header_num(const cursor *c, const char *key, uint64_t *v, int *seen, 
 	return 1;
 }
 
+/* Version 5's "# entries N window W" (once, before the "h" lines): the window each entry's
+ * stall cycles were counted over, in instructions. */
+static int entries_header(rp_costs *out, const cursor *c, int *seen, rp_err *err, int *rc)
+{
+	if (!starts(c, "# entries "))
+		return 0;
+	const char *p = c->line + strlen("# entries ");
+	uint64_t n, w;
+	if (*seen || dec_at(&p, c->eol, &n) || (size_t)(c->eol - p) < 8 || memcmp(p, " window ", 8) != 0 ||
+	    (p += 8, dec_at(&p, c->eol, &w)) || p != c->eol || w == 0 || w > 1000000)
+		*rc = bad(c, *seen ? "given twice" : "expected '# entries N window W' (W from 1 to 1000000)", err);
+	else
+		out->entry_window = (unsigned)w;
+	*seen = 1;
+	return 1;
+}
+
 /* Version 4's "e XY BY VICTIM STALL" (X, Y: F or R) into out's eviction records. */
 static int evict_line(rp_costs *out, const cursor *c, uint64_t *sum, rp_err *err)
 {
@@ -264,15 +282,36 @@ static int evict_line(rp_costs *out, const cursor *c, uint64_t *sum, rp_err *err
 	return rp_costs_add_evict(out, &e, err) ? rp_err_wrap(err, "%s: line %zu", c->name, c->lines.lineno) : 0;
 }
 
-/* A version 3 or 4 line into the cost histograms: "ADDR COUNT BYTES STALL", "d ADDR READS
- * STALL" or (4) "e ..." (plugin_lines has checked the first kind). Sums are checked against the
- * header by the caller. */
+/* Version 5's "h ADDR INVOCATIONS WORST SUM": a handler entry's stall cycles in its window (the
+ * worst invocation's and all of them summed), into out's entries. */
+static int entry_line(rp_costs *out, const cursor *c, rp_err *err)
+{
+	const char *p = c->line + 2;
+	rp_entry_stall e = { 0 };
+	if (!out->entry_window)
+		return bad(c, "an 'h' line before '# entries N window W'", err);
+	if (hex_at(&p, c->eol, &e.addr) || p >= c->eol || *p++ != ' ' || dec_at(&p, c->eol, &e.invocations) ||
+	    p >= c->eol || *p++ != ' ' || dec_at(&p, c->eol, &e.worst) || p >= c->eol || *p++ != ' ' ||
+	    dec_at(&p, c->eol, &e.sum) || p != c->eol)
+		return bad(c, "expected 'h hex-address decimal-invocations decimal-worst decimal-sum'", err);
+	if (e.worst > e.sum || (e.invocations == 0 && e.sum) || (e.invocations && e.worst * e.invocations < e.sum))
+		return bad(c, "the worst entry stall, the sum and the invocations do not agree (worst <= sum <= worst * invocations)",
+			   err);
+	e.window = out->entry_window;
+	return rp_costs_add_entry(out, &e, err) ? rp_err_wrap(err, "%s: line %zu", c->name, c->lines.lineno) : 0;
+}
+
+/* A version 3 to 5 line into the cost histograms: "ADDR COUNT BYTES STALL", "d ADDR READS
+ * STALL", (4) "e ..." or (5) "h ..." (plugin_lines has checked the first kind). Sums are checked
+ * against the header by the caller. */
 static int cost_line(rp_costs *out, const cursor *c, int version, uint64_t sums[3], rp_err *err)
 {
 	const char *p = c->line, *q;
 	uint64_t addr, n, stall;
 	if (version >= 4 && starts(c, "e "))
 		return evict_line(out, c, &sums[2], err);
+	if (version >= 5 && starts(c, "h "))
+		return entry_line(out, c, err);
 	if (starts(c, "d ")) {
 		p += 2;
 		if (hex_at(&p, c->eol, &addr) || p >= c->eol || *p++ != ' ' || dec_at(&p, c->eol, &n) || !n ||
@@ -297,11 +336,13 @@ int rp_import_qemu_costs(rp_costs *out, const char *text, size_t len, const char
 {
 	cursor c = cursor_at(text, len, name);
 	uint64_t want[4] = { 0, 0, 0, 0 }, sums[3] = { 0, 0, 0 };
-	int seen[4] = { 0, 0, 0, 0 }, rc = 0, version;
+	int seen[4] = { 0, 0, 0, 0 }, seen_entries = 0, rc = 0, version;
 	if (len >= 18 && memcmp(text, "# ramplace-qemu 3\n", 18) == 0)
 		version = 3;
 	else if (len >= 18 && memcmp(text, "# ramplace-qemu 4\n", 18) == 0)
 		version = 4;
+	else if (len >= 18 && memcmp(text, "# ramplace-qemu 5\n", 18) == 0)
+		version = 5;
 	else
 		return 0;   /* versions 1 and 2 have no flash model */
 	while (!rc && next(&c, err, &rc)) {
@@ -313,7 +354,8 @@ int rp_import_qemu_costs(rp_costs *out, const char *text, size_t len, const char
 		} else if (header_num(&c, "# stall-fetch ", &want[0], &seen[0], err, &rc) ||
 			   header_num(&c, "# stall-read ", &want[1], &seen[1], err, &rc) ||
 			   header_num(&c, "# misses ", &want[2], &seen[2], err, &rc) ||
-			   (version >= 4 && header_num(&c, "# stall-evicted ", &want[3], &seen[3], err, &rc)) || starts(&c, "#")) {
+			   (version >= 4 && header_num(&c, "# stall-evicted ", &want[3], &seen[3], err, &rc)) ||
+			   (version >= 5 && entries_header(out, &c, &seen_entries, err, &rc)) || starts(&c, "#")) {
 			continue;
 		} else {
 			rc = cost_line(out, &c, version, sums, err);

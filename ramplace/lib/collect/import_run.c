@@ -43,6 +43,8 @@ static int add_costs(import_build *r, const char *text, size_t len, const char *
 	    !(rc = rp_samples_merge(&r->costs.data_reads, &one.data_reads, name, err)) &&
 	    !(rc = rp_samples_merge(&r->costs.data_stall, &one.data_stall, name, err)))
 		rc = rp_costs_merge_evict(&r->costs, &one, err);
+	if (!rc && rp_costs_have(&one))
+		rc = rp_costs_merge_entries(&r->costs, &one, err);
 	if (!rc && rp_costs_have(&one)) {
 		memcpy(r->costs.model, one.model, sizeof(one.model));
 		r->costs.misses += one.misses;

@@ -1,5 +1,5 @@
-/* costs.c: the flash-model cost histograms of one run (costs.h). Owns its three histograms and
- * its list of eviction records. */
+/* costs.c: the flash-model cost histograms of one run (costs.h). Owns its three histograms, its
+ * list of eviction records and its handler entries' measurements. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +20,7 @@ void rp_costs_release(rp_costs *c)
 	rp_samples_release(&c->data_reads);
 	rp_samples_release(&c->data_stall);
 	free(c->evict);
+	free(c->entries);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -35,6 +36,22 @@ int rp_costs_merge_evict(rp_costs *into, const rp_costs *from, rp_err *err)
 {
 	for (size_t i = 0; i < from->nevict; i++)
 		if (rp_costs_add_evict(into, &from->evict[i], err))
+			return err->code;
+	return 0;
+}
+
+int rp_costs_add_entry(rp_costs *c, const rp_entry_stall *e, rp_err *err)
+{
+	if (rp_grow((void **)&c->entries, &c->entries_cap, c->nentries + 1, sizeof(rp_entry_stall), err))
+		return err->code;
+	c->entries[c->nentries++] = *e;
+	return 0;
+}
+
+int rp_costs_merge_entries(rp_costs *into, const rp_costs *from, rp_err *err)
+{
+	for (size_t i = 0; i < from->nentries; i++)
+		if (rp_costs_add_entry(into, &from->entries[i], err))
 			return err->code;
 	return 0;
 }

@@ -49,13 +49,17 @@ int rp_profile_spec_load(rp_profile_spec *s, const char *spec, rp_err *err)
 	rc = rp_db_totals_load_run(db, s->run, &s->t, err);
 	if (!rc && (rc = rp_db_runs_load(db, &runs, &nruns, err)))
 		rp_db_totals_release(&s->t);
+	if (!rc && (rc = rp_db_costs_load_run(db, s->run, &s->costs, err)))
+		rp_db_totals_release(&s->t);
 	rp_db_close(db);
 	if (rc)
 		return rc;
 	s->exact = rp_runs_all_exact(runs, nruns, s->run);
 	rp_run_rows_free(runs, nruns);
-	if ((rc = rp_profile_build(&s->p, &s->t, NULL, 0, err)))
+	if ((rc = rp_profile_build(&s->p, &s->t, NULL, 0, err))) {
 		rp_db_totals_release(&s->t);
+		rp_db_costs_release(&s->costs);
+	}
 	return rc;
 }
 
@@ -63,4 +67,5 @@ void rp_profile_spec_release(rp_profile_spec *s)
 {
 	rp_profile_release(&s->p);
 	rp_db_totals_release(&s->t);
+	rp_db_costs_release(&s->costs);
 }

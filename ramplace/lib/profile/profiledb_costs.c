@@ -158,17 +158,38 @@ static int store_evict(rp_db *db, sqlite3_stmt *st, const objects *o, const rp_i
 	return 0;
 }
 
+/* Each measured handler entry under its function: invocations and the window sum add up over a
+ * run's files, the worst and the window are the largest (worst_st's ON CONFLICT takes MAX). */
+static int store_entries(rp_db *db, sqlite3_stmt *st, sqlite3_stmt *worst_st, const rp_image *img, int64_t run_id,
+			 const rp_costs *c, rp_err *err)
+{
+	for (size_t i = 0; i < c->nentries; i++) {
+		const rp_entry_stall *e = &c->entries[i];
+		const rp_func *f = rp_image_func_at(img, e->addr);
+		const char *name = f ? f->name : "<unknown>", *file = f && f->file ? f->file : "";
+		uint64_t off = f ? e->addr - f->addr : e->addr;   /* the plugin cleared a Thumb bit 0 */
+		if (insert(db, st, run_id, "entry-invocations", name, file, off, e->invocations, err) ||
+		    insert(db, st, run_id, "entry-sum", name, file, off, e->sum, err) ||
+		    insert(db, worst_st, run_id, "entry-worst", name, file, off, e->worst, err) ||
+		    insert(db, worst_st, run_id, "entry-window", name, file, off, e->window, err))
+			return err->code;
+	}
+	return 0;
+}
+
 int rp_db_store_costs(rp_db *db, const rp_image *img, int64_t run_id, const rp_costs *c, rp_err *err)
 {
 	if (!rp_costs_have(c))
 		return 0;
-	sqlite3_stmt *run = NULL, *st = NULL;
+	sqlite3_stmt *run = NULL, *st = NULL, *worst_st = NULL;
 	objects o;
 	int rc = objects_load(&o, img, err);
 	if (!rc && (sqlite3_prepare_v2(db->sql, "INSERT INTO cost_runs(run_id, model, misses) VALUES(?1, ?2, ?3)", -1, &run,
 				       NULL) != SQLITE_OK ||
 		    sqlite3_prepare_v2(db->sql, "INSERT INTO costs(run_id, kind, object, file, offset, count) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
-				       " ON CONFLICT DO UPDATE SET count = count + excluded.count", -1, &st, NULL) != SQLITE_OK))
+				       " ON CONFLICT DO UPDATE SET count = count + excluded.count", -1, &st, NULL) != SQLITE_OK ||
+		    sqlite3_prepare_v2(db->sql, "INSERT INTO costs(run_id, kind, object, file, offset, count) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
+				       " ON CONFLICT DO UPDATE SET count = MAX(count, excluded.count)", -1, &worst_st, NULL) != SQLITE_OK))
 		rc = rp_dbi_fail(db, err, "storing flash-model costs");
 	if (!rc) {
 		sqlite3_bind_int64(run, 1, run_id);
@@ -182,8 +203,11 @@ int rp_db_store_costs(rp_db *db, const rp_image *img, int64_t run_id, const rp_c
 		rc = store_data(db, st, &o, img, run_id, "data-stall", "fetch-pool", &c->data_stall, err);
 	if (!rc)
 		rc = store_evict(db, st, &o, img, run_id, c, err);
+	if (!rc)
+		rc = store_entries(db, st, worst_st, img, run_id, c, err);
 	sqlite3_finalize(run);
 	sqlite3_finalize(st);
+	sqlite3_finalize(worst_st);
 	objects_release(&o);
 	return rc;
 }
@@ -221,7 +245,8 @@ static int load_rows(rp_db *db, int64_t run, rp_db_costs *out, rp_err *err)
 {
 	sqlite3_stmt *st;
 	size_t fcap = 0, dcap = 0;
-	if (sqlite3_prepare_v2(db->sql, "SELECT kind, object, file, SUM(count) FROM costs WHERE ?1 = 0 OR run_id = ?1"
+	if (sqlite3_prepare_v2(db->sql, "SELECT kind, object, file, SUM(count) FROM costs WHERE (?1 = 0 OR run_id = ?1)"
+				       " AND kind NOT LIKE 'entry-%'"
 				       " GROUP BY kind, object, file ORDER BY kind LIKE 'fetch-%' DESC, object, file, kind",
 			       -1, &st, NULL) != SQLITE_OK)
 		return rp_dbi_fail(db, err, "reading flash-model costs");
@@ -274,6 +299,55 @@ static int load_runs(rp_db *db, int64_t run, rp_db_costs *out, rp_err *err)
 	return step == SQLITE_DONE ? 0 : rp_dbi_fail(db, err, "reading flash-model costs");
 }
 
+/* The handler entries: each (function, file, offset)'s four kinds arrive together, in kind order
+ * (entry-invocations, entry-sum, entry-window, entry-worst): sums of the counts for the first
+ * two, the largest for the last two. */
+static int load_entries(rp_db *db, int64_t run, rp_db_costs *out, rp_err *err)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	if (sqlite3_prepare_v2(db->sql, "SELECT object, file, offset, kind, SUM(count), MAX(count) FROM costs"
+				       " WHERE (?1 = 0 OR run_id = ?1) AND kind LIKE 'entry-%'"
+				       " GROUP BY object, file, offset, kind ORDER BY object, file, offset, kind",
+			       -1, &st, NULL) != SQLITE_OK)
+		return rp_dbi_fail(db, err, "reading handler entry stalls");
+	sqlite3_bind_int64(st, 1, run);
+	int rc = 0, step;
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0), *file = (const char *)sqlite3_column_text(st, 1);
+		uint64_t off = (uint64_t)sqlite3_column_int64(st, 2);
+		const char *kind = (const char *)sqlite3_column_text(st, 3);
+		uint64_t sum = (uint64_t)sqlite3_column_int64(st, 4), max = (uint64_t)sqlite3_column_int64(st, 5);
+		rp_entry_total *e = out->nentries ? &out->entries[out->nentries - 1] : NULL;
+		if (!e || strcmp(e->name, name ? name : "") != 0 || strcmp(e->file ? e->file : "", file ? file : "") != 0 ||
+		    e->offset != off) {
+			if (rp_grow((void **)&out->entries, &cap, out->nentries + 1, sizeof(rp_entry_total), err)) {
+				rc = err->code;
+				break;
+			}
+			e = &out->entries[out->nentries++];
+			memset(e, 0, sizeof(*e));
+			e->offset = off;
+			if ((rc = rp_strdup(&e->name, name ? name : "", err)) || (file && *file && (rc = rp_strdup(&e->file, file, err))))
+				break;
+		}
+		if (!kind)
+			continue;
+		if (strcmp(kind, "entry-invocations") == 0)
+			e->invocations = sum;
+		else if (strcmp(kind, "entry-sum") == 0)
+			e->sum = sum;
+		else if (strcmp(kind, "entry-worst") == 0)
+			e->worst = max;
+		else if (strcmp(kind, "entry-window") == 0)
+			e->window = max > 1000000 ? 1000000 : (unsigned)max;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = rp_dbi_fail(db, err, "reading handler entry stalls");
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int rp_db_costs_load(rp_db *db, rp_db_costs *out, rp_err *err)
 {
 	return rp_db_costs_load_run(db, 0, out, err);
@@ -285,6 +359,8 @@ int rp_db_costs_load_run(rp_db *db, int64_t run, rp_db_costs *out, rp_err *err)
 	int rc = load_runs(db, run, out, err);
 	if (!rc && out->nruns)
 		rc = load_rows(db, run, out, err);
+	if (!rc && out->nruns)
+		rc = load_entries(db, run, out, err);
 	if (rc) {
 		rp_db_costs_release(out);
 		return rc;
@@ -312,7 +388,12 @@ void rp_db_costs_release(rp_db_costs *c)
 		free(c->data[i].name);
 		free(c->data[i].file);
 	}
+	for (size_t i = 0; i < c->nentries; i++) {
+		free(c->entries[i].name);
+		free(c->entries[i].file);
+	}
 	free(c->funcs);
 	free(c->data);
+	free(c->entries);
 	memset(c, 0, sizeof(*c));
 }

@@ -1,6 +1,7 @@
 /* report_costs.c: `ramplace report`'s flash-model figures (report.h): what the model the plugin ran charged
  * (docs/cost-models.md), each function's stall cycles beside its instruction count in the flat
- * profile, and the data objects read from flash, so a user sees which code misses the cache or
+ * profile, the data objects read from flash, and the interrupt handlers' entry stalls (the
+ * plugin's entry=; before and after a plan with --before), so a user sees which code misses the cache or
  * waits on flash, not only which code runs most. Reads profile.db through its own read-only
  * connection. Workload: one row per function of the profile (50,000 in a big firmware), matched
  * through a name index, not a scan per row. */
@@ -65,4 +66,50 @@ void rp_report_costs(FILE *out, const rp_db_costs *c, size_t nruns, long limit)
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "%14llu %14llu  %s\n", (unsigned long long)c->data[i].stall, (unsigned long long)c->data[i].reads,
 			c->data[i].name);
+}
+
+static double entry_mean(const rp_entry_total *e)
+{
+	return e->invocations ? (double)e->sum / (double)e->invocations : 0.0;
+}
+
+static const rp_entry_total *entry_find(const rp_db_costs *c, const rp_entry_total *e)
+{
+	for (size_t i = 0; c && i < c->nentries; i++)
+		if (strcmp(c->entries[i].name, e->name) == 0 && c->entries[i].offset == e->offset &&
+		    strcmp(c->entries[i].file ? c->entries[i].file : "", e->file ? e->file : "") == 0)
+			return &c->entries[i];
+	return NULL;
+}
+
+void rp_report_entries(FILE *out, const rp_db_costs *c, const rp_db_costs *before)
+{
+	if (!c->nentries)
+		return;
+	unsigned window = 0;
+	for (size_t i = 0; i < c->nentries; i++)
+		window = c->entries[i].window > window ? c->entries[i].window : window;
+	fprintf(out, "\nInterrupt handler entries (%s): stall cycles in the first %u instructions of each invocation\n",
+		c->model, window);
+	if (before)
+		fprintf(out, "%12s %12s %12s %12s %12s %12s  %s\n", "invocations", "worst", "mean", "before:", "worst", "mean",
+			"handler");
+	else
+		fprintf(out, "%12s %12s %12s  %s\n", "invocations", "worst", "mean", "handler");
+	for (size_t i = 0; i < c->nentries; i++) {
+		const rp_entry_total *e = &c->entries[i], *b = entry_find(before, e);
+		fprintf(out, "%12llu %12llu %12.1f", (unsigned long long)e->invocations, (unsigned long long)e->worst,
+			entry_mean(e));
+		if (before && b)
+			fprintf(out, " %12llu %12llu %12.1f", (unsigned long long)b->invocations, (unsigned long long)b->worst,
+				entry_mean(b));
+		else if (before)
+			fprintf(out, " %12s %12s %12s", "-", "-", "-");
+		fprintf(out, "  %s", e->name);
+		if (e->offset)
+			fprintf(out, "+0x%llx", (unsigned long long)e->offset);
+		if (e->file)
+			fprintf(out, " (%s)", e->file);
+		fputc('\n', out);
+	}
 }

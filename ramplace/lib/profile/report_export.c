@@ -70,6 +70,25 @@ static void json_runs(FILE *out, const rp_run_row *runs, size_t nruns)
 	fputs(nruns ? "\n  ],\n" : "],\n", out);
 }
 
+/* The measured handler entries (only when some run measured one: the plugin's entry=). */
+static void json_entries(FILE *out, const rp_profile *p)
+{
+	if (!p->nentries)
+		return;
+	fputs("  \"entries\": [", out);
+	for (size_t i = 0; i < p->nentries; i++) {
+		const rp_entry_total *e = &p->entries[i];
+		fprintf(out, "%s\n    {\"handler\": ", i ? "," : "");
+		json_string(out, e->name);
+		json_str_member(out, "file", e->file);
+		fprintf(out, ", \"offset\": %llu, \"invocations\": %llu, \"worst_stall\": %llu, \"stall_sum\": %llu,"
+			     " \"window_insns\": %u}",
+			(unsigned long long)e->offset, (unsigned long long)e->invocations, (unsigned long long)e->worst,
+			(unsigned long long)e->sum, e->window);
+	}
+	fputs("\n  ],\n", out);
+}
+
 void rp_report_json(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns)
 {
 	rp_report_json_more(out, p, runs, nruns, NULL, NULL);
@@ -86,6 +105,7 @@ void rp_report_json_more(FILE *out, const rp_profile *p, const rp_run_row *runs,
 	 * caller (record); the "calls" members below hold the same counts */
 	fprintf(out, ",\n  \"arc_counts\": \"%s\",\n", p->sampled_arcs ? "samples" : "calls");
 	json_runs(out, runs, nruns);
+	json_entries(out, p);
 	if (more)
 		more(out, arg);
 	fputs("  \"functions\": [", out);
