@@ -1,12 +1,14 @@
 /* cmd_callgraph.c: `ramplace callgraph [--dot] [--from FUNC] firmware.elf`: prints the static
  * call graph that placement uses (direct calls, tail branches, address-taken functions), as
- * text or Graphviz DOT, optionally only what FUNC reaches. */
+ * text or Graphviz DOT, optionally only what FUNC reaches; `--handlers` lists its roots that
+ * interrupts enter instead, with the QEMU plugin's options that measure them. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "ramplace/boot.h"
 #include "ramplace/callgraph.h"
 #include "ramplace/image.h"
 
@@ -21,10 +23,14 @@ static const char usage[] =
 	"      --dot             Graphviz DOT instead of text (dashed: tail/branch only; bold:\n"
 	"                        address taken)\n"
 	"      --from FUNC       only what FUNC reaches (repeatable)\n"
+	"      --handlers        instead: the interrupt and exception handlers (the Cortex-M vector\n"
+	"                        table's past the reset handler, RISC-V's trap handlers), one\n"
+	"                        'ADDRESS NAME' line each, then the QEMU plugin's options measuring\n"
+	"                        their entries ('plugin: entry=...', at most 16)\n"
 	"  -h, --help            print this help\n";
 
 typedef struct cg_args {
-	int dot;
+	int dot, handlers;
 	const char **from;
 	size_t nfrom;
 	const char *elf_path;
@@ -34,12 +40,14 @@ static int parse_args(cg_args *a, int argc, char **argv, rp_err *err)
 {
 	static const struct option longopts[] = {
 		{ "dot", no_argument, NULL, 'd' }, { "from", required_argument, NULL, 'f' },
+		{ "handlers", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': a->dot = 1; break;
+		case 'H': a->handlers = 1; break;
 		case 'f':
 			if (cli_push(&a->from, &a->nfrom, optarg, err))
 				return err->code;
@@ -54,12 +62,36 @@ static int parse_args(cg_args *a, int argc, char **argv, rp_err *err)
 	return 0;
 }
 
+/* The handlers, and the plugin's entry= options for them (bit 0 of a Thumb address clear). */
+static int print_handlers(const rp_image *img, rp_err *err)
+{
+	size_t *h = NULL, n = 0;
+	int rc = rp_boot_vector_handlers(img, &h, &n, err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		printf("%08llx %s\n", (unsigned long long)img->funcs[h[i]].addr, img->funcs[h[i]].name);
+	printf("plugin:");
+	for (size_t i = 0; i < n && i < 16; i++)
+		printf("%sentry=%llx", i ? "," : " ", (unsigned long long)img->funcs[h[i]].addr);
+	printf("%s\n", n ? "" : " (no handlers found)");
+	if (n > 16)
+		printf("(%zu handlers: the plugin measures 16 at a time; the first 16 above)\n", n);
+	free(h);
+	return 0;
+}
+
 static int run(const cg_args *a, rp_err *err)
 {
 	rp_image *img = NULL;
 	rp_callgraph *cg = NULL;
 	unsigned char *only = NULL;
 	int rc = rp_image_load(&img, a->elf_path, err);
+	if (!rc && a->handlers) {
+		rc = print_handlers(img, err);
+		rp_image_free(img);
+		return rc;
+	}
 	if (!rc)
 		rc = rp_callgraph_build(&cg, img, err);
 	if (!rc && a->nfrom && !(only = calloc(img->nfuncs ? img->nfuncs : 1, 1)))

@@ -1,6 +1,16 @@
-/* entry_stall.c: handlers' entry stall cycles (entry_stall.h). Owns the entry addresses and,
- * per entry, the worst window and the count of invocations; one window is open at a time (an
- * entry met inside a window, a nested or tail-chained handler, closes it and opens its own).
+/* entry_stall.c: handlers' entry and invocation stall cycles (entry_stall.h). Owns the entry
+ * addresses and, per entry, the worst window, the windows' sum, the count of invocations, the
+ * worst whole invocation and how many invocations were seen to return; one window is open at a
+ * time (an entry met inside a window, a nested or tail-chained handler, closes it and opens its
+ * own), and a stack of open invocations (nested handlers).
+ *
+ * The plugin sees neither registers nor the exception return itself, so an invocation's end is
+ * read from the instructions: on RISC-V its `mret`; on Cortex-M, a return (`bx lr`, `pop {..pc}`,
+ * `ldr pc, [sp], #4`, `ldm sp!, {..pc}`) met with no call of the handler's own pending (a
+ * shadow stack of the return addresses of the `bl`/`blx` it executed) after which execution does
+ * not go on at the next instruction (a conditional return not taken does). An invocation that
+ * runs a million instructions without such a return is given up (counted, not measured): a
+ * return in a form not read here, a longjmp, a handler that never returns.
  * Workload: a callback on every instruction executed, only when entry= was given (the run is
  * then a few times slower); nothing at all without it. */
 #include <errno.h>
@@ -19,16 +29,33 @@ void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn, qemu_
 /* ---- end of the API subset ---- */
 
 #define MAX_ENTRIES 16
+#define MAX_NESTED 8          /* open invocations (nested handlers) followed at once */
+#define MAX_CALLS 64          /* calls of one invocation followed (deeper ones are not) */
+#define GIVE_UP_INSNS 1000000 /* an invocation this long without a seen return is given up */
+
+typedef struct invocation {
+	int entry;
+	uint64_t stall, insns;
+	uint64_t calls[MAX_CALLS];   /* return addresses of the calls it made, innermost last */
+	unsigned ncalls, lost_calls; /* calls past MAX_CALLS: their returns are not matched */
+} invocation;
 
 static struct {
 	uint64_t addr[MAX_ENTRIES];
 	uint64_t worst[MAX_ENTRIES], count[MAX_ENTRIES];
-	uint64_t sum[MAX_ENTRIES];   /* every invocation's window summed: the mean's numerator */
+	uint64_t sum[MAX_ENTRIES];       /* every invocation's window summed: the mean's numerator */
+	uint64_t inv_worst[MAX_ENTRIES]; /* the worst whole invocation, entry to return */
+	uint64_t returned[MAX_ENTRIES];  /* invocations seen to return (inv_worst is of these) */
 	size_t n;
 	unsigned window;         /* instructions per window (entry-window=, 16) */
 	int open;                /* the entry whose window is open, or -1 */
 	unsigned left;           /* instructions the open window still counts */
 	uint64_t acc;            /* its stall cycles so far */
+	int riscv;               /* the target's returns are mret */
+	invocation inv[MAX_NESTED];
+	unsigned ninv;
+	const es_insn *returning; /* a return executed by the innermost invocation, judged at the
+				     next instruction */
 } es = { .window = 16, .open = -1 };
 
 static int parse_u64(const char *text, int base, uint64_t *out)
@@ -71,6 +98,36 @@ int entry_stall_on(void)
 	return es.n > 0;
 }
 
+void entry_stall_target(const char *target_name)
+{
+	es.riscv = target_name && strncmp(target_name, "riscv", 5) == 0;
+}
+
+static uint16_t half(const uint8_t *b, size_t at)
+{
+	return (uint16_t)(b[at] | b[at + 1] << 8);
+}
+
+unsigned entry_stall_classify(const uint8_t *b, size_t len, int riscv)
+{
+	if (riscv)
+		return len == 4 && half(b, 0) == 0x0073 && half(b, 2) == 0x3020 ? ES_EXC_RETURN : 0;   /* mret */
+	if (len == 2) {
+		uint16_t h = half(b, 0);
+		if (h == 0x4770 || (h & 0xff00) == 0xbd00)   /* bx lr; pop {..., pc} */
+			return ES_RETURN;
+		return (h & 0xff87) == 0x4780 ? ES_CALL : 0;  /* blx rm */
+	}
+	if (len != 4)
+		return 0;
+	uint16_t h = half(b, 0), h2 = half(b, 2);
+	if ((h & 0xf800) == 0xf000 && (h2 & 0xd000) == 0xd000)   /* bl */
+		return ES_CALL;
+	if ((h == 0xe8bd && (h2 & 0x8000)) || (h == 0xf85d && h2 == 0xfb04))   /* pop.w {..pc}; ldr.w pc, [sp], #4 */
+		return ES_RETURN;
+	return 0;
+}
+
 static void close_window(void)
 {
 	if (es.open < 0)
@@ -82,34 +139,110 @@ static void close_window(void)
 	es.open = -1;
 }
 
-/* udata: the entry's index + 1, or 0 for any other instruction. */
-static void tick(unsigned int vcpu, void *udata)
+static void close_invocation(void)
 {
-	(void)vcpu;
-	uintptr_t entry = (uintptr_t)udata;
-	if (entry) {
+	invocation *v = &es.inv[--es.ninv];
+	if (v->stall > es.inv_worst[v->entry])
+		es.inv_worst[v->entry] = v->stall;
+	es.returned[v->entry]++;
+}
+
+/* A return the innermost invocation executed, judged by where execution went on (at): back to a
+ * call of its own, on at the next instruction (a conditional return not taken), or elsewhere
+ * with no call pending: the exception return. */
+static void judge_return(const es_insn *ret, uint64_t at)
+{
+	invocation *v = &es.inv[es.ninv - 1];
+	if (v->ncalls && v->calls[v->ncalls - 1] == at)
+		v->ncalls--;
+	else if (at != ret->vaddr + ret->len && !v->ncalls && !v->lost_calls)
+		close_invocation();
+	else if (at != ret->vaddr + ret->len && v->lost_calls)
+		v->lost_calls--;
+}
+
+void entry_stall_step(const es_insn *in)
+{
+	if (es.returning && es.ninv) {
+		const es_insn *r = es.returning;
+		es.returning = NULL;
+		judge_return(r, in->vaddr);
+	}
+	es.returning = NULL;
+	if (in->entry) {
 		close_window();
-		es.open = (int)(entry - 1);
+		es.open = in->entry - 1;
 		es.left = es.window;
 		es.acc = 0;
+		if (es.ninv == MAX_NESTED) {   /* deeper than followed: the oldest is given up */
+			memmove(&es.inv[0], &es.inv[1], (MAX_NESTED - 1) * sizeof(invocation));
+			es.ninv--;
+		}
+		es.inv[es.ninv++] = (invocation){ .entry = in->entry - 1 };
 	}
 	if (es.open >= 0 && es.left-- == 0)
 		close_window();
+	if (!es.ninv)
+		return;
+	invocation *v = &es.inv[es.ninv - 1];
+	if (++v->insns > GIVE_UP_INSNS) {
+		es.ninv--;
+		return;
+	}
+	if (in->kind & ES_EXC_RETURN) {
+		es.returning = NULL;
+		close_invocation();
+	} else if (in->kind & ES_CALL) {
+		if (v->ncalls < MAX_CALLS)
+			v->calls[v->ncalls++] = in->vaddr + in->len;
+		else
+			v->lost_calls++;
+	} else if (in->kind & ES_RETURN) {
+		es.returning = in;
+	}
 }
 
-void entry_stall_translate(struct qemu_plugin_insn *insn, uint64_t vaddr)
+static void tick(unsigned int vcpu, void *udata)
 {
-	uintptr_t entry = 0;
-	for (size_t i = 0; i < es.n && !entry; i++)
-		if (es.addr[i] == (vaddr & ~1ull))
-			entry = i + 1;
-	qemu_plugin_register_vcpu_insn_exec_cb(insn, tick, QEMU_PLUGIN_CB_NO_REGS, (void *)entry);
+	(void)vcpu;
+	entry_stall_step(udata);
+}
+
+/* The per-instruction records the callbacks carry, in blocks that live as long as the plugin:
+ * a retranslated instruction gets a new one (entry= runs are diagnostic, not long-lived). */
+static es_insn *new_record(void)
+{
+	static es_insn *block;
+	static size_t used, cap;
+	if (used == cap) {
+		cap = 4096;
+		used = 0;
+		if (!(block = calloc(cap, sizeof(es_insn))))
+			return NULL;
+	}
+	return &block[used++];
+}
+
+void entry_stall_translate(struct qemu_plugin_insn *insn, uint64_t vaddr, const uint8_t *bytes, size_t len)
+{
+	es_insn *r = new_record();
+	if (!r)
+		return;
+	r->vaddr = vaddr & ~1ull;
+	r->len = (uint8_t)len;
+	for (size_t i = 0; i < es.n && !r->entry; i++)
+		if (es.addr[i] == r->vaddr)
+			r->entry = (int)i + 1;
+	r->kind = bytes ? entry_stall_classify(bytes, len, es.riscv) : 0;
+	qemu_plugin_register_vcpu_insn_exec_cb(insn, tick, QEMU_PLUGIN_CB_NO_REGS, r);
 }
 
 void entry_stall_add(uint64_t stall)
 {
 	if (es.open >= 0)
 		es.acc += stall;
+	for (unsigned i = 0; i < es.ninv; i++)   /* a nested handler's stall delays the outer ones too */
+		es.inv[i].stall += stall;
 }
 
 void entry_stall_report(void)
@@ -125,6 +258,6 @@ void entry_stall_write(FILE *fp)
 	close_window();
 	fprintf(fp, "# entries %zu window %u\n", es.n, es.window);
 	for (size_t i = 0; i < es.n; i++)
-		fprintf(fp, "h %" PRIx64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", es.addr[i], es.count[i], es.worst[i],
-			es.sum[i]);
+		fprintf(fp, "h %" PRIx64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", es.addr[i],
+			es.count[i], es.worst[i], es.sum[i], es.returned[i], es.inv_worst[i]);
 }

@@ -1,7 +1,9 @@
 /* entry_stall.h: the stall cycles of interrupt handlers' entries, measured by libramplace-qemu.so
  * on request (entry_stall.c): for each entry=ADDR, the stall cycles the flash model charges over
- * the first entry-window=N instructions (16) of each invocation, worst, sum and count, printed at
- * exit and written into the counts file (version 5's "h" lines), so import stores them. What a handler that misses in flash costs in latency (issue 26: RP2350's ~12 cycles
+ * the first entry-window=N instructions (16) of each invocation (worst, sum and count) and over
+ * each whole invocation, entry to exception return (worst, and how many were seen to return),
+ * printed at exit and written into the counts file (version 5's "h" lines), so import stores
+ * them. What a handler that misses in flash costs in latency (issue 26: RP2350's ~12 cycles
  * grow to ~300); with its whole reach in RAM the worst is zero. The window is short because
  * the plugin cannot see the exception return: a longer one runs on into the code the handler
  * returns (or, for a context switch, switches) to. ramplace_qemu.c hands it the
@@ -9,11 +11,30 @@
 #ifndef RAMPLACE_ENTRY_STALL_H
 #define RAMPLACE_ENTRY_STALL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 struct qemu_plugin_insn;
 
+/* What an instruction is to an invocation: a call (its return address is pushed), a return
+ * (judged by where execution goes on), an exception return (RISC-V's mret: always one). */
+enum { ES_CALL = 1, ES_RETURN = 2, ES_EXC_RETURN = 4 };
+
+/* One translated instruction, as its callback sees it. */
+typedef struct es_insn {
+	uint64_t vaddr;          /* bit 0 clear */
+	uint8_t len;
+	int entry;               /* the entry= it starts, index + 1; 0: none */
+	unsigned kind;           /* ES_* */
+} es_insn;
+
+/* The kind of the instruction of len bytes at b (Thumb, or RISC-V when riscv). */
+unsigned entry_stall_classify(const uint8_t *b, size_t len, int riscv);
+/* One instruction about to execute (the callback's work; tests drive it directly). */
+void entry_stall_step(const es_insn *in);
+/* The target's name from QEMU ("arm", "riscv32"): which returns are read. */
+void entry_stall_target(const char *target_name);
 /* entry=HEX (repeatable, at most 16) or entry-window=N: 1 when it was one of these (and
  * valid), 0 when it is not, -1 (message printed) for a bad value. */
 int entry_stall_option(const char *arg);
@@ -21,14 +42,14 @@ int entry_stall_option(const char *arg);
 int entry_stall_on(void);
 /* A translated instruction at vaddr: counted into an open window; an entry opens one. Register
  * before the instruction's model callbacks, so that the entry's own fetch is in its window. */
-void entry_stall_translate(struct qemu_plugin_insn *insn, uint64_t vaddr);
+void entry_stall_translate(struct qemu_plugin_insn *insn, uint64_t vaddr, const uint8_t *bytes, size_t len);
 /* Stall cycles the model just charged (a fetch or a data read). */
 void entry_stall_add(uint64_t stall);
 /* At exit: one line per entry on stderr, "ramplace-qemu: entry 0xADDR: worst N stall cycles
  * in its first W instructions (W = 16 unless entry-window= says), K invocations". */
 void entry_stall_report(void);
 /* Version 5's lines, after the evictions: "# entries N window W", then per entry "h ADDR
- * INVOCATIONS WORST SUM" (hex address, decimals). */
+ * INVOCATIONS WORST SUM RETURNED INVOCATION-WORST" (hex address, decimals). */
 void entry_stall_write(FILE *fp);
 
 #endif

@@ -202,7 +202,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (st.per_insn)
 			qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &b->insn_counts[i], 1);
 		if (entry_stall_on())   /* before the model's callbacks: an entry's own fetch counts */
-			entry_stall_translate(insn, b->insns[i].vaddr);
+			entry_stall_translate(insn, b->insns[i].vaddr, data, len);
 		if (st.model) {
 			/* code outside flash (copied to RAM) costs no stall: no callback at all */
 			int fm = rp_fm_map_find(&st.fmap, b->insns[i].vaddr);
@@ -639,6 +639,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	if (swo_emit_start() != 0)
 		return -1;
 	snprintf(st.target, sizeof(st.target), "%s", info && info->target_name ? info->target_name : "unknown");
+	entry_stall_target(st.target);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
 	return 0;

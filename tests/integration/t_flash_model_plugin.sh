@@ -69,11 +69,11 @@ grep -q "Flash stall cycles (ws:5): $total " report.txt && pass "report shows th
 ent=$(printf '%x' $(( 0x$(nm_addr "$fw" crc32_update) & ~1 )))
 run_fw "$fw" -plugin "$plugin,out=entry.txt,mode=insn,model=ws:5,flash=0-400000,entry=$ent" >/dev/null 2>entry.err
 said=$(awk -v a="0x$ent:" '$2 == "entry" && $3 == a { print $(NF-1), $5; exit }' entry.err)
-hline=$(awk -v a="$ent" '$1 == "h" && $2 == a { print $3, $4, $5; exit }' entry.txt)
+hline=$(awk -v a="$ent" '$1 == "h" && $2 == a { print $3, $4, $5; exit }' entry.txt)   # invocations worst sum
 rm -f entry.db
 if [ "$(head -1 entry.txt)" = "# ramplace-qemu 5" ] && "$RAMPLACE" import --quiet entry.db "$fw" entry.txt &&
    "$RAMPLACE" report entry.db >entry.report 2>&1 && "$RAMPLACE" report --json entry.json entry.db >/dev/null 2>&1; then
-	row=$(awk '/^Interrupt handler entries/ { t = 1 } t && $4 == "crc32_update" { print $1, $2, $3; exit }' entry.report)
+	row=$(awk '/^Interrupt handler entries/ { t = 1 } t && $5 == "crc32_update" { print $1, $2, $3; exit }' entry.report)
 	mean=$(echo "$hline" | awk '{ printf "%.1f", $1 ? $3 / $1 : 0 }')
 	check "entry=: report shows crc32_update's entries as the plugin measured them (invocations, worst, mean: $row; plugin: $said, sum ${hline##* })" \
 		[ -n "$said" -a "${row% *}" = "$said" -a "${row##* }" = "$mean" -a "${said#* }" -gt 0 ]

@@ -80,6 +80,23 @@ for opt in -O2 -Os; do
 		if [ "$cell" = 8K-handlers ]; then
 			check "$name: the trap handler's reach is in RAM, as check proves ($(grep -m1 '^interrupt handlers' "$p/check.out"))" \
 				grep -Eq '^interrupt handlers: 1, reaching [1-9][0-9]* function\(s\), 0 path\(s\) to flash' "$p/check.out"
+			# its entry and whole invocations (entry to mret) measured in both builds, through
+			# import and report --before: no stall on entry once in RAM
+			ents() { "$RAMPLACE" callgraph --handlers "$1" | sed -n 's/^plugin: /,/p'; }
+			rm -f "$d/entry-flash.db" "$p/entry.db"
+			if run "$elf" "$d/entry-flash.out" "$d/entry-flash.counts" "$(ents "$elf")" &&
+			   run "$p/obj/RTOSDemo.axf" "$p/entry.out" "$p/entry.counts" "$(ents "$p/obj/RTOSDemo.axf")" &&
+			   "$RAMPLACE" import --quiet "$d/entry-flash.db" "$elf" "$d/entry-flash.counts" &&
+			   "$RAMPLACE" import --quiet "$p/entry.db" "$p/obj/RTOSDemo.axf" "$p/entry.counts" &&
+			   "$RAMPLACE" report --before "$d/entry-flash.db" "$p/entry.db" >"$p/report.out" 2>&1; then
+				sed -n '/^Interrupt handler entries/,$p' "$p/report.out"
+				# INVOCATIONS WORST MEAN INVOCATION  BEFORE: INVOCATIONS WORST MEAN INVOCATION  NAME
+				row=$(awk '/^Interrupt handler entries/ { t = 1 } t && $9 == "freertos_risc_v_trap_handler" { print $1, $2, $4, $5, $6, $8; exit }' "$p/report.out")
+				check "$name: the trap handler's entries (invocations, worst entry stall, worst invocation; in RAM, then in flash): $row (0 on entry in RAM, above 0 in flash, every invocation seen to return)" \
+					awk -v r="$row" 'BEGIN { split(r, v, " "); exit !(v[1] > 0 && v[2] == 0 && v[3] ~ /^[0-9]+$/ && v[4] > 0 && v[5] > 0 && v[6] > 0) }'
+			else
+				fail "$name: the trap handler's entry stalls: $(tail -3 "$p/report.out" 2>/dev/null)"
+			fi
 		fi
 	done
 done

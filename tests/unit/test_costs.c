@@ -34,12 +34,13 @@ static const char v4[] =
 	"e FF 28 2a 7\ne FF 32 28 50\ne RF 4000 32 3\n# end\n";
 
 /* Version 5: v4 with two handler entries measured (entry=28, entry=32): loop_a entered 3 times,
- * its worst window 12 stall cycles of 20 in all; loop_b once, 0. */
+ * its worst window 12 stall cycles of 20 in all, 2 invocations seen to return, the worst 40
+ * cycles whole; loop_b once, 0, not seen to return. */
 static const char v5[] =
 	"# ramplace-qemu 5\n# target arm\n# mode insn\n# model cache:size=64,ways=2,line=16,penalty=10\n# flash 0-400000\n"
 	"# stall-fetch 23\n# stall-read 10\n# misses 7\n# stall-evicted 60\n# insns-executed 30\n# addresses 3\n"
 	"28 10 0a24 5\n2a 10 0a24 0\n32 10 0a24 18\n# data-addresses 1\nd 4000 4 10\n# evictions 3\n"
-	"e FF 28 2a 7\ne FF 32 28 50\ne RF 4000 32 3\n# entries 2 window 16\nh 28 3 12 20\nh 32 1 0 0\n# end\n";
+	"e FF 28 2a 7\ne FF 32 28 50\ne RF 4000 32 3\n# entries 2 window 16\nh 28 3 12 20 2 40\nh 32 1 0 0 0 0\n# end\n";
 
 static void costs_of(rp_costs *c, const char *text, int want_rc, const char *msg)
 {
@@ -107,13 +108,24 @@ static void test_parse_entries(void **state)
 	assert_int_equal(c.entries[0].worst, 12);
 	assert_int_equal(c.entries[0].sum, 20);
 	assert_int_equal(c.entries[0].window, 16);
+	assert_int_equal(c.entries[0].returned, 2);
+	assert_int_equal(c.entries[0].inv_worst, 40);
 	assert_int_equal(c.entries[1].worst, 0);
 	rp_costs_release(&c);
 	char bad[sizeof(v5)];
 	memcpy(bad, v5, sizeof(v5));
 	memcpy(strstr(bad, "h 28 3 12 20"), "h 28 3 21 20", 12);   /* worst over the sum */
 	costs_of(&c, bad, RP_EINPUT, "in.txt: line 22 (byte 354): the worst entry stall, the sum and the invocations do not "
-		 "agree (worst <= sum <= worst * invocations): 'h 28 3 21 20'");
+		 "agree (worst <= sum <= worst * invocations): 'h 28 3 21 20 2 40'");
+	rp_costs_release(&c);
+	memcpy(bad, v5, sizeof(v5));
+	memcpy(strstr(bad, "h 28 3 12 20 2 40"), "h 28 3 12 20 4 40", 17);   /* more returned than entered */
+	costs_of(&c, bad, RP_EINPUT, "in.txt: line 22 (byte 354): more invocations returned than were entered, or a worst "
+		 "invocation of none: 'h 28 3 12 20 4 40'");
+	rp_costs_release(&c);
+	memcpy(bad, v5, sizeof(v5));
+	memcpy(strstr(bad, "h 32 1 0 0 0 0"), "h 32 1 0 0 0 5", 14);   /* a worst invocation of none returned */
+	costs_of(&c, bad, RP_EINPUT, NULL);
 	rp_costs_release(&c);
 	memcpy(bad, v5, sizeof(v5));
 	memcpy(strstr(bad, "h 28 3 12 20"), "h 28 1 12 20", 12);   /* one invocation, a sum past its worst */
@@ -126,7 +138,7 @@ static void test_parse_entries(void **state)
 	rp_costs_release(&c);
 	memcpy(bad, v5, sizeof(v5));
 	memcpy(strstr(bad, "# entries 2 window 16"), "# entrees 2 window 16", 21);   /* no header: the h lines are refused */
-	costs_of(&c, bad, RP_EINPUT, "in.txt: line 22 (byte 354): an 'h' line before '# entries N window W': 'h 28 3 12 20'");
+	costs_of(&c, bad, RP_EINPUT, "in.txt: line 22 (byte 354): an 'h' line before '# entries N window W': 'h 28 3 12 20 2 40'");
 	rp_costs_release(&c);
 }
 
@@ -211,7 +223,10 @@ static void test_store_entries(void **state)
 	assert_int_equal(dc.entries[0].worst, 12);
 	assert_int_equal(dc.entries[0].sum, 20);
 	assert_int_equal(dc.entries[0].window, 16);
+	assert_int_equal(dc.entries[0].returned, 2);
+	assert_int_equal(dc.entries[0].inv_worst, 40);
 	assert_string_equal(dc.entries[1].name, "loop_b");
+	assert_int_equal(dc.entries[1].returned, 0);
 	assert_int_equal(dc.entries[1].invocations, 1);
 	/* the entries are no stall cycles of their own: the functions' totals are v4's */
 	assert_int_equal(dc.fetch_stall, 23);

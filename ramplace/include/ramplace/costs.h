@@ -25,6 +25,8 @@ typedef struct rp_entry_stall {
 	uint64_t invocations;
 	uint64_t worst;          /* the worst invocation's stall cycles in the window */
 	uint64_t sum;            /* every invocation's, summed (the mean's numerator) */
+	uint64_t returned;       /* invocations seen to return (exception return) */
+	uint64_t inv_worst;      /* the worst of those, entry to return, nested handlers included */
 	unsigned window;         /* instructions counted from each entry */
 } rp_entry_stall;
 

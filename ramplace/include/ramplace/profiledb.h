@@ -166,7 +166,8 @@ void rp_db_images_free(rp_db_image *images, size_t n);
  * (symbolized like samples), data reads and their stall cycles by data object (STT_OBJECT
  * symbols of img; "<unknown>" with the address as offset where none covers it), and each
  * measured handler entry (kinds "entry-invocations", "entry-sum", "entry-worst", "entry-window"
- * under the handler's function and offset; docs/profile-db.md). Nothing when c has no model.
+ * "entry-returned", "entry-invocation-worst" under the handler's function and offset;
+ * docs/profile-db.md). Nothing when c has no model.
  * Inside the caller's transaction (rp_db_begin) with the run. */
 int rp_db_store_costs(rp_db *db, const rp_image *img, int64_t run_id, const rp_costs *c, rp_err *err);
 
@@ -182,12 +183,15 @@ typedef struct rp_cost_total {
 } rp_cost_total;
 
 /* A handler entry's stall cycles over the runs that measured it (the plugin's entry=): in the
- * first window instructions of each invocation, the worst one's and all of them summed. */
+ * first window instructions of each invocation, the worst one's and all of them summed; and
+ * over each whole invocation that was seen to return, the worst. */
 typedef struct rp_entry_total {
 	char *name;        /* the handler (the function holding the entry) */
 	char *file;        /* its defining file when static, else NULL */
 	uint64_t offset;   /* the entry's offset in it (0: its start) */
 	uint64_t invocations, sum, worst;
+	uint64_t returned;   /* invocations seen to return */
+	uint64_t inv_worst;  /* the worst of those, entry to return */
 	unsigned window;   /* instructions counted from each entry (the largest of the runs') */
 } rp_entry_total;
 

@@ -282,8 +282,9 @@ static int evict_line(rp_costs *out, const cursor *c, uint64_t *sum, rp_err *err
 	return rp_costs_add_evict(out, &e, err) ? rp_err_wrap(err, "%s: line %zu", c->name, c->lines.lineno) : 0;
 }
 
-/* Version 5's "h ADDR INVOCATIONS WORST SUM": a handler entry's stall cycles in its window (the
- * worst invocation's and all of them summed), into out's entries. */
+/* Version 5's "h ADDR INVOCATIONS WORST SUM RETURNED INVOCATION-WORST": a handler entry's stall
+ * cycles in its window (the worst invocation's and all of them summed), how many invocations were
+ * seen to return and the worst of those whole, into out's entries. */
 static int entry_line(rp_costs *out, const cursor *c, rp_err *err)
 {
 	const char *p = c->line + 2;
@@ -292,11 +293,18 @@ static int entry_line(rp_costs *out, const cursor *c, rp_err *err)
 		return bad(c, "an 'h' line before '# entries N window W'", err);
 	if (hex_at(&p, c->eol, &e.addr) || p >= c->eol || *p++ != ' ' || dec_at(&p, c->eol, &e.invocations) ||
 	    p >= c->eol || *p++ != ' ' || dec_at(&p, c->eol, &e.worst) || p >= c->eol || *p++ != ' ' ||
-	    dec_at(&p, c->eol, &e.sum) || p != c->eol)
-		return bad(c, "expected 'h hex-address decimal-invocations decimal-worst decimal-sum'", err);
-	if (e.worst > e.sum || (e.invocations == 0 && e.sum) || (e.invocations && e.worst * e.invocations < e.sum))
+	    dec_at(&p, c->eol, &e.sum) || p >= c->eol || *p++ != ' ' || dec_at(&p, c->eol, &e.returned) ||
+	    p >= c->eol || *p++ != ' ' || dec_at(&p, c->eol, &e.inv_worst) || p != c->eol)
+		return bad(c, "expected 'h hex-address decimal-invocations decimal-worst decimal-sum decimal-returned "
+			   "decimal-invocation-worst'", err);
+	/* worst <= sum <= worst * invocations, without the product (it can wrap) */
+	uint64_t mean_floor = e.invocations ? e.sum / e.invocations : 0;
+	if (e.worst > e.sum || (e.invocations == 0 && e.sum) || mean_floor > e.worst ||
+	    (mean_floor == e.worst && e.invocations && e.sum % e.invocations))
 		return bad(c, "the worst entry stall, the sum and the invocations do not agree (worst <= sum <= worst * invocations)",
 			   err);
+	if (e.returned > e.invocations || (!e.returned && e.inv_worst))
+		return bad(c, "more invocations returned than were entered, or a worst invocation of none", err);
 	e.window = out->entry_window;
 	return rp_costs_add_entry(out, &e, err) ? rp_err_wrap(err, "%s: line %zu", c->name, c->lines.lineno) : 0;
 }

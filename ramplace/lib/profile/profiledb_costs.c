@@ -158,8 +158,9 @@ static int store_evict(rp_db *db, sqlite3_stmt *st, const objects *o, const rp_i
 	return 0;
 }
 
-/* Each measured handler entry under its function: invocations and the window sum add up over a
- * run's files, the worst and the window are the largest (worst_st's ON CONFLICT takes MAX). */
+/* Each measured handler entry under its function: invocations, the window sum and the returned
+ * invocations add up over a run's files, the worsts and the window are the largest (worst_st's
+ * ON CONFLICT takes MAX). */
 static int store_entries(rp_db *db, sqlite3_stmt *st, sqlite3_stmt *worst_st, const rp_image *img, int64_t run_id,
 			 const rp_costs *c, rp_err *err)
 {
@@ -171,7 +172,9 @@ static int store_entries(rp_db *db, sqlite3_stmt *st, sqlite3_stmt *worst_st, co
 		if (insert(db, st, run_id, "entry-invocations", name, file, off, e->invocations, err) ||
 		    insert(db, st, run_id, "entry-sum", name, file, off, e->sum, err) ||
 		    insert(db, worst_st, run_id, "entry-worst", name, file, off, e->worst, err) ||
-		    insert(db, worst_st, run_id, "entry-window", name, file, off, e->window, err))
+		    insert(db, worst_st, run_id, "entry-window", name, file, off, e->window, err) ||
+		    insert(db, st, run_id, "entry-returned", name, file, off, e->returned, err) ||
+		    insert(db, worst_st, run_id, "entry-invocation-worst", name, file, off, e->inv_worst, err))
 			return err->code;
 	}
 	return 0;
@@ -299,9 +302,9 @@ static int load_runs(rp_db *db, int64_t run, rp_db_costs *out, rp_err *err)
 	return step == SQLITE_DONE ? 0 : rp_dbi_fail(db, err, "reading flash-model costs");
 }
 
-/* The handler entries: each (function, file, offset)'s four kinds arrive together, in kind order
- * (entry-invocations, entry-sum, entry-window, entry-worst): sums of the counts for the first
- * two, the largest for the last two. */
+/* The handler entries: each (function, file, offset)'s kinds arrive together: sums of the counts
+ * for the invocations, the window sums and the returned invocations, the largest for the worsts
+ * and the window. */
 static int load_entries(rp_db *db, int64_t run, rp_db_costs *out, rp_err *err)
 {
 	sqlite3_stmt *st;
@@ -339,6 +342,10 @@ static int load_entries(rp_db *db, int64_t run, rp_db_costs *out, rp_err *err)
 			e->sum = sum;
 		else if (strcmp(kind, "entry-worst") == 0)
 			e->worst = max;
+		else if (strcmp(kind, "entry-returned") == 0)
+			e->returned = sum;
+		else if (strcmp(kind, "entry-invocation-worst") == 0)
+			e->inv_worst = max;
 		else if (strcmp(kind, "entry-window") == 0)
 			e->window = max > 1000000 ? 1000000 : (unsigned)max;
 	}

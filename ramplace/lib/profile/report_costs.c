@@ -82,6 +82,15 @@ static const rp_entry_total *entry_find(const rp_db_costs *c, const rp_entry_tot
 	return NULL;
 }
 
+/* The worst whole invocation, "-" when none was seen to return. */
+static void print_invocation(FILE *out, const rp_entry_total *e)
+{
+	if (e->returned)
+		fprintf(out, "%12llu", (unsigned long long)e->inv_worst);
+	else
+		fprintf(out, "%12s", "-");
+}
+
 void rp_report_entries(FILE *out, const rp_db_costs *c, const rp_db_costs *before)
 {
 	if (!c->nentries)
@@ -89,22 +98,26 @@ void rp_report_entries(FILE *out, const rp_db_costs *c, const rp_db_costs *befor
 	unsigned window = 0;
 	for (size_t i = 0; i < c->nentries; i++)
 		window = c->entries[i].window > window ? c->entries[i].window : window;
-	fprintf(out, "\nInterrupt handler entries (%s): stall cycles in the first %u instructions of each invocation\n",
+	fprintf(out, "\nInterrupt handler entries (%s): stall cycles in the first %u instructions of each invocation "
+		     "(worst, mean) and in the worst whole invocation, entry to return (of those seen to return)\n",
 		c->model, window);
 	if (before)
-		fprintf(out, "%12s %12s %12s %12s %12s %12s  %s\n", "invocations", "worst", "mean", "before:", "worst", "mean",
-			"handler");
+		fprintf(out, "%12s %12s %12s %12s %12s %12s %12s %12s  %s\n", "invocations", "worst", "mean", "invocation",
+			"before:", "worst", "mean", "invocation", "handler");
 	else
-		fprintf(out, "%12s %12s %12s  %s\n", "invocations", "worst", "mean", "handler");
+		fprintf(out, "%12s %12s %12s %12s  %s\n", "invocations", "worst", "mean", "invocation", "handler");
 	for (size_t i = 0; i < c->nentries; i++) {
 		const rp_entry_total *e = &c->entries[i], *b = entry_find(before, e);
-		fprintf(out, "%12llu %12llu %12.1f", (unsigned long long)e->invocations, (unsigned long long)e->worst,
+		fprintf(out, "%12llu %12llu %12.1f ", (unsigned long long)e->invocations, (unsigned long long)e->worst,
 			entry_mean(e));
-		if (before && b)
-			fprintf(out, " %12llu %12llu %12.1f", (unsigned long long)b->invocations, (unsigned long long)b->worst,
+		print_invocation(out, e);
+		if (before && b) {
+			fprintf(out, " %12llu %12llu %12.1f ", (unsigned long long)b->invocations, (unsigned long long)b->worst,
 				entry_mean(b));
-		else if (before)
-			fprintf(out, " %12s %12s %12s", "-", "-", "-");
+			print_invocation(out, b);
+		} else if (before) {
+			fprintf(out, " %12s %12s %12s %12s", "-", "-", "-", "-");
+		}
 		fprintf(out, "  %s", e->name);
 		if (e->offset)
 			fprintf(out, "+0x%llx", (unsigned long long)e->offset);

@@ -82,9 +82,13 @@ static void json_entries(FILE *out, const rp_profile *p)
 		json_string(out, e->name);
 		json_str_member(out, "file", e->file);
 		fprintf(out, ", \"offset\": %llu, \"invocations\": %llu, \"worst_stall\": %llu, \"stall_sum\": %llu,"
-			     " \"window_insns\": %u}",
+			     " \"window_insns\": %u, \"returned\": %llu, \"worst_invocation_stall\": ",
 			(unsigned long long)e->offset, (unsigned long long)e->invocations, (unsigned long long)e->worst,
-			(unsigned long long)e->sum, e->window);
+			(unsigned long long)e->sum, e->window, (unsigned long long)e->returned);
+		if (e->returned)
+			fprintf(out, "%llu}", (unsigned long long)e->inv_worst);
+		else
+			fputs("null}", out);
 	}
 	fputs("\n  ],\n", out);
 }

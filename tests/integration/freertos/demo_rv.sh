@@ -19,7 +19,7 @@ demo_make() { # OPT BUILD-DIR FRAGMENT-DIR
 # fake ROM. -icount shift=5, sleep=off: guest time follows instructions, the run is repeatable.
 run() {
 	local plug=()
-	[ -n "${3:-}" ] && plug=(-plugin "$plugin,out=$3,mode=insn,model=ws:5,flash=80000000-80080000")
+	[ -n "${3:-}" ] && plug=(-plugin "$plugin,out=$3,mode=insn,model=ws:5,flash=80000000-80080000${4:-}")
 	bounded_run 300 "$2" "$2.err" qemu-system-riscv32 -M virt -net none -bios none -nographic -monitor none -serial stdio \
 		-icount shift=5,sleep=off -kernel "$1" "${plug[@]}"
 }
