@@ -45,7 +45,7 @@ int cmd_emit(int argc, char **argv, rp_err *err)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *format = NULL, *plan_path = "ramtext.ld.plan", *elf_path = NULL, *output = NULL;
-	rp_ldgen_emit_opts eo = { NULL, RP_LDGEN_ZEPHYR_OPTS_INIT };
+	rp_ldgen_emit_opts eo = { .locator = NULL, .zephyr = RP_LDGEN_ZEPHYR_OPTS_INIT };
 	int c;
 	while ((c = getopt_long(argc, argv, "f:o:h", longopts, NULL)) != -1) {
 		switch (c) {

@@ -90,7 +90,8 @@ static int record(cli_record_opts *o, const rp_image *img, rp_err *err)
 	int progress = !o->quiet && isatty(STDERR_FILENO);
 	if (progress)
 		o->sampler.progress = show_progress;
-	rp_gdb_record_opts go = { o->host, o->port, o->rsp, o->sampler, o->db_path };
+	rp_gdb_record_opts go = { .host = o->host, .port = o->port, .rsp = o->rsp, .sampler = o->sampler,
+				  .db_path = o->db_path };
 	rp_gdb_record_result r;
 	int rc = rp_gdb_record(img, &go, &r, err);
 	if (progress && r.server[0])   /* connected: the sampler ran and drew its progress line */

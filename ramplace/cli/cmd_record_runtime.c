@@ -33,8 +33,9 @@ static void on_signal(int sig)
 
 static int record_runtime(const cli_record_opts *o, const rp_image *img, rp_err *err)
 {
-	rp_runtime_record_opts ro = { o->host, o->port, o->rsp, o->at, o->duration_s, o->reset, o->gmon_path,
-				      o->db_path, &interrupted };
+	rp_runtime_record_opts ro = { .host = o->host, .port = o->port, .rsp = o->rsp, .at = o->at,
+				      .duration_s = o->duration_s, .reset = o->reset, .gmon_path = o->gmon_path,
+				      .db_path = o->db_path, .interrupted = &interrupted };
 	rp_runtime_record_result r;
 	int rc = rp_runtime_record(img, &ro, &r, err);
 	if (rc == 0 && !o->quiet)

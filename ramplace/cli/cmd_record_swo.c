@@ -169,8 +169,9 @@ static void report(const swo_args *a, const rp_swo_record_result *r)
 
 static int run(swo_args *a, const rp_image *img, rp_err *err)
 {
-	rp_swo_record_opts o = { a->swo_host, a->swo_port, a->host, a->port, a->rsp, a->cfg, a->no_config, a->framing,
-				 a->live, a->db_path, &interrupted };
+	rp_swo_record_opts o = { .swo_host = a->swo_host, .swo_port = a->swo_port, .host = a->host, .port = a->port,
+				 .rsp = a->rsp, .cfg = a->cfg, .no_config = a->no_config, .framing = a->framing,
+				 .live = a->live, .db_path = a->db_path, .interrupted = &interrupted };
 	rp_swo_record_result r;
 	int rc = rp_swo_record(img, &o, &r, err);
 	if (r.read && !a->quiet)

@@ -6,11 +6,12 @@
  *
  * The plugin sees neither registers nor the exception return itself, so an invocation's end is
  * read from the instructions: on RISC-V its `mret`; on Cortex-M, a return (`bx lr`, `pop {..pc}`,
- * `ldr pc, [sp], #4`, `ldm sp!, {..pc}`) met with no call of the handler's own pending (a
- * shadow stack of the return addresses of the `bl`/`blx` it executed) after which execution does
- * not go on at the next instruction (a conditional return not taken does). An invocation that
- * runs a million instructions without such a return is given up (counted, not measured): a
- * return in a form not read here, a longjmp, a handler that never returns.
+ * `ldr pc, [sp], #4`, `ldm sp!, {..pc}`) that goes to none of the return addresses of the calls
+ * (`bl`, `blx`) the handler made and has not yet returned from (a shadow stack; a return to a
+ * deeper one unwinds to it), unless it sits in an IT block and execution went on at the next
+ * instruction (a conditional return not taken). An invocation that runs a million instructions
+ * without such a return is given up (counted, not measured): a return in a form not read here,
+ * a handler that never returns. The entry's window ends with its invocation at the latest.
  * Workload: a callback on every instruction executed, only when entry= was given (the run is
  * then a few times slower); nothing at all without it. */
 #include <errno.h>
@@ -38,6 +39,7 @@ typedef struct invocation {
 	uint64_t stall, insns;
 	uint64_t calls[MAX_CALLS];   /* return addresses of the calls it made, innermost last */
 	unsigned ncalls, lost_calls; /* calls past MAX_CALLS: their returns are not matched */
+	int has_window;              /* the open window is this invocation's entry's */
 } invocation;
 
 static struct {
@@ -56,6 +58,7 @@ static struct {
 	unsigned ninv;
 	const es_insn *returning; /* a return executed by the innermost invocation, judged at the
 				     next instruction */
+	unsigned it_left;         /* translation: instructions of an IT block still to come */
 } es = { .window = 16, .open = -1 };
 
 static int parse_u64(const char *text, int base, uint64_t *out)
@@ -114,6 +117,8 @@ unsigned entry_stall_classify(const uint8_t *b, size_t len, int riscv)
 		return len == 4 && half(b, 0) == 0x0073 && half(b, 2) == 0x3020 ? ES_EXC_RETURN : 0;   /* mret */
 	if (len == 2) {
 		uint16_t h = half(b, 0);
+		if ((h & 0xff00) == 0xbf00 && (h & 0xf))      /* it: the next 1 to 4 are conditional */
+			return ES_IT;
 		if (h == 0x4770 || (h & 0xff00) == 0xbd00)   /* bx lr; pop {..., pc} */
 			return ES_RETURN;
 		return (h & 0xff87) == 0x4780 ? ES_CALL : 0;  /* blx rm */
@@ -142,6 +147,8 @@ static void close_window(void)
 static void close_invocation(void)
 {
 	invocation *v = &es.inv[--es.ninv];
+	if (v->has_window)
+		close_window();
 	if (v->stall > es.inv_worst[v->entry])
 		es.inv_worst[v->entry] = v->stall;
 	es.returned[v->entry]++;
@@ -153,12 +160,18 @@ static void close_invocation(void)
 static void judge_return(const es_insn *ret, uint64_t at)
 {
 	invocation *v = &es.inv[es.ninv - 1];
-	if (v->ncalls && v->calls[v->ncalls - 1] == at)
-		v->ncalls--;
-	else if (at != ret->vaddr + ret->len && !v->ncalls && !v->lost_calls)
-		close_invocation();
-	else if (at != ret->vaddr + ret->len && v->lost_calls)
+	if ((ret->kind & ES_COND) && at == ret->vaddr + ret->len)
+		return;   /* not taken */
+	for (unsigned k = v->ncalls; k-- > 0;)
+		if (v->calls[k] == at) {   /* back to a call of its own (a deeper one: unwound) */
+			v->ncalls = k;
+			return;
+		}
+	if (v->lost_calls) {   /* a return from a call too deep to follow */
 		v->lost_calls--;
+		return;
+	}
+	close_invocation();
 }
 
 void entry_stall_step(const es_insn *in)
@@ -178,7 +191,9 @@ void entry_stall_step(const es_insn *in)
 			memmove(&es.inv[0], &es.inv[1], (MAX_NESTED - 1) * sizeof(invocation));
 			es.ninv--;
 		}
-		es.inv[es.ninv++] = (invocation){ .entry = in->entry - 1 };
+		for (unsigned i = 0; i < es.ninv; i++)
+			es.inv[i].has_window = 0;
+		es.inv[es.ninv++] = (invocation){ .entry = in->entry - 1, .has_window = 1 };
 	}
 	if (es.open >= 0 && es.left-- == 0)
 		close_window();
@@ -233,7 +248,22 @@ void entry_stall_translate(struct qemu_plugin_insn *insn, uint64_t vaddr, const 
 	for (size_t i = 0; i < es.n && !r->entry; i++)
 		if (es.addr[i] == r->vaddr)
 			r->entry = (int)i + 1;
-	r->kind = bytes ? entry_stall_classify(bytes, len, es.riscv) : 0;
+	unsigned kind = bytes ? entry_stall_classify(bytes, len, es.riscv) : 0;
+	/* an IT block's instructions follow it in the same block of translation */
+	static uint64_t next_vaddr;
+	if (r->vaddr != next_vaddr)
+		es.it_left = 0;
+	next_vaddr = r->vaddr + len;
+	if (es.it_left) {
+		es.it_left--;
+		kind |= ES_COND;
+	}
+	if (kind & ES_IT) {
+		unsigned mask = bytes[0] & 0xf;
+		es.it_left = mask & 1 ? 4 : mask & 2 ? 3 : mask & 4 ? 2 : 1;
+		kind = 0;
+	}
+	r->kind = kind;
 	qemu_plugin_register_vcpu_insn_exec_cb(insn, tick, QEMU_PLUGIN_CB_NO_REGS, r);
 }
 

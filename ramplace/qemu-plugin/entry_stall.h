@@ -18,8 +18,9 @@
 struct qemu_plugin_insn;
 
 /* What an instruction is to an invocation: a call (its return address is pushed), a return
- * (judged by where execution goes on), an exception return (RISC-V's mret: always one). */
-enum { ES_CALL = 1, ES_RETURN = 2, ES_EXC_RETURN = 4 };
+ * (judged by where execution goes on), an exception return (RISC-V's mret: always one); ES_IT:
+ * a Thumb IT instruction (classify only), whose block's instructions are ES_COND. */
+enum { ES_CALL = 1, ES_RETURN = 2, ES_EXC_RETURN = 4, ES_IT = 8, ES_COND = 16 };
 
 /* One translated instruction, as its callback sees it. */
 typedef struct es_insn {

@@ -39,6 +39,9 @@ static void classify_thumb_and_riscv(void **state)
 	assert_int_equal(entry_stall_classify(pop_w, 4, 0), ES_RETURN);
 	assert_int_equal(entry_stall_classify(ldr_pc, 4, 0), ES_RETURN);
 	assert_int_equal(entry_stall_classify(mov, 2, 0), 0);
+	static const uint8_t it_eq[] = { 0x08, 0xbf }, nop[] = { 0x00, 0xbf };
+	assert_int_equal(entry_stall_classify(it_eq, 2, 0), ES_IT);
+	assert_int_equal(entry_stall_classify(nop, 2, 0), 0);   /* a hint, no IT */
 	assert_int_equal(entry_stall_classify(b_w, 4, 0), 0);   /* b.w: a tail jump, no call */
 	assert_int_equal(entry_stall_classify(mret, 4, 1), ES_EXC_RETURN);
 	assert_int_equal(entry_stall_classify(ecall, 4, 1), 0);
@@ -95,7 +98,7 @@ static void invocations(void **state)
 	step(0x600, 2, 0, 0);             /* f; the window (2 instructions) closed before it */
 	entry_stall_add(3);
 	step(0x602, 2, 0, ES_RETURN);     /* f's bx lr */
-	step(0x206, 2, 0, ES_RETURN);     /* back in A: a conditional pop {pc}, not taken */
+	step(0x206, 2, 0, ES_RETURN | ES_COND);   /* back in A: a conditional pop {pc}, not taken */
 	entry_stall_add(2);
 	step(0x208, 2, 0, 0);             /* it went on: A still runs */
 	entry_stall_add(1);
@@ -132,6 +135,20 @@ static void invocations(void **state)
 	assert_string_equal(line, "h 400 1 8 8 1 8");
 	h_line("500", line, sizeof(line));
 	assert_string_equal(line, "h 500 1 1 1 1 10");   /* its window closed when C's opened */
+
+	/* A calls g, g calls h, h returns (bx lr) to A's own call site (g's return address lost: a
+	 * tail call through a register); then A's return goes to neither: the exception return */
+	step(0x200, 2, 1, 0);
+	step(0x202, 4, 0, ES_CALL);       /* -> g, back at 0x206 */
+	step(0x700, 4, 0, ES_CALL);       /* g -> h, back at 0x704 */
+	step(0x800, 2, 0, ES_RETURN);     /* h returns straight to 0x206 */
+	step(0x206, 2, 0, 0);             /* the window (2 instructions) is over */
+	entry_stall_add(20);
+	step(0x208, 2, 0, ES_RETURN);     /* an unconditional return to the next address is still one */
+	step(0x20a, 2, 0, 0);
+	entry_stall_add(1);               /* thread code: not A's */
+	h_line("200", line, sizeof(line));
+	assert_string_equal(line, "h 200 3 5 7 3 20");
 
 	/* D entered and never seen to return before the run ends: counted, not measured */
 	step(0x500, 2, 4, 0);

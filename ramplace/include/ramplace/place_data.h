@@ -25,7 +25,8 @@ typedef struct rp_data_opts {
 					  cycles_saved (totals in cycles): compare those */
 } rp_data_opts;
 
-#define RP_DATA_OPTS_INIT { ".ramdata", NULL, 0, NULL, 0, 8, 0 }
+#define RP_DATA_OPTS_INIT { .outsec = ".ramdata", .pin = NULL, .npin = 0, .exclude = NULL, .nexclude = 0, \
+			    .max_tries = 8, .in_cycles = 0 }
 
 typedef struct rp_data_placement {
 	rp_plan *plan;          /* owned: the .ramdata plan (possibly without units) */

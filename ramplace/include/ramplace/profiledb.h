@@ -44,7 +44,8 @@ typedef struct rp_run_info {
 	double slowdown;        /* time halted / time run (0 for DWT sampling, which never halts); < 0 unknown */
 } rp_run_info;
 
-#define RP_RUN_INFO_INIT { "", "", "", 0.0, 0.0, "", -1, -1.0 }
+#define RP_RUN_INFO_INIT { .source = "", .tool = "", .method = "", .rate_hz = 0.0, .duration_s = 0.0, \
+			   .stop_reason = "", .covered = -1, .slowdown = -1.0 }
 
 /* Opens or creates path. Refuses a file that is not a ramplace database or has a schema
  * version other than RP_DB_SCHEMA_VERSION; waits up to 2 s for a lock, then fails. */

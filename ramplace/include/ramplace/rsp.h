@@ -39,7 +39,8 @@ typedef struct rp_rsp_opts {
 						return early, all others within RP_RSP_CANCEL_GRACE_MS */
 } rp_rsp_opts;
 
-#define RP_RSP_OPTS_INIT { 3000, 2000, 0, 32, 0, 1, NULL }
+#define RP_RSP_OPTS_INIT { .connect_timeout_ms = 3000, .timeout_ms = 2000, .elf_machine = 0, .elfclass = 32, \
+			   .big_endian = 0, .want_ra = 1, .cancel = NULL }
 
 /* Connects to host:port and performs the handshake (qSupported, QStartNoAckMode, `?`, target
  * description). A refused connection (nothing listens yet) is tried again, with a pause growing

@@ -76,8 +76,10 @@ typedef struct rp_sampler_opts {
  * 9,000 samples/s at 2-4x (docs/sampling.md). */
 #define RP_SAMPLER_MIN_RUN_US 30.0
 
-#define RP_SAMPLER_OPTS_INIT { 0.0, 0, RP_SAMPLER_RATE_AUTO, 1, 1, NULL, NULL, NULL, RP_SAMPLER_MIN_RUN_US, \
-				RP_SAMPLER_METHOD_AUTO, RP_SAMPLER_MAX_SLOWDOWN }
+#define RP_SAMPLER_OPTS_INIT { .duration_s = 0.0, .max_samples = 0, .rate_hz = RP_SAMPLER_RATE_AUTO, .seed = 1, \
+			       .callers = 1, .stop_flag = NULL, .progress = NULL, .progress_ctx = NULL, \
+			       .min_run_us = RP_SAMPLER_MIN_RUN_US, .method = RP_SAMPLER_METHOD_AUTO, \
+			       .max_slowdown = RP_SAMPLER_MAX_SLOWDOWN }
 
 typedef struct rp_sampler_result {
 	rp_sampler_stop stop;

@@ -45,7 +45,8 @@ typedef struct rp_stab_opts {
 	int fractions;        /* also resample at n/4 and n/2 (for a detailed report) */
 } rp_stab_opts;
 
-#define RP_STAB_OPTS_INIT { 200, 0x5eed5eedu, 0.95, 0.99, 1024.0, 0 }
+#define RP_STAB_OPTS_INIT { .resamples = 200, .seed = 0x5eed5eedu, .same_goal = 0.95, .value_goal = 0.99, \
+			    .max_scale = 1024.0, .fractions = 0 }
 
 /* The spread at one sample count. */
 typedef struct rp_stab_level {

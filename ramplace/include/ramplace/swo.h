@@ -31,7 +31,7 @@ typedef struct rp_swo_opts {
 	unsigned stream_id;      /* TPIU source ID carrying the ITM (1..111); 0: the first one seen */
 } rp_swo_opts;
 
-#define RP_SWO_OPTS_INIT { RP_SWO_FRAMING_AUTO, 0 }
+#define RP_SWO_OPTS_INIT { .framing = RP_SWO_FRAMING_AUTO, .stream_id = 0 }
 
 typedef struct rp_swo_stats {
 	uint64_t bytes;          /* fed so far */

@@ -49,7 +49,8 @@ static int import_gmon(rp_samples *s, rp_import_meta *meta, int openocd, const r
 		       const char *data, size_t len, const char *name, rp_err *err)
 {
 	rp_gmon g;
-	rp_gmon_opts o = { img->elfclass == 64 ? 8 : 4, img->big_endian, openocd };
+	rp_gmon_opts o = { .addr_bytes = img->elfclass == 64 ? 8 : 4, .big_endian = img->big_endian,
+			   .bins_little_endian = openocd };
 	rp_samples scratch;
 	int rc = rp_gmon_parse(&g, data, len, &o, name, err);
 	if (rc)

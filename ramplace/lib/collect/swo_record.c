@@ -104,7 +104,7 @@ int rp_swo_record(const rp_image *img, const rp_swo_record_opts *o, rp_swo_recor
 	rp_rsp *rsp = NULL;
 	rp_swo *dec = NULL;
 	rp_samples s;
-	rp_swo_opts so = { o->framing, 0 };
+	rp_swo_opts so = { .framing = o->framing, .stream_id = 0 };
 	int fd = -1, rc = 0;
 	rp_samples_init(&s);
 	if (o->port)

@@ -68,7 +68,7 @@ typedef struct rp_ldgen_zephyr_opts {
 	size_t *ndropped;   /* out, may be NULL: the patterns left as comments (not relocatable) */
 } rp_ldgen_zephyr_opts;
 
-#define RP_LDGEN_ZEPHYR_OPTS_INIT { "RAM_TEXT", NULL, 0, NULL }
+#define RP_LDGEN_ZEPHYR_OPTS_INIT { .location = "RAM_TEXT", .phdr = NULL, .nokeep = 0, .ndropped = NULL }
 
 /* loc may be NULL; with it the source files are the compiled files it gives (absolute paths),
  * without it they come from the object names (a.c.obj -> a.c), which zephyr_code_relocate()
