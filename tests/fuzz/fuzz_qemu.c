@@ -1,5 +1,5 @@
 /* fuzz_qemu.c: libFuzzer target for the QEMU readers: libramplace-qemu.so output (versions 1
- * to 4, with its flash-model costs and evictions) and -d exec,nochain,in_asm logs, and format
+ * to 5, with its flash-model costs, evictions and handler entries) and -d exec,nochain,in_asm logs, and format
  * detection; each also weighed against a small synthetic Thumb image (instruction bytes compared,
  * instruction starts decoded). */
 #include <elf.h>
