@@ -26,7 +26,8 @@ static const char usage[] =
 	"      --handlers        instead: the interrupt and exception handlers (the Cortex-M vector\n"
 	"                        table's past the reset handler, RISC-V's trap handlers), one\n"
 	"                        'ADDRESS NAME' line each, then the QEMU plugin's options measuring\n"
-	"                        their entries ('plugin: entry=...', at most 16)\n"
+	"                        their entries ('plugin: entry=...', at most 16; on Cortex-M\n"
+	"                        entry=ADDRESS@SLOT, SLOT the vector the core reads on entry)\n"
 	"  -h, --help            print this help\n";
 
 typedef struct cg_args {
@@ -66,14 +67,19 @@ static int parse_args(cg_args *a, int argc, char **argv, rp_err *err)
 static int print_handlers(const rp_image *img, rp_err *err)
 {
 	size_t *h = NULL, n = 0;
-	int rc = rp_boot_vector_handlers(img, &h, &n, err);
+	uint64_t *slots = NULL;
+	int rc = rp_boot_vector_slots(img, &h, &slots, &n, err);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < n; i++)
 		printf("%08llx %s\n", (unsigned long long)img->funcs[h[i]].addr, img->funcs[h[i]].name);
 	printf("plugin:");
-	for (size_t i = 0; i < n && i < 16; i++)
+	for (size_t i = 0; i < n && i < 16; i++) {
 		printf("%sentry=%llx", i ? "," : " ", (unsigned long long)img->funcs[h[i]].addr);
+		if (slots)
+			printf("@%llx", (unsigned long long)slots[i]);
+	}
+	free(slots);
 	printf("%s\n", n ? "" : " (no handlers found)");
 	if (n > 16)
 		printf("(%zu handlers: the plugin measures 16 at a time; the first 16 above)\n", n);

@@ -44,6 +44,8 @@ typedef struct invocation {
 
 static struct {
 	uint64_t addr[MAX_ENTRIES];
+	uint64_t vector[MAX_ENTRIES];    /* the vector slot the core reads on entry (@SLOT), or 0 */
+	void (*read)(uint64_t addr, unsigned size);   /* charges a data read through the model */
 	uint64_t worst[MAX_ENTRIES], count[MAX_ENTRIES];
 	uint64_t sum[MAX_ENTRIES];       /* every invocation's window summed: the mean's numerator */
 	uint64_t inv_worst[MAX_ENTRIES]; /* the worst whole invocation, entry to return */
@@ -76,12 +78,20 @@ int entry_stall_option(const char *a)
 {
 	uint64_t v;
 	if (strncmp(a, "entry=", 6) == 0) {
-		const char *hex = strncmp(a + 6, "0x", 2) == 0 ? a + 8 : a + 6;
-		if (es.n == MAX_ENTRIES || parse_u64(hex, 16, &v)) {
-			fprintf(stderr, "ramplace-qemu: %s: not a hex address, or more than %d entry= options\n", a,
-				MAX_ENTRIES);
+		char hex[40];
+		uint64_t slot = 0;
+		const char *at = strchr(a + 6, '@');
+		size_t len = at ? (size_t)(at - (a + 6)) : strlen(a + 6);
+		if (len < sizeof(hex))
+			snprintf(hex, sizeof(hex), "%.*s", (int)len, a + 6);
+		const char *h = strncmp(hex, "0x", 2) == 0 ? hex + 2 : hex;
+		const char *s = at && strncmp(at + 1, "0x", 2) == 0 ? at + 3 : at ? at + 1 : NULL;
+		if (es.n == MAX_ENTRIES || len >= sizeof(hex) || parse_u64(h, 16, &v) || (s && (parse_u64(s, 16, &slot) || !slot))) {
+			fprintf(stderr, "ramplace-qemu: %s: not a hex address (ADDR or ADDR@VECTOR-SLOT), or more than %d "
+				"entry= options\n", a, MAX_ENTRIES);
 			return -1;
 		}
+		es.vector[es.n] = slot;
 		es.addr[es.n++] = v & ~1ull;   /* a Thumb address's bit 0 is no part of it */
 		return 1;
 	}
@@ -99,6 +109,11 @@ int entry_stall_option(const char *a)
 int entry_stall_on(void)
 {
 	return es.n > 0;
+}
+
+void entry_stall_reader(void (*read)(uint64_t addr, unsigned size))
+{
+	es.read = read;
 }
 
 void entry_stall_target(const char *target_name)
@@ -194,6 +209,10 @@ void entry_stall_step(const es_insn *in)
 		for (unsigned i = 0; i < es.ninv; i++)
 			es.inv[i].has_window = 0;
 		es.inv[es.ninv++] = (invocation){ .entry = in->entry - 1, .has_window = 1 };
+		/* the core read the vector before the handler's first fetch: charged first, into this
+		 * window and invocation (and the run's data reads) */
+		if (es.vector[in->entry - 1] && es.read)
+			es.read(es.vector[in->entry - 1], 4);
 	}
 	if (es.open >= 0 && es.left-- == 0)
 		close_window();

@@ -36,8 +36,12 @@ unsigned entry_stall_classify(const uint8_t *b, size_t len, int riscv);
 void entry_stall_step(const es_insn *in);
 /* The target's name from QEMU ("arm", "riscv32"): which returns are read. */
 void entry_stall_target(const char *target_name);
-/* entry=HEX (repeatable, at most 16) or entry-window=N: 1 when it was one of these (and
- * valid), 0 when it is not, -1 (message printed) for a bad value. */
+/* How an entry=ADDR@SLOT's vector read is charged: a data read of size bytes at addr through
+ * the flash model (ramplace_qemu.c), whose stall comes back through entry_stall_add. */
+void entry_stall_reader(void (*read)(uint64_t addr, unsigned size));
+/* entry=HEX[@SLOT] (repeatable, at most 16; SLOT: the vector table word the core reads on that
+ * entry, charged as a data read) or entry-window=N: 1 when it was one of these (and valid), 0
+ * when it is not, -1 (message printed) for a bad value. */
 int entry_stall_option(const char *arg);
 /* Whether entry= was given (needs model=). */
 int entry_stall_on(void);

@@ -159,14 +159,12 @@ static void model_fetch(unsigned int vcpu, void *udata)
 		trace_access('F', in->vaddr, size);
 }
 
-static void model_read(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+/* A data read of size bytes at vaddr through the model of its flash range (none outside). */
+static void model_data_read(uint64_t vaddr, unsigned size)
 {
-	(void)vcpu;
-	(void)udata;
-	int fm = qemu_plugin_mem_is_store(info) ? -1 : rp_fm_map_find(&st.fmap, vaddr);
+	int fm = rp_fm_map_find(&st.fmap, vaddr);
 	if (fm < 0)
 		return;
-	unsigned size = 1u << qemu_plugin_mem_size_shift(info);
 	uint64_t stall = rp_fm_access(st.models[fm], vaddr, size, RP_FM_READ);
 	st.read_stall[fm] += stall;
 	entry_stall_add(stall);
@@ -175,6 +173,14 @@ static void model_read(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t v
 	evictions_add((size_t)fm);
 	if (st.trace)
 		trace_access('R', vaddr, size);
+}
+
+static void model_read(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+	(void)vcpu;
+	(void)udata;
+	if (!qemu_plugin_mem_is_store(info))
+		model_data_read(vaddr, 1u << qemu_plugin_mem_size_shift(info));
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -640,6 +646,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		return -1;
 	snprintf(st.target, sizeof(st.target), "%s", info && info->target_name ? info->target_name : "unknown");
 	entry_stall_target(st.target);
+	entry_stall_reader(model_data_read);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
 	return 0;

@@ -19,8 +19,9 @@
 #    the sections' ids (map_ids.c; in callee order, 134 of 255 were elsewhere in one relink);
 #  - place without --map (the card's line): relink, `check`, linked <= budget, same output.
 # At -Os also: interrupt handlers kept off flash (place/check --ram-handlers), and their worst
-# entry stall under ws:5 (the plugin's entry=): above 0 in flash, 0 with --ram-handlers, the
-# same figures through import and `report --before` (the flash build's beside).
+# entry stall under ws:5 (the plugin's entry=ADDR@VECTOR, from callgraph --handlers): with
+# --ram-handlers only the vector's read from flash is left, the same figures through import and
+# `report --before` (the flash build's beside), and each whole invocation measured.
 # Before the reset path was read by control flow, `place` kept main and 215 functions in flash
 # at -Os (1.08x at 1 KiB, 1.18x at 8 KiB) and `check` failed every correct relink.
 # Needs: $RAMPLACE, $RAMPLACE_SRC, $RAMPLACE_BUILD; arm-none-eabi-gcc (newlib-nano),
@@ -195,8 +196,10 @@ for a in open(sys.argv[1]).read().split():
 			# "ramplace-qemu: entry 0xADDR: worst N stall cycles ..., K invocations": N and K
 			b=$(awk -v a="0x$(entry_of "$d/flash/RTOSDemo.out" "$hname"):" '$3 == a { print $5, $(NF-1); exit }' "$d/flash/RTOSDemo.out.err")
 			r=$(awk -v a="0x$(entry_of "$h/RTOSDemo.out" "$hname"):" '$3 == a { print $5, $(NF-1); exit }' "$h/RTOSDemo.out.err")
-			check "$opt: $hname's worst entry stall: ${b% *} cycles from flash, ${r% *} with --ram-handlers (0 wanted; invocations ${b#* }, ${r#* })" \
-				sh -c "[ -n '$b' ] && [ -n '$r' ] && [ '${b% *}' -gt 0 ] && [ '${r% *}' = 0 ] && [ '${b#* }' -gt 0 ] && [ '${r#* }' -gt 0 ]"
+			# with its code in RAM what is left is the vector's read (the table stays in flash):
+			# one word, at most 5 cycles at 5 wait states
+			check "$opt: $hname's worst entry stall: ${b% *} cycles from flash, ${r% *} with --ram-handlers (the vector read alone, <= 5 wanted; invocations ${b#* }, ${r#* })" \
+				sh -c "[ -n '$b' ] && [ -n '$r' ] && [ '${b% *}' -gt 5 ] && [ '${r% *}' -le 5 ] && [ '${b#* }' -gt 0 ] && [ '${r#* }' -gt 0 ]"
 		done
 		# the same measurements through import and report (version 5's "h" lines): report
 		# --before sets the flash build's beside the RAM-handlers build's, and its figures are

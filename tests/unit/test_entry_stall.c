@@ -2,7 +2,8 @@
  * compiled into this test) driven instruction by instruction as the plugin's callbacks would:
  * the Thumb and RISC-V instructions that call and return, an invocation's end read from where
  * execution goes on after a return (back to a call of its own, on past a conditional return not
- * taken, elsewhere: the exception return), tail-chaining, nesting, and the "h" lines written. */
+ * taken, elsewhere: the exception return), tail-chaining, nesting, the vector read charged on
+ * entry, and the "h" lines written. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -75,6 +76,14 @@ static void h_line(const char *addr, char *line, size_t size)
 	snprintf(line, size, "%.*s", (int)n, p);
 }
 
+/* The model's data read, as the plugin gives it: notes the address, charges 5 cycles. */
+static uint64_t read_at;
+static void fake_read(uint64_t addr, unsigned size)
+{
+	read_at = addr;
+	entry_stall_add(size == 4 ? 5 : 1000);
+}
+
 /* One test drives the module through every case in turn: its state is the plugin's own (one
  * process, one set of entries), so each case uses an entry of its own. */
 static void invocations(void **state)
@@ -85,8 +94,12 @@ static void invocations(void **state)
 	assert_int_equal(entry_stall_option("entry=300"), 1);   /* B: tail-chained after A */
 	assert_int_equal(entry_stall_option("entry=0x401"), 1); /* C: nested in D; a Thumb address */
 	assert_int_equal(entry_stall_option("entry=500"), 1);   /* D */
+	assert_int_equal(entry_stall_option("entry=900@3c"), 1); /* E: its vector read charged */
+	assert_int_equal(entry_stall_option("entry=900@"), -1);
+	assert_int_equal(entry_stall_option("entry=900@0"), -1);
 	assert_int_equal(entry_stall_option("entry-window=2"), 1);
 	entry_stall_target("arm");
+	entry_stall_reader(fake_read);
 
 	/* A: entered from thread code, calls f (which returns to it), a conditional return not
 	 * taken, then its exception return: 5 + 3 + 2 + 1 stall cycles in all, 5 in its window */
@@ -149,6 +162,15 @@ static void invocations(void **state)
 	entry_stall_add(1);               /* thread code: not A's */
 	h_line("200", line, sizeof(line));
 	assert_string_equal(line, "h 200 3 5 7 3 20");
+
+	/* E: the vector word read on entry, before its first instruction, counts in its window */
+	step(0x900, 2, 5, 0);
+	assert_int_equal(read_at, 0x3c);
+	entry_stall_add(1);
+	step(0x902, 2, 0, ES_RETURN);
+	step(0x108, 2, 0, 0);
+	h_line("900", line, sizeof(line));
+	assert_string_equal(line, "h 900 1 6 6 1 6");
 
 	/* D entered and never seen to return before the run ends: counted, not measured */
 	step(0x500, 2, 4, 0);

@@ -70,6 +70,9 @@ void rp_boot_release(rp_boot *b);
  * order): the interrupt and exception handlers; on RISC-V, rp_riscv_trap_handlers's. *out is the
  * caller's to free. RP_EINPUT when the image has no vector table (RISC-V: no mtvec write). */
 int rp_boot_vector_handlers(const rp_image *img, size_t **out, size_t *n, rp_err *err);
+/* The same, and on Cortex-M the address of the first vector table word naming each handler
+ * (*slots, the caller's; NULL on RISC-V, whose trap entry reads no vector). */
+int rp_boot_vector_slots(const rp_image *img, size_t **out, uint64_t **slots, size_t *n, rp_err *err);
 /* A RISC-V image's trap handlers (riscv_traps.c): each function whose address the code writes
  * into mtvec, or, for a vectored mtvec (address | 1), each `j` target of the table there; each
  * once. *out is the caller's to free; none found is no error (*n = 0). */

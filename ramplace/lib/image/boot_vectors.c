@@ -99,8 +99,16 @@ static const rp_func *from_vector_table(const rp_image *img, const rp_elfsyms *s
 
 int rp_boot_vector_handlers(const rp_image *img, size_t **out, size_t *n, rp_err *err)
 {
+	return rp_boot_vector_slots(img, out, NULL, n, err);
+}
+
+int rp_boot_vector_slots(const rp_image *img, size_t **out, uint64_t **slots, size_t *n, rp_err *err)
+{
+	size_t slots_cap = 0;
 	*out = NULL;
 	*n = 0;
+	if (slots)
+		*slots = NULL;
 	if (img->machine == EM_RISCV) {
 		int rc = rp_riscv_trap_handlers(img, out, n, err);
 		if (!rc && !*n)
@@ -131,12 +139,19 @@ int rp_boot_vector_handlers(const rp_image *img, size_t **out, size_t *n, rp_err
 			j++;
 		if (j < *n)
 			continue;   /* one handler in many slots (a default handler) */
-		if (rp_grow((void **)out, &cap, *n + 1, sizeof(size_t), err)) {
+		if (rp_grow((void **)out, &cap, *n + 1, sizeof(size_t), err) ||
+		    (slots && rp_grow((void **)slots, &slots_cap, *n + 1, sizeof(uint64_t), err))) {
 			free(*out);
 			*out = NULL;
+			if (slots) {
+				free(*slots);
+				*slots = NULL;
+			}
 			*n = 0;
 			return err->code;
 		}
+		if (slots)
+			(*slots)[*n] = t.addr + 4 * (uint64_t)k;
 		(*out)[(*n)++] = fi;
 	}
 	return 0;
