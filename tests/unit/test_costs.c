@@ -137,6 +137,12 @@ static void test_parse_entries(void **state)
 		 "'# entries 2 window 00'");
 	rp_costs_release(&c);
 	memcpy(bad, v5, sizeof(v5));
+	memcpy(strstr(bad, "# entries 2 window 16"), "# entries 3 window 16", 21);   /* announces a line that is not there */
+	char want[128];
+	snprintf(want, sizeof(want), "in.txt: byte %zu: 2 'h' lines, but '# entries' says 3", strlen(bad));
+	costs_of(&c, bad, RP_EINPUT, want);
+	rp_costs_release(&c);
+	memcpy(bad, v5, sizeof(v5));
 	memcpy(strstr(bad, "# entries 2 window 16"), "# entrees 2 window 16", 21);   /* no header: the h lines are refused */
 	costs_of(&c, bad, RP_EINPUT, "in.txt: line 22 (byte 354): an 'h' line before '# entries N window W': 'h 28 3 12 20 2 40'");
 	rp_costs_release(&c);

@@ -39,6 +39,8 @@ typedef struct rp_costs {
 	rp_entry_stall *entries; /* handlers measured (entry=), in the file's order; may repeat */
 	size_t nentries, entries_cap;
 	unsigned entry_window;   /* the last "# entries" line's window */
+	uint64_t entries_declared; /* the count it announced (checked against the "h" lines) */
+	size_t entries_first;    /* entries before the file being read (several files: merged) */
 	uint64_t misses;         /* flash reads on demand (words, lines) the model counted */
 	char model[96];          /* the model's spelling ("ws:5", "cache:rp2040"); "" when none */
 } rp_costs;

@@ -255,10 +255,13 @@ static int entries_header(rp_costs *out, const cursor *c, int *seen, rp_err *err
 	const char *p = c->line + strlen("# entries ");
 	uint64_t n, w;
 	if (*seen || dec_at(&p, c->eol, &n) || (size_t)(c->eol - p) < 8 || memcmp(p, " window ", 8) != 0 ||
-	    (p += 8, dec_at(&p, c->eol, &w)) || p != c->eol || w == 0 || w > 1000000)
+	    (p += 8, dec_at(&p, c->eol, &w)) || p != c->eol || w == 0 || w > 1000000 || n > 1000000)
 		*rc = bad(c, *seen ? "given twice" : "expected '# entries N window W' (W from 1 to 1000000)", err);
-	else
+	else {
 		out->entry_window = (unsigned)w;
+		out->entries_declared = n;
+		out->entries_first = out->nentries;
+	}
 	*seen = 1;
 	return 1;
 }
@@ -305,6 +308,8 @@ static int entry_line(rp_costs *out, const cursor *c, rp_err *err)
 			   err);
 	if (e.returned > e.invocations || (!e.returned && e.inv_worst))
 		return bad(c, "more invocations returned than were entered, or a worst invocation of none", err);
+	if (e.sum > INT64_MAX || e.invocations > INT64_MAX || e.inv_worst > INT64_MAX)
+		return bad(c, "a count past 9223372036854775807 (the most profile.db can count)", err);
 	e.window = out->entry_window;
 	return rp_costs_add_entry(out, &e, err) ? rp_err_wrap(err, "%s: line %zu", c->name, c->lines.lineno) : 0;
 }
@@ -378,6 +383,9 @@ int rp_import_qemu_costs(rp_costs *out, const char *text, size_t len, const char
 		return rp_err_set(err, RP_EINPUT, "%s: byte %zu: the stall cycles sum to %llu (fetch) and %llu (read) but the "
 				  "header says %llu and %llu", name, len, (unsigned long long)sums[0], (unsigned long long)sums[1],
 				  (unsigned long long)want[0], (unsigned long long)want[1]);
+	if (seen_entries && out->nentries - out->entries_first != out->entries_declared)
+		return rp_err_set(err, RP_EINPUT, "%s: byte %zu: %zu 'h' lines, but '# entries' says %llu", name, len,
+				  out->nentries - out->entries_first, (unsigned long long)out->entries_declared);
 	if (sums[2] != want[3])
 		return rp_err_set(err, RP_EINPUT, "%s: byte %zu: the eviction lines' stall cycles sum to %llu but the header "
 				  "says %llu", name, len, (unsigned long long)sums[2], (unsigned long long)want[3]);
