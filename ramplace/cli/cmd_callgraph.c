@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "ramplace/boot.h"
 #include "ramplace/callgraph.h"
 #include "ramplace/image.h"
+#include "ramplace/present.h"
 
 static const char usage[] =
 	"usage: ramplace callgraph [options] firmware.elf\n"
@@ -63,30 +63,6 @@ static int parse_args(cg_args *a, int argc, char **argv, rp_err *err)
 	return 0;
 }
 
-/* The handlers, and the plugin's entry= options for them (bit 0 of a Thumb address clear). */
-static int print_handlers(const rp_image *img, rp_err *err)
-{
-	size_t *h = NULL, n = 0;
-	uint64_t *slots = NULL;
-	int rc = rp_boot_vector_slots(img, &h, &slots, &n, err);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < n; i++)
-		printf("%08llx %s\n", (unsigned long long)img->funcs[h[i]].addr, img->funcs[h[i]].name);
-	printf("plugin:");
-	for (size_t i = 0; i < n && i < 16; i++) {
-		printf("%sentry=%llx", i ? "," : " ", (unsigned long long)img->funcs[h[i]].addr);
-		if (slots)
-			printf("@%llx", (unsigned long long)slots[i]);
-	}
-	free(slots);
-	printf("%s\n", n ? "" : " (no handlers found)");
-	if (n > 16)
-		printf("(%zu handlers: the plugin measures 16 at a time; the first 16 above)\n", n);
-	free(h);
-	return 0;
-}
-
 static int run(const cg_args *a, rp_err *err)
 {
 	rp_image *img = NULL;
@@ -94,7 +70,7 @@ static int run(const cg_args *a, rp_err *err)
 	unsigned char *only = NULL;
 	int rc = rp_image_load(&img, a->elf_path, err);
 	if (!rc && a->handlers) {
-		rc = print_handlers(img, err);
+		rc = rp_present_handlers(stdout, img, err);
 		rp_image_free(img);
 		return rc;
 	}

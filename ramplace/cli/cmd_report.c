@@ -177,22 +177,6 @@ static int exports(const report_args *a, const rp_profile *p, const rp_run_row *
 	return rc;
 }
 
-/* The handler entries' stall cycles, beside --before's when given. */
-static int print_entries(const report_args *a, const rp_db_costs *costs, rp_err *err)
-{
-	if (!a->before) {
-		rp_report_entries(stdout, costs, NULL);
-		return 0;
-	}
-	rp_profile_spec old;
-	int rc = rp_profile_spec_load(&old, a->before, err);
-	if (rc)
-		return rc;
-	rp_report_entries(stdout, costs, &old.costs);
-	rp_profile_spec_release(&old);
-	return 0;
-}
-
 /* The text report: the flat profile with each function's stall cycles, the call graph and
  * callers when asked, the placement against --elf, the model's totals and the handler entries. */
 static int print_text(const report_args *a, const rp_db_totals *t, const rp_arc_total *arcs, size_t narcs,
@@ -211,7 +195,7 @@ static int print_text(const report_args *a, const rp_db_totals *t, const rp_arc_
 		rc = report_placement(t, a->elf_path, err);
 	if (!rc)   /* the model's totals and the data it charged */
 		rp_report_costs(stdout, costs, t->nruns, a->limit);
-	return rc ? rc : print_entries(a, costs, err);
+	return rc ? rc : rp_report_entries_before(stdout, costs, a->before, err);
 }
 
 static int print_report(const report_args *a, const rp_db_totals *t, const rp_arc_total *arcs, size_t narcs,

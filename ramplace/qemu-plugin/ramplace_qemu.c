@@ -21,20 +21,14 @@
  * is found at load: qemu_plugin_install then fails, and QEMU 7.2 refuses to start ("Could not
  * load plugin ...", exit status 1).
  *
- * model=SPEC (flashmodel.h: ws:5, art:ws=5,line=16, cache:rp2040 ...) with flash=LO-HI (hex,
- * end exclusive): every executed instruction fetch and every data read inside the flash range
- * goes through that model, compiled from the library's own flashmodel.c, in program order; the
- * file (version 4) gains per address the fetch stall cycles, per data address the reads and
- * their stall cycles, and per (evicting access, missing access) pair the stall cycles of misses
- * on lines the first had evicted (the conflict misses it caused, for placement by cycles). trace=FILE also writes every access fed to the model ("F|R hex-addr
- * size"), for replaying through flashmodel.c (tests/unit/test_plugin_trace.c) and for place
- * --trace (docs/layout.md); with trace-window=N,trace-period=M only a window of N accesses in
- * every M, at a spread offset (each after a "# window at INDEX" line and the granules of flash
- * touched so far, oldest first, as "f|r hex-address bytes" lines: recency.c; at the end the same
- * after "# footprint", then "# accesses TOTAL"). entry=ADDR (with model=) prints each handler entry's worst stall cycles at exit
- * and writes them, with their sum and invocations, as the file's "h" lines (version 5;
- * entry_stall.c). model= and flash= may be repeated (a part with two flashes of different timing): the n-th model applies
- * to the n-th range, each range has a model instance of its own (flashmap.h). One vCPU: a
+ * model=SPEC (flashmodel.h: ws:5, cache:rp2040 ...) with flash=LO-HI (hex, end exclusive, both
+ * repeatable: the n-th model for the n-th range, flashmap.h): every executed fetch and data read
+ * in flash goes through the library's own flashmodel.c in program order; the file (version 4)
+ * gains the stall cycles per address and data address, and per (evicting, missing) access pair
+ * those of misses on lines the first had evicted (evictions.c). trace=FILE writes every access
+ * fed to the model for replay and place --trace (docs/layout.md), windowed by trace-window=,
+ * trace-period= (recency.c). entry=ADDR[@SLOT] measures a handler's entry and invocations
+ * (entry_stall.c; version 5's "h" lines). docs/import-formats.md has the formats. One vCPU: a
  * second would interleave two streams into one model. */
 #include <errno.h>
 #include <inttypes.h>

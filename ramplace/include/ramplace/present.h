@@ -79,6 +79,10 @@ const char *rp_present_count(double v, char *buf, size_t cap);
 int rp_present_check_profile(FILE *out, const char *new_db, const char *baseline_db, const char *const *plans,
 			     size_t nplans, rp_err *err);
 
+/* `callgraph --handlers`: img's interrupt and exception handlers, "ADDRESS NAME" a line, then
+ * "plugin: entry=ADDR[@SLOT],..." (at most 16), the QEMU plugin's options measuring them. */
+int rp_present_handlers(FILE *out, const rp_image *img, rp_err *err);
+
 typedef enum rp_export_kind { RP_EXPORT_JSON, RP_EXPORT_CALLGRIND, RP_EXPORT_FOLDED } rp_export_kind;
 
 /* The profile as an export (docs/report-formats.md) to path, or to standard output for "-";

@@ -105,6 +105,9 @@ void rp_report_costs(FILE *out, const rp_db_costs *c, size_t nruns, long limit);
  * mean stall cycles in the window after each entry; with before (another profile's costs, NULL:
  * none) each beside its value there. Nothing when no run measured an entry. */
 void rp_report_entries(FILE *out, const rp_db_costs *c, const rp_db_costs *before);
+/* The same beside the profile before_spec names (profile.db[@RUN], as --before takes it; NULL:
+ * none). */
+int rp_report_entries_before(FILE *out, const rp_db_costs *c, const char *before_spec, rp_err *err);
 
 /* Exports (docs/report-formats.md). */
 void rp_report_json(FILE *out, const rp_profile *p, const rp_run_row *runs, size_t nruns);

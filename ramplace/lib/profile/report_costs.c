@@ -126,3 +126,18 @@ void rp_report_entries(FILE *out, const rp_db_costs *c, const rp_db_costs *befor
 		fputc('\n', out);
 	}
 }
+
+int rp_report_entries_before(FILE *out, const rp_db_costs *c, const char *before_spec, rp_err *err)
+{
+	if (!before_spec) {
+		rp_report_entries(out, c, NULL);
+		return 0;
+	}
+	rp_profile_spec old;
+	int rc = rp_profile_spec_load(&old, before_spec, err);
+	if (rc)
+		return rc;
+	rp_report_entries(out, c, &old.costs);
+	rp_profile_spec_release(&old);
+	return 0;
+}
