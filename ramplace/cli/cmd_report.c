@@ -222,7 +222,7 @@ static int print_report(const report_args *a, const rp_db_totals *t, const rp_ar
 		rp_report_addresses(stdout, &p, img, a->limit);
 	} else {
 		/* the model's figures go into the text and into the JSON export alike */
-		if ((rc = rp_report_costs_load(&costs, a->db_path, err)) ||
+		if ((rc = rp_report_costs_load(&costs, a->db_path, a->run, err)) ||
 		    (rc = rp_report_stall_per_function(&stall, &costs, &p, err)))
 			goto out;
 		p.entries = costs.entries;
@@ -302,7 +302,10 @@ static int parse_args(report_args *a, int argc, char **argv, rp_err *err)
 		return cli_usage_error(err, "report", "expects profile.db");
 	if (a->budget && !a->stability && !a->html && !a->budget_curve && !a->json)
 		return cli_usage_error(err, "report", "--budget goes with --stability, --html, --budget-curve or --json");
-	if (a->before && !a->html && (a->stability || a->runs || a->by_image || a->addresses))
+	if (a->before && !a->html &&
+	    (a->stability || a->runs || a->by_image || a->addresses || a->budget_curve ||
+	     (a->json && !strcmp(a->json, "-")) || (a->callgrind && !strcmp(a->callgrind, "-")) ||
+	     (a->folded && !strcmp(a->folded, "-"))))
 		return cli_usage_error(err, "report", "--before goes with --html or the text report");
 	a->db_path = argv[optind];
 	return 0;

@@ -8,10 +8,16 @@
  * read from the instructions: on RISC-V its `mret`; on Cortex-M, a return (`bx lr`, `pop {..pc}`,
  * `ldr pc, [sp], #4`, `ldm sp!, {..pc}`) that goes to none of the return addresses of the calls
  * (`bl`, `blx`) the handler made and has not yet returned from (a shadow stack; a return to a
- * deeper one unwinds to it), unless it sits in an IT block and execution went on at the next
- * instruction (a conditional return not taken). An invocation that runs a million instructions
- * without such a return is given up (counted, not measured): a return in a form not read here,
- * a handler that never returns. The entry's window ends with its invocation at the latest.
+ * deeper one unwinds to it), and not on to the next instruction (a conditional return not
+ * taken). QEMU takes interrupts between blocks, and a return ends one: a return of the handler's
+ * callee followed by another handler's entry is judged when that handler has returned, by where
+ * execution then goes on. Executing an entry address is an exception entry unless the previous
+ * instruction was a bl to it (the handler called as a function) or that entry's own invocation
+ * is the innermost open one (a loop back to its first instruction, `b .`: an exception does not
+ * preempt itself). An invocation that runs a million instructions without a return is given up
+ * (counted, not measured): a return in a form not read here, a handler that never returns. A
+ * handler that is not measured ends the invocation it preempts (its return goes to no pending
+ * call). The entry's window ends with its invocation at the latest.
  * Workload: a callback on every instruction executed, only when entry= was given (the run is
  * then a few times slower); nothing at all without it. */
 #include <errno.h>
@@ -40,6 +46,8 @@ typedef struct invocation {
 	uint64_t calls[MAX_CALLS];   /* return addresses of the calls it made, innermost last */
 	unsigned ncalls, lost_calls; /* calls past MAX_CALLS: their returns are not matched */
 	int has_window;              /* the open window is this invocation's entry's */
+	const es_insn *pending;      /* a return of its callee that a nested entry followed: judged
+					when it is the innermost again */
 } invocation;
 
 static struct {
@@ -61,6 +69,7 @@ static struct {
 	const es_insn *returning; /* a return executed by the innermost invocation, judged at the
 				     next instruction */
 	unsigned it_left;         /* translation: instructions of an IT block still to come */
+	const es_insn *prev;      /* the instruction executed last */
 } es = { .window = 16, .open = -1 };
 
 static int parse_u64(const char *text, int base, uint64_t *out)
@@ -78,7 +87,7 @@ int entry_stall_option(const char *a)
 {
 	uint64_t v;
 	if (strncmp(a, "entry=", 6) == 0) {
-		char hex[40];
+		char hex[40] = "";
 		uint64_t slot = 0;
 		const char *at = strchr(a + 6, '@');
 		size_t len = at ? (size_t)(at - (a + 6)) : strlen(a + 6);
@@ -148,6 +157,20 @@ unsigned entry_stall_classify(const uint8_t *b, size_t len, int riscv)
 	return 0;
 }
 
+uint64_t entry_stall_bl_target(const uint8_t *b, size_t len, uint64_t vaddr)
+{
+	if (len != 4)
+		return 0;
+	uint16_t h = half(b, 0), h2 = half(b, 2);
+	if ((h & 0xf800) != 0xf000 || (h2 & 0xd000) != 0xd000)
+		return 0;
+	uint32_t s = h >> 10 & 1, j1 = h2 >> 13 & 1, j2 = h2 >> 11 & 1;
+	uint32_t i1 = !(j1 ^ s), i2 = !(j2 ^ s);
+	uint32_t imm = s << 24 | i1 << 23 | i2 << 22 | (uint32_t)(h & 0x3ff) << 12 | (uint32_t)(h2 & 0x7ff) << 1;
+	int64_t off = s ? (int64_t)imm - ((int64_t)1 << 25) : (int64_t)imm;   /* sign-extended from bit 24 */
+	return (vaddr + 4 + (uint64_t)off) & 0xffffffffull;
+}
+
 static void close_window(void)
 {
 	if (es.open < 0)
@@ -170,13 +193,14 @@ static void close_invocation(void)
 }
 
 /* A return the innermost invocation executed, judged by where execution went on (at): back to a
- * call of its own, on at the next instruction (a conditional return not taken), or elsewhere
- * with no call pending: the exception return. */
+ * call of its own, on at the next instruction (a conditional return not taken), or elsewhere:
+ * the exception return, after which the invocation it had preempted may have a return of its
+ * own to judge by the same address. */
 static void judge_return(const es_insn *ret, uint64_t at)
 {
 	invocation *v = &es.inv[es.ninv - 1];
-	if ((ret->kind & ES_COND) && at == ret->vaddr + ret->len)
-		return;   /* not taken */
+	if (at == ret->vaddr + ret->len)
+		return;   /* not taken (an IT block's, whether or not the block was seen) */
 	for (unsigned k = v->ncalls; k-- > 0;)
 		if (v->calls[k] == at) {   /* back to a call of its own (a deeper one: unwound) */
 			v->ncalls = k;
@@ -187,17 +211,39 @@ static void judge_return(const es_insn *ret, uint64_t at)
 		return;
 	}
 	close_invocation();
+	if (es.ninv && es.inv[es.ninv - 1].pending) {
+		const es_insn *p = es.inv[es.ninv - 1].pending;
+		es.inv[es.ninv - 1].pending = NULL;
+		judge_return(p, at);
+	}
+}
+
+/* Whether executing in (an entry address) is an exception entry: not a bl to it, not a loop back
+ * within its own open invocation. */
+static int exception_entry(const es_insn *in)
+{
+	if (!in->entry)
+		return 0;
+	if (es.prev && (es.prev->kind & ES_CALL) && es.prev->target == in->vaddr)
+		return 0;
+	return !(es.ninv && es.inv[es.ninv - 1].entry == in->entry - 1);
 }
 
 void entry_stall_step(const es_insn *in)
 {
-	if (es.returning && es.ninv) {
-		const es_insn *r = es.returning;
-		es.returning = NULL;
-		judge_return(r, in->vaddr);
-	}
+	const es_insn *r = es.returning;
 	es.returning = NULL;
-	if (in->entry) {
+	if (r && es.ninv) {
+		invocation *top = &es.inv[es.ninv - 1];
+		if (in->entry && (top->ncalls || top->lost_calls) && !top->pending &&
+		    !(es.prev && (es.prev->kind & ES_CALL) && es.prev->target == in->vaddr))
+			top->pending = r;   /* a callee's return, then an interrupt: judged after it */
+		else
+			judge_return(r, in->vaddr);
+	}
+	int entering = exception_entry(in);
+	es.prev = in;
+	if (entering) {
 		close_window();
 		es.open = in->entry - 1;
 		es.left = es.window;
@@ -224,8 +270,11 @@ void entry_stall_step(const es_insn *in)
 		return;
 	}
 	if (in->kind & ES_EXC_RETURN) {
-		es.returning = NULL;
 		close_invocation();
+		if (es.ninv && es.inv[es.ninv - 1].pending) {   /* judged where execution goes on next */
+			es.returning = es.inv[es.ninv - 1].pending;
+			es.inv[es.ninv - 1].pending = NULL;
+		}
 	} else if (in->kind & ES_CALL) {
 		if (v->ncalls < MAX_CALLS)
 			v->calls[v->ncalls++] = in->vaddr + in->len;
@@ -283,6 +332,7 @@ void entry_stall_translate(struct qemu_plugin_insn *insn, uint64_t vaddr, const 
 		kind = 0;
 	}
 	r->kind = kind;
+	r->target = bytes && !es.riscv && (kind & ES_CALL) ? entry_stall_bl_target(bytes, len, r->vaddr) : 0;
 	qemu_plugin_register_vcpu_insn_exec_cb(insn, tick, QEMU_PLUGIN_CB_NO_REGS, r);
 }
 

@@ -4,9 +4,8 @@
  * each whole invocation, entry to exception return (worst, and how many were seen to return),
  * printed at exit and written into the counts file (version 5's "h" lines), so import stores
  * them. What a handler that misses in flash costs in latency (issue 26: RP2350's ~12 cycles
- * grow to ~300); with its whole reach in RAM the worst is zero. The window is short because
- * the plugin cannot see the exception return: a longer one runs on into the code the handler
- * returns (or, for a context switch, switches) to. ramplace_qemu.c hands it the
+ * grow to ~300); with its whole reach in RAM only the vector's read is left. The window ends
+ * with its invocation at the latest. ramplace_qemu.c hands it the
  * options it does not know, each instruction translated, every stall charged and the exit. */
 #ifndef RAMPLACE_ENTRY_STALL_H
 #define RAMPLACE_ENTRY_STALL_H
@@ -28,10 +27,13 @@ typedef struct es_insn {
 	uint8_t len;
 	int entry;               /* the entry= it starts, index + 1; 0: none */
 	unsigned kind;           /* ES_* */
+	uint64_t target;         /* a Thumb bl's callee (bit 0 clear); 0: not known */
 } es_insn;
 
 /* The kind of the instruction of len bytes at b (Thumb, or RISC-V when riscv). */
 unsigned entry_stall_classify(const uint8_t *b, size_t len, int riscv);
+/* The callee of the Thumb bl at vaddr (its 4 bytes at b); 0 when b is no bl. */
+uint64_t entry_stall_bl_target(const uint8_t *b, size_t len, uint64_t vaddr);
 /* One instruction about to execute (the callback's work; tests drive it directly). */
 void entry_stall_step(const es_insn *in);
 /* The target's name from QEMU ("arm", "riscv32"): which returns are read. */

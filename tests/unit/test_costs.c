@@ -124,6 +124,10 @@ static void test_parse_entries(void **state)
 		 "invocation of none: 'h 28 3 12 20 4 40'");
 	rp_costs_release(&c);
 	memcpy(bad, v5, sizeof(v5));
+	memcpy(strstr(bad, "h 32 1 0 0 0 0"), "h 28 1 0 0 0 0", 14);   /* an entry given twice */
+	costs_of(&c, bad, RP_EINPUT, "in.txt: line 23 (byte 372): an entry given twice: 'h 28 1 0 0 0 0'");
+	rp_costs_release(&c);
+	memcpy(bad, v5, sizeof(v5));
 	memcpy(strstr(bad, "h 32 1 0 0 0 0"), "h 32 1 0 0 0 5", 14);   /* a worst invocation of none returned */
 	costs_of(&c, bad, RP_EINPUT, NULL);
 	rp_costs_release(&c);
@@ -133,8 +137,8 @@ static void test_parse_entries(void **state)
 	rp_costs_release(&c);
 	memcpy(bad, v5, sizeof(v5));
 	memcpy(strstr(bad, "# entries 2 window 16"), "# entries 2 window 00", 21);
-	costs_of(&c, bad, RP_EINPUT, "in.txt: line 21 (byte 332): expected '# entries N window W' (W from 1 to 1000000): "
-		 "'# entries 2 window 00'");
+	costs_of(&c, bad, RP_EINPUT, "in.txt: line 21 (byte 332): expected '# entries N window W' (N up to 4096, W from 1 "
+		 "to 1000000): '# entries 2 window 00'");
 	rp_costs_release(&c);
 	memcpy(bad, v5, sizeof(v5));
 	memcpy(strstr(bad, "# entries 2 window 16"), "# entries 3 window 16", 21);   /* announces a line that is not there */

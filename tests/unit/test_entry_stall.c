@@ -44,6 +44,10 @@ static void classify_thumb_and_riscv(void **state)
 	assert_int_equal(entry_stall_classify(it_eq, 2, 0), ES_IT);
 	assert_int_equal(entry_stall_classify(nop, 2, 0), 0);   /* a hint, no IT */
 	assert_int_equal(entry_stall_classify(b_w, 4, 0), 0);   /* b.w: a tail jump, no call */
+	assert_int_equal(entry_stall_bl_target(bl, 4, 0x202), 0x216);
+	static const uint8_t bl_back[] = { 0xff, 0xf7, 0xc0, 0xff };   /* bl . - 0x7c */
+	assert_int_equal(entry_stall_bl_target(bl_back, 4, 0x1008), 0xf8c);
+	assert_int_equal(entry_stall_bl_target(b_w, 4, 0x202), 0);
 	assert_int_equal(entry_stall_classify(mret, 4, 1), ES_EXC_RETURN);
 	assert_int_equal(entry_stall_classify(ecall, 4, 1), 0);
 	assert_int_equal(entry_stall_classify(mret, 4, 0), 0);   /* those bytes on Thumb are no mret */
@@ -51,13 +55,18 @@ static void classify_thumb_and_riscv(void **state)
 
 /* One instruction about to run. Its record lives on, as the plugin's translated ones do (a
  * return is judged at the next instruction, through its record). */
-static void step(uint64_t vaddr, unsigned len, int entry, unsigned kind)
+static void step_to(uint64_t vaddr, unsigned len, int entry, unsigned kind, uint64_t target)
 {
 	static es_insn ring[16];
 	static unsigned next;
 	es_insn *in = &ring[next++ % 16];
-	*in = (es_insn){ vaddr, (uint8_t)len, entry, kind };
+	*in = (es_insn){ vaddr, (uint8_t)len, entry, kind, target };
 	entry_stall_step(in);
+}
+
+static void step(uint64_t vaddr, unsigned len, int entry, unsigned kind)
+{
+	step_to(vaddr, len, entry, kind, 0);
 }
 
 /* The "h" line of the entry at addr, from what entry_stall_write writes now. */
@@ -157,11 +166,46 @@ static void invocations(void **state)
 	step(0x800, 2, 0, ES_RETURN);     /* h returns straight to 0x206 */
 	step(0x206, 2, 0, 0);             /* the window (2 instructions) is over */
 	entry_stall_add(20);
-	step(0x208, 2, 0, ES_RETURN);     /* an unconditional return to the next address is still one */
-	step(0x20a, 2, 0, 0);
+	step(0x208, 2, 0, ES_RETURN);     /* A's return goes to none of its calls: its end */
+	step(0x110, 2, 0, 0);
 	entry_stall_add(1);               /* thread code: not A's */
 	h_line("200", line, sizeof(line));
 	assert_string_equal(line, "h 200 3 5 7 3 20");
+
+	/* A calls f; f returns and, before A goes on, B comes in (QEMU takes interrupts between
+	 * blocks, and a return ends one): f's return is judged once B has returned, by where A went
+	 * on, and A is still running */
+	step(0x200, 2, 1, 0);
+	step(0x202, 4, 0, ES_CALL);       /* -> f, back at 0x206 */
+	step(0x600, 2, 0, ES_RETURN);     /* f's bx lr */
+	step(0x300, 2, 2, 0);             /* B's entry */
+	entry_stall_add(4);
+	step(0x302, 2, 0, ES_RETURN);     /* B's exception return */
+	step(0x206, 2, 0, 0);             /* A goes on after its call */
+	entry_stall_add(30);
+	step(0x208, 2, 0, ES_RETURN);     /* A's exception return */
+	step(0x112, 2, 0, 0);
+	h_line("200", line, sizeof(line));
+	assert_string_equal(line, "h 200 4 5 7 4 34");   /* 4 of B's and 30 of its own, whole */
+	h_line("300", line, sizeof(line));
+	assert_string_equal(line, "h 300 2 6 10 2 6");
+
+	/* no new invocation for a loop back to B's first instruction, nor for a bl to A (A called
+	 * as a function, from B) */
+	step(0x300, 2, 2, 0);
+	step(0x302, 2, 0, 0);
+	step(0x300, 2, 2, 0);             /* b . back to the entry */
+	step_to(0x304, 4, 0, ES_CALL, 0x200);
+	step(0x200, 2, 1, 0);             /* A, called */
+	entry_stall_add(2);
+	step(0x202, 2, 0, ES_RETURN);
+	step(0x308, 2, 0, 0);             /* back in B */
+	step(0x30a, 2, 0, ES_RETURN);
+	step(0x114, 2, 0, 0);
+	h_line("300", line, sizeof(line));
+	assert_string_equal(line, "h 300 3 6 10 3 6");   /* one more invocation, 2 cycles (worst stays 6) */
+	h_line("200", line, sizeof(line));
+	assert_string_equal(line, "h 200 4 5 7 4 34");   /* A not entered as an exception */
 
 	/* E: the vector word read on entry, before its first instruction, counts in its window */
 	step(0x900, 2, 5, 0);

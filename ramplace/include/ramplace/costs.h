@@ -20,6 +20,10 @@ typedef struct rp_evict {
 
 /* An interrupt handler's entry as the plugin's entry=ADDR measured it (version 5's "h" lines):
  * the stall cycles the model charged in the first window instructions of each invocation. */
+/* The most handler entries one file may list (the plugin measures 16): bounds the check for an
+ * entry given twice. */
+#define RP_MAX_ENTRIES 4096
+
 typedef struct rp_entry_stall {
 	uint64_t addr;           /* the handler's entry (bit 0 clear) */
 	uint64_t invocations;

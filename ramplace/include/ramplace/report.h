@@ -93,9 +93,9 @@ void rp_report_callers(FILE *out, const rp_db_totals *t, const rp_arc_total *arc
  * code that runs where it is not loaded was copied at boot. */
 void rp_report_placement(FILE *out, const rp_db_totals *t, const rp_image *img);
 
-/* The flash-model costs of every run of db_path (c->nruns 0: no run had a model); release with
- * rp_db_costs_release. */
-int rp_report_costs_load(rp_db_costs *c, const char *db_path, rp_err *err);
+/* The flash-model costs of run `run` of db_path, or of every run for 0 (c->nruns 0: no run had
+ * a model); release with rp_db_costs_release. */
+int rp_report_costs_load(rp_db_costs *c, const char *db_path, int64_t run, rp_err *err);
 /* *stall: per p->fns[i], its stall cycles in c (malloc'ed; NULL when no run had a model). */
 int rp_report_stall_per_function(uint64_t **stall, const rp_db_costs *c, const rp_profile *p, rp_err *err);
 /* The model's totals over nruns runs, and the data objects read from flash (at most limit rows,

@@ -172,8 +172,8 @@ static int entries_header(rp_costs *out, const cursor *c, int *seen, rp_err *err
 	const char *p = c->line + strlen("# entries ");
 	uint64_t n, w;
 	if (*seen || dec_at(&p, c->eol, &n) || (size_t)(c->eol - p) < 8 || memcmp(p, " window ", 8) != 0 ||
-	    (p += 8, dec_at(&p, c->eol, &w)) || p != c->eol || w == 0 || w > 1000000 || n > 1000000)
-		*rc = bad(c, *seen ? "given twice" : "expected '# entries N window W' (W from 1 to 1000000)", err);
+	    (p += 8, dec_at(&p, c->eol, &w)) || p != c->eol || w == 0 || w > 1000000 || n > RP_MAX_ENTRIES)
+		*rc = bad(c, *seen ? "given twice" : "expected '# entries N window W' (N up to 4096, W from 1 to 1000000)", err);
 	else {
 		out->entry_window = (unsigned)w;
 		out->entries_declared = n;
@@ -227,6 +227,9 @@ static int entry_line(rp_costs *out, const cursor *c, rp_err *err)
 		return bad(c, "more invocations returned than were entered, or a worst invocation of none", err);
 	if (e.sum > INT64_MAX || e.invocations > INT64_MAX || e.inv_worst > INT64_MAX)
 		return bad(c, "a count past 9223372036854775807 (the most profile.db can count)", err);
+	for (size_t i = out->entries_first; i < out->nentries; i++)
+		if (out->entries[i].addr == e.addr)
+			return bad(c, "an entry given twice", err);
 	e.window = out->entry_window;
 	return rp_costs_add_entry(out, &e, err) ? rp_err_wrap(err, "%s: line %zu", c->name, c->lines.lineno) : 0;
 }

@@ -14,7 +14,7 @@
 
 static int load(const char *path, rp_db_costs *c, rp_err *err)
 {
-	int rc = rp_report_costs_load(c, path, err);
+	int rc = rp_report_costs_load(c, path, 0, err);
 	if (!rc && !c->nruns) {
 		rp_db_costs_release(c);
 		return rp_err_set(err, RP_EINPUT, "%s: no flash-model stall cycles: import the firmware's QEMU plugin counts "

@@ -49,8 +49,10 @@ int rp_profile_spec_load(rp_profile_spec *s, const char *spec, rp_err *err)
 	rc = rp_db_totals_load_run(db, s->run, &s->t, err);
 	if (!rc && (rc = rp_db_runs_load(db, &runs, &nruns, err)))
 		rp_db_totals_release(&s->t);
-	if (!rc && (rc = rp_db_costs_load_run(db, s->run, &s->costs, err)))
+	if (!rc && (rc = rp_db_costs_load_run(db, s->run, &s->costs, err))) {
 		rp_db_totals_release(&s->t);
+		rp_run_rows_free(runs, nruns);
+	}
 	rp_db_close(db);
 	if (rc)
 		return rc;

@@ -190,7 +190,10 @@ int rp_db_store_costs(rp_db *db, const rp_image *img, int64_t run_id, const rp_c
 	if (!rc && (sqlite3_prepare_v2(db->sql, "INSERT INTO cost_runs(run_id, model, misses) VALUES(?1, ?2, ?3)", -1, &run,
 				       NULL) != SQLITE_OK ||
 		    sqlite3_prepare_v2(db->sql, "INSERT INTO costs(run_id, kind, object, file, offset, count) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
-				       " ON CONFLICT DO UPDATE SET count = count + excluded.count", -1, &st, NULL) != SQLITE_OK ||
+				       /* summed over a run's files, saturating: an int64 past its end would
+					  become a REAL */
+				       " ON CONFLICT DO UPDATE SET count = CASE WHEN excluded.count > 9223372036854775807 - count"
+				       " THEN 9223372036854775807 ELSE count + excluded.count END", -1, &st, NULL) != SQLITE_OK ||
 		    sqlite3_prepare_v2(db->sql, "INSERT INTO costs(run_id, kind, object, file, offset, count) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
 				       " ON CONFLICT DO UPDATE SET count = MAX(count, excluded.count)", -1, &worst_st, NULL) != SQLITE_OK))
 		rc = rp_dbi_fail(db, err, "storing flash-model costs");

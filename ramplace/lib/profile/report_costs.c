@@ -11,12 +11,12 @@
 #include "ramplace/report.h"
 #include "ramplace/util.h"
 
-int rp_report_costs_load(rp_db_costs *c, const char *db_path, rp_err *err)
+int rp_report_costs_load(rp_db_costs *c, const char *db_path, int64_t run, rp_err *err)
 {
 	rp_db *db;
 	int rc = rp_db_open_existing(&db, db_path, err);
 	if (!rc)
-		rc = rp_db_costs_load(db, c, err);
+		rc = rp_db_costs_load_run(db, run, c, err);
 	rp_db_close(db);
 	return rc;
 }
