@@ -198,6 +198,13 @@ static int print_text(const report_args *a, const rp_db_totals *t, const rp_arc_
 	return rc ? rc : rp_report_entries_before(stdout, costs, a->before, err);
 }
 
+/* Whether an export or the budget curve takes standard output (the text report then does not). */
+static int stdout_taken(const report_args *a)
+{
+	return (a->json && !strcmp(a->json, "-")) || (a->callgrind && !strcmp(a->callgrind, "-")) ||
+	       (a->folded && !strcmp(a->folded, "-")) || a->budget_curve;
+}
+
 static int print_report(const report_args *a, const rp_db_totals *t, const rp_arc_total *arcs, size_t narcs,
 			const rp_run_row *runs, size_t nruns, rp_err *err)
 {
@@ -208,8 +215,7 @@ static int print_report(const report_args *a, const rp_db_totals *t, const rp_ar
 	int rc = rp_profile_build(&p, t, arcs, narcs, err);
 	if (rc)
 		return rc;
-	int to_stdout = (a->json && !strcmp(a->json, "-")) || (a->callgrind && !strcmp(a->callgrind, "-")) ||
-			(a->folded && !strcmp(a->folded, "-")) || a->html || a->budget_curve;
+	int to_stdout = stdout_taken(a) || a->html;
 	if (a->stability) {
 		rc = print_stability(a, t, runs, nruns, err);
 	} else if (a->runs) {
@@ -302,10 +308,7 @@ static int parse_args(report_args *a, int argc, char **argv, rp_err *err)
 		return cli_usage_error(err, "report", "expects profile.db");
 	if (a->budget && !a->stability && !a->html && !a->budget_curve && !a->json)
 		return cli_usage_error(err, "report", "--budget goes with --stability, --html, --budget-curve or --json");
-	if (a->before && !a->html &&
-	    (a->stability || a->runs || a->by_image || a->addresses || a->budget_curve ||
-	     (a->json && !strcmp(a->json, "-")) || (a->callgrind && !strcmp(a->callgrind, "-")) ||
-	     (a->folded && !strcmp(a->folded, "-"))))
+	if (a->before && !a->html && (a->stability || a->runs || a->by_image || a->addresses || stdout_taken(a)))
 		return cli_usage_error(err, "report", "--before goes with --html or the text report");
 	a->db_path = argv[optind];
 	return 0;

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "entry_stall.h"
+#include "ramplace/costs.h"   /* RP_PLUGIN_ENTRIES, shared with callgraph --handlers */
 
 /* ---- the QEMU 7.2 plugin API subset used here (include/qemu/qemu-plugin.h, version 1) ---- */
 enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_CB_R_REGS, QEMU_PLUGIN_CB_RW_REGS };
@@ -35,7 +36,7 @@ void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn, qemu_
 					    enum qemu_plugin_cb_flags flags, void *userdata);
 /* ---- end of the API subset ---- */
 
-#define MAX_ENTRIES 16
+#define MAX_ENTRIES RP_PLUGIN_ENTRIES
 #define MAX_NESTED 8          /* open invocations (nested handlers) followed at once */
 #define MAX_CALLS 64          /* calls of one invocation followed (deeper ones are not) */
 #define GIVE_UP_INSNS 1000000 /* an invocation this long without a seen return is given up */

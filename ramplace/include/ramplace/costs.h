@@ -20,9 +20,12 @@ typedef struct rp_evict {
 
 /* An interrupt handler's entry as the plugin's entry=ADDR measured it (version 5's "h" lines):
  * the stall cycles the model charged in the first window instructions of each invocation. */
-/* The most handler entries one file may list (the plugin measures 16): bounds the check for an
- * entry given twice. */
+/* The most handler entries one file may list (the plugin measures RP_PLUGIN_ENTRIES): bounds the
+ * check for an entry given twice. */
 #define RP_MAX_ENTRIES 4096
+/* The entry= options the QEMU plugin takes (qemu-plugin/entry_stall.c; callgraph --handlers
+ * prints at most these). */
+#define RP_PLUGIN_ENTRIES 16
 
 typedef struct rp_entry_stall {
 	uint64_t addr;           /* the handler's entry (bit 0 clear) */

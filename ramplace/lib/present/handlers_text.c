@@ -5,10 +5,8 @@
 #include <stdlib.h>
 
 #include "ramplace/boot.h"
+#include "ramplace/costs.h"
 #include "ramplace/present.h"
-
-/* the plugin's limit on entry= options (qemu-plugin/entry_stall.c's MAX_ENTRIES) */
-#define PLUGIN_ENTRIES 16
 
 int rp_present_handlers(FILE *out, const rp_image *img, rp_err *err)
 {
@@ -20,15 +18,15 @@ int rp_present_handlers(FILE *out, const rp_image *img, rp_err *err)
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "%08llx %s\n", (unsigned long long)img->funcs[h[i]].addr, img->funcs[h[i]].name);
 	fprintf(out, "plugin:");
-	for (size_t i = 0; i < n && i < PLUGIN_ENTRIES; i++) {
+	for (size_t i = 0; i < n && i < RP_PLUGIN_ENTRIES; i++) {
 		fprintf(out, "%sentry=%llx", i ? "," : " ", (unsigned long long)img->funcs[h[i]].addr);
 		if (slots)
 			fprintf(out, "@%llx", (unsigned long long)slots[i]);
 	}
 	fprintf(out, "%s\n", n ? "" : " (no handlers found)");
-	if (n > PLUGIN_ENTRIES)
-		fprintf(out, "(%zu handlers: the plugin measures %d at a time; the first %d above)\n", n, PLUGIN_ENTRIES,
-			PLUGIN_ENTRIES);
+	if (n > RP_PLUGIN_ENTRIES)
+		fprintf(out, "(%zu handlers: the plugin measures %d at a time; the first %d above)\n", n, RP_PLUGIN_ENTRIES,
+			RP_PLUGIN_ENTRIES);
 	free(slots);
 	free(h);
 	return 0;
